@@ -1,0 +1,302 @@
+// pybind11 bindings: module regosph._core. The Python package regosph (python/regosph)
+// re-exports these names; setups are written against that package.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "geometry/lattice.hpp"
+#include "io/json.hpp"
+#include "io/snapshot.hpp"
+#include "parallel/mpi_env.hpp"
+#include "sph/kernel.hpp"
+#include "sph/simulation.hpp"
+
+namespace py = pybind11;
+using namespace regosph;
+
+namespace {
+
+constexpr double kRad = std::numbers::pi / 180.0;
+
+// (N, 2) or (N, 3) float array -> points with z = 0 for 2D input.
+std::vector<geometry::Point> to_points(const py::array_t<double, py::array::c_style | py::array::forcecast>& a,
+                                       const std::string& field) {
+    if (a.ndim() != 2 || (a.shape(1) != 2 && a.shape(1) != 3))
+        throw std::invalid_argument(field + ": expected an (N, 2) or (N, 3) array of positions in m");
+    const auto r = a.unchecked<2>();
+    std::vector<geometry::Point> pts(static_cast<std::size_t>(a.shape(0)));
+    for (py::ssize_t i = 0; i < a.shape(0); ++i)
+        for (py::ssize_t d = 0; d < a.shape(1); ++d) pts[i][d] = r(i, d);
+    return pts;
+}
+
+py::array_t<double> points_array(const std::vector<geometry::Point>& pts, int dim) {
+    py::array_t<double> out({static_cast<py::ssize_t>(pts.size()), static_cast<py::ssize_t>(dim)});
+    auto w = out.mutable_unchecked<2>();
+    for (std::size_t i = 0; i < pts.size(); ++i)
+        for (int d = 0; d < dim; ++d) w(i, d) = pts[i][d];
+    return out;
+}
+
+// Copy of structure-of-arrays components into an (N, k) array.
+template <std::size_t K>
+py::array_t<double> stack(const std::array<std::vector<double>, K>& c, int k) {
+    const auto n = static_cast<py::ssize_t>(c[0].size());
+    py::array_t<double> out({n, static_cast<py::ssize_t>(k)});
+    auto w = out.mutable_unchecked<2>();
+    for (py::ssize_t i = 0; i < n; ++i)
+        for (int d = 0; d < k; ++d) w(i, d) = c[d][i];
+    return out;
+}
+
+template <std::size_t K>
+void unstack(std::array<std::vector<double>, K>& c, int k,
+             const py::array_t<double, py::array::c_style | py::array::forcecast>& a,
+             const std::string& field) {
+    const auto n = static_cast<py::ssize_t>(c[0].size());
+    if (a.ndim() != 2 || a.shape(0) != n || a.shape(1) != k)
+        throw std::invalid_argument(field + ": expected an array of shape (" + std::to_string(n) +
+                                    ", " + std::to_string(k) + ")");
+    const auto r = a.unchecked<2>();
+    for (py::ssize_t i = 0; i < n; ++i)
+        for (int d = 0; d < k; ++d) {
+            if (!std::isfinite(r(i, d)))
+                throw std::invalid_argument(field + ": entry (" + std::to_string(i) + ", " +
+                                            std::to_string(d) + ") is not finite");
+            c[d][i] = r(i, d);
+        }
+}
+
+template <class T>
+py::array_t<T> copy_vector(const std::vector<T>& v) {
+    py::array_t<T> out(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+Motion parse_motion(const std::string& s) {
+    if (s == "dynamic") return Motion::dynamic;
+    if (s == "fixed") return Motion::fixed;
+    throw std::invalid_argument("motion: '" + s + "' is not one of 'dynamic', 'fixed'");
+}
+
+Material make_drucker_prager(const std::string& name, double density, double bulk_modulus,
+                             double friction_angle_deg, double cohesion,
+                             std::optional<double> shear_modulus,
+                             std::optional<double> poisson_ratio, double dilatancy_angle_deg,
+                             double viscosity_sound_speed) {
+    const std::string where = "material '" + name + "': ";
+    if (shear_modulus.has_value() == poisson_ratio.has_value())
+        throw std::invalid_argument(where + "give exactly one of shear_modulus and poisson_ratio");
+    double mu = 0.0;
+    if (poisson_ratio) {
+        const double nu = *poisson_ratio;
+        if (!(std::isfinite(nu) && nu > -1.0 && nu < 0.5))
+            throw std::invalid_argument(where + "poisson_ratio = " + std::to_string(nu) +
+                                        " must lie in (-1, 0.5)");
+        mu = 3.0 * bulk_modulus * (1.0 - 2.0 * nu) / (2.0 * (1.0 + nu));  // mu = 3K(1-2nu)/(2(1+nu))
+    } else {
+        mu = *shear_modulus;
+    }
+    DruckerPrager dp;
+    dp.density = density;
+    dp.bulk_modulus = bulk_modulus;
+    dp.shear_modulus = mu;
+    dp.friction_angle = friction_angle_deg * kRad;
+    dp.cohesion = cohesion;
+    dp.dilatancy_angle = dilatancy_angle_deg * kRad;
+    Material m{name, dp, viscosity_sound_speed};
+    validate(m);
+    return m;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "regosph: SPH for the continuum mechanics of regolith (compiled core)";
+    m.attr("__version__") = io::version_string();
+    py::register_exception<BlowUpError>(m, "BlowUpError", PyExc_RuntimeError);
+
+    // --- geometry -------------------------------------------------------------------------
+    py::class_<geometry::Shape, geometry::ShapePtr>(m, "Shape")
+        .def("contains", [](const geometry::Shape& s, std::array<double, 3> p) { return s.contains(p); })
+        .def_property_readonly("dim", &geometry::Shape::dim)
+        .def("__or__", [](geometry::ShapePtr a, geometry::ShapePtr b) { return geometry::unite(a, b); })
+        .def("__sub__", [](geometry::ShapePtr a, geometry::ShapePtr b) { return geometry::subtract(a, b); });
+    m.def("rectangle", &geometry::rectangle, py::arg("lo"), py::arg("hi"),
+          "Axis-aligned rectangle [lo, hi) in m (2D).");
+    m.def("box", &geometry::box, py::arg("lo"), py::arg("hi"), "Axis-aligned box [lo, hi) in m (3D).");
+    m.def(
+        "lattice_fill",
+        [](const geometry::ShapePtr& s, double spacing, std::array<double, 3> origin) {
+            return points_array(geometry::lattice_fill(*s, spacing, origin), s->dim());
+        },
+        py::arg("shape"), py::arg("spacing"), py::arg("origin") = std::array<double, 3>{0, 0, 0},
+        "Cell-centred square/cubic lattice points (N, dim) inside the shape.");
+
+    // --- materials ------------------------------------------------------------------------
+    py::class_<Material>(m, "Material")
+        .def_readonly("name", &Material::name)
+        .def_readonly("viscosity_sound_speed", &Material::viscosity_sound_speed)
+        .def_property_readonly("density", [](const Material& x) { return reference_density(x); })
+        .def_property_readonly("wave_speed", [](const Material& x) { return elastic_wave_speed(x); });
+    m.def("DruckerPrager", &make_drucker_prager, py::arg("name"), py::kw_only(), py::arg("density"),
+          py::arg("bulk_modulus"), py::arg("friction_angle"), py::arg("cohesion"),
+          py::arg("shear_modulus") = py::none(), py::arg("poisson_ratio") = py::none(),
+          py::arg("dilatancy_angle") = 0.0, py::arg("viscosity_sound_speed") = 0.0,
+          "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees.");
+    m.def(
+        "Rigid",
+        [](const std::string& name, double density) {
+            Material mat{name, Rigid{density}, 0.0};
+            validate(mat);
+            return mat;
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"),
+        "Material of fixed boundary bodies (walls); density in kg/m^3.");
+    m.def(
+        "drucker_prager_constants",
+        [](double phi_deg, double c, int dim) {
+            const auto k = drucker_prager_constants(phi_deg * kRad, c, dim);
+            return py::make_tuple(k.alpha_phi, k.k_c);
+        },
+        py::arg("friction_angle"), py::arg("cohesion"), py::arg("dim") = 2,
+        "(alpha_phi, k_c) of the Drucker-Prager yield function.");
+
+    // --- options --------------------------------------------------------------------------
+    py::class_<PhysicsParameters>(m, "PhysicsParameters")
+        .def_readwrite("gravity", &PhysicsParameters::gravity)
+        .def_readwrite("av_alpha", &PhysicsParameters::av_alpha)
+        .def_readwrite("av_beta", &PhysicsParameters::av_beta)
+        .def_readwrite("av_epsilon", &PhysicsParameters::av_epsilon)
+        .def_readwrite("courant", &PhysicsParameters::courant);
+    py::class_<IntegratorOptions>(m, "IntegratorOptions")
+        .def_readwrite("tolerance", &IntegratorOptions::tolerance)
+        .def_readwrite("dt_initial", &IntegratorOptions::dt_initial)
+        .def_readwrite("dt_min", &IntegratorOptions::dt_min)
+        .def_readwrite("dt_max", &IntegratorOptions::dt_max)
+        .def_readwrite("neighbour_skin", &IntegratorOptions::neighbour_skin);
+    py::class_<RunSummary>(m, "RunSummary")
+        .def_readonly("steps", &RunSummary::steps)
+        .def_readonly("rejected", &RunSummary::rejected)
+        .def_readonly("wall_seconds", &RunSummary::wall_seconds)
+        .def_readonly("particle_steps_per_second", &RunSummary::particle_steps_per_second)
+        .def_readonly("neighbour_builds", &RunSummary::neighbour_builds)
+        .def_readonly("snapshots", &RunSummary::snapshots);
+    py::class_<StepReport>(m, "StepReport")
+        .def_readonly("dt", &StepReport::dt)
+        .def_readonly("error", &StepReport::error)
+        .def_readonly("rejected", &StepReport::rejected);
+    py::class_<Diagnostics>(m, "Diagnostics")
+        .def_readonly("mass", &Diagnostics::mass)
+        .def_readonly("kinetic_energy", &Diagnostics::kinetic_energy)
+        .def_readonly("momentum", &Diagnostics::momentum)
+        .def_readonly("max_speed", &Diagnostics::max_speed)
+        .def_readonly("yielding", &Diagnostics::yielding)
+        .def_readonly("dynamic_particles", &Diagnostics::dynamic_particles);
+
+    // --- the simulation -------------------------------------------------------------------
+    py::class_<Simulation>(m, "Simulation")
+        .def(py::init<int>(), py::arg("dim"))
+        .def_property_readonly("dim", &Simulation::dim)
+        .def("add_material", &Simulation::add_material, py::arg("material"),
+             "Add a material; returns its index.")
+        .def(
+            "add_body",
+            [](Simulation& s, const std::string& name,
+               const py::array_t<double, py::array::c_style | py::array::forcecast>& positions,
+               int material, const std::string& motion, double spacing, double smoothing_length,
+               std::array<double, 3> velocity) {
+                return s.add_body(name, material, parse_motion(motion),
+                                  to_points(positions, "body '" + name + "': positions"), spacing,
+                                  smoothing_length, velocity);
+            },
+            py::arg("name"), py::arg("positions"), py::kw_only(), py::arg("material"),
+            py::arg("motion"), py::arg("spacing"), py::arg("smoothing_length"),
+            py::arg("velocity") = std::array<double, 3>{0, 0, 0},
+            "Add a body of particles at positions (N, dim) [m]; returns its index.")
+        .def_property(
+            "physics", [](Simulation& s) -> PhysicsParameters& { return s.physics(); },
+            [](Simulation& s, const PhysicsParameters& p) { s.physics() = p; },
+            py::return_value_policy::reference_internal)
+        .def_property(
+            "integrator", [](Simulation& s) -> IntegratorOptions& { return s.integrator_options(); },
+            [](Simulation& s, const IntegratorOptions& o) { s.integrator_options() = o; },
+            py::return_value_policy::reference_internal)
+        .def_property_readonly("time", &Simulation::time)
+        .def_property_readonly("step", &Simulation::step_count)
+        .def_property_readonly("size", [](const Simulation& s) { return s.particles().size(); })
+        .def_property_readonly("materials", &Simulation::materials)
+        .def_property_readonly("body_names", [](const Simulation& s) {
+            std::vector<std::string> n;
+            for (const auto& b : s.bodies()) n.push_back(b.name);
+            return n;
+        })
+        .def(
+            "run",
+            [](Simulation& s, double end_time, const std::string& output_dir,
+               double snapshot_interval, int diagnostics_every, double progress_interval,
+               std::map<std::string, std::string> metadata) {
+                RunOptions o{end_time, output_dir, snapshot_interval, diagnostics_every,
+                             progress_interval, std::move(metadata)};
+                py::gil_scoped_release release;
+                return s.run(o);
+            },
+            py::arg("end_time"), py::kw_only(), py::arg("output_dir") = std::string(),
+            py::arg("snapshot_interval") = 0.0, py::arg("diagnostics_every") = 10,
+            py::arg("progress_interval") = 5.0,
+            py::arg("metadata") = std::map<std::string, std::string>{},
+            "Integrate to end_time [s]; writes snapshots, series.xdmf, diagnostics.csv and "
+            "run.json to output_dir when given.")
+        .def("advance", &Simulation::advance, py::arg("dt_cap"),
+             py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].")
+        .def("diagnostics", [](const Simulation& s) { return compute_diagnostics(s.particles()); })
+        .def("describe", [](const Simulation& s) { return s.describe(RunOptions{}); })
+        .def("derivatives", [](Simulation& s) {
+            const Derivatives& d = s.evaluate_derivatives();
+            py::dict out;
+            out["acceleration"] = stack(d.dv, s.dim());
+            out["density_rate"] = copy_vector(d.drho);
+            out["stress_rate"] = stack(d.dstress, kSymComponents);
+            out["dt_limit"] = copy_vector(d.dt_limit);
+            return out;
+        }, "Right-hand side of the current state (neighbours and walls updated).")
+        // Particle fields: copies as NumPy arrays, SI units.
+        .def_property(
+            "positions", [](const Simulation& s) { return stack(s.particles().x, s.dim()); },
+            [](Simulation& s, py::array_t<double, py::array::c_style | py::array::forcecast> a) {
+                unstack(s.particles().x, s.dim(), a, "positions");
+            })
+        .def_property(
+            "velocities", [](const Simulation& s) { return stack(s.particles().v, s.dim()); },
+            [](Simulation& s, py::array_t<double, py::array::c_style | py::array::forcecast> a) {
+                unstack(s.particles().v, s.dim(), a, "velocities");
+            })
+        .def_property(
+            "stress", [](const Simulation& s) { return stack(s.particles().stress, kSymComponents); },
+            [](Simulation& s, py::array_t<double, py::array::c_style | py::array::forcecast> a) {
+                unstack(s.particles().stress, kSymComponents, a, "stress");
+            })
+        .def_property_readonly("density", [](const Simulation& s) { return copy_vector(s.particles().rho); })
+        .def_property_readonly("mass", [](const Simulation& s) { return copy_vector(s.particles().mass); })
+        .def_property_readonly("smoothing_length", [](const Simulation& s) { return copy_vector(s.particles().h); })
+        .def_property_readonly("plastic_strain", [](const Simulation& s) { return copy_vector(s.particles().plastic_strain); })
+        .def_property_readonly("yielding", [](const Simulation& s) { return copy_vector(s.particles().yielding); })
+        .def_property_readonly("material", [](const Simulation& s) { return copy_vector(s.particles().material); })
+        .def_property_readonly("body", [](const Simulation& s) { return copy_vector(s.particles().body); })
+        .def_property_readonly("ids", [](const Simulation& s) { return copy_vector(s.particles().id); })
+        .def_property_readonly("kind", [](const Simulation& s) {
+            std::vector<std::uint8_t> k(s.particles().kind.size());
+            for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint8_t>(s.particles().kind[i]);
+            return copy_vector(k);
+        });
+
+    // --- kernel (for tests and analysis) -------------------------------------------------
+    m.def("kernel_value", [](double r, double h, int dim) {
+        return dim == 2 ? kernel::value<2>(r, h) : kernel::value<3>(r, h);
+    }, py::arg("r"), py::arg("h"), py::arg("dim"));
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install the Debian packages regosph needs, if any is missing. Idempotent; silent when
+# everything is present. Used by `make build`, `make run` and `make test`.
+set -euo pipefail
+
+packages=(
+  g++ make cmake git pkg-config
+  libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libeigen3-dev libnanoflann-dev
+  pybind11-dev python3-pybind11 doctest-dev
+  python3-dev python3-numpy python3-h5py python3-matplotlib python3-pandas python3-pytest
+  python3-nbclient python3-ipykernel python3-mpi4py
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "bootstrap: installing missing Debian packages: ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "bootstrap: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "bootstrap: done"

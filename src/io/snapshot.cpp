@@ -1,0 +1,483 @@
+#include "io/snapshot.hpp"
+
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <optional>
+#include <regosph/version.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+namespace regosph::io {
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- HDF5 plumbing -------------------------------------------------------------------------
+
+// The most specific message on HDF5's error stack, so that exceptions say why, not only where.
+std::string hdf5_error_detail() {
+    std::string detail;
+    auto innermost = [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+        if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+        return 0;
+    };
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &detail);
+    return detail;
+}
+
+// Every HDF5 call goes through this: HDF5 reports failure as a negative id or status.
+template <class T>
+T h5_try(T result, const std::string& what) {
+    if (result >= 0) return result;
+    const std::string detail = hdf5_error_detail();
+    throw std::runtime_error(what + " failed" + (detail.empty() ? "" : ": " + detail));
+}
+
+// Owns one HDF5 identifier. close() reports failure; the destructor, which runs while
+// unwinding after an error, cannot.
+class Handle {
+public:
+    Handle(hid_t id, herr_t (*closer)(hid_t)) : id_(id), closer_(closer) {}
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    ~Handle() {
+        if (id_ >= 0) closer_(id_);
+    }
+    operator hid_t() const { return id_; }
+    void close(const std::string& what) {
+        const hid_t id = std::exchange(id_, -1);
+        h5_try(closer_(id), what);
+    }
+
+private:
+    hid_t id_;
+    herr_t (*closer_)(hid_t);
+};
+
+// Errors become exceptions, so HDF5's own printing to stderr would only be noise. The
+// caller's setting comes back afterwards: code outside this module is unaffected.
+class QuietHdf5Errors {
+public:
+    QuietHdf5Errors() {
+        H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    }
+    ~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+    QuietHdf5Errors(const QuietHdf5Errors&) = delete;
+    QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
+
+private:
+    H5E_auto2_t func_ = nullptr;
+    void* data_ = nullptr;
+};
+
+// {memory type, file type} of an element type; files are little-endian whatever the host.
+template <class T>
+std::pair<hid_t, hid_t> h5_types() {
+    if constexpr (std::is_same_v<T, double>) return {H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE};
+    if constexpr (std::is_same_v<T, std::int32_t>) return {H5T_NATIVE_INT32, H5T_STD_I32LE};
+    if constexpr (std::is_same_v<T, std::int64_t>) return {H5T_NATIVE_INT64, H5T_STD_I64LE};
+    if constexpr (std::is_same_v<T, std::uint8_t>) return {H5T_NATIVE_UINT8, H5T_STD_U8LE};
+}
+
+void write_attribute(hid_t obj, const std::string& name, hid_t file_type, hid_t mem_type,
+                     const void* value) {
+    Handle space(h5_try(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
+    Handle attr(h5_try(H5Acreate2(obj, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT),
+                       "creating attribute '" + name + "'"),
+                H5Aclose);
+    h5_try(H5Awrite(attr, mem_type, value), "writing attribute '" + name + "'");
+}
+
+template <class T>
+void write_scalar_attribute(hid_t obj, const std::string& name, T value) {
+    write_attribute(obj, name, h5_types<T>().second, h5_types<T>().first, &value);
+}
+
+// Variable-length UTF-8 strings: h5py returns them as str, not bytes.
+void write_string_attribute(hid_t obj, const std::string& name, const std::string& value) {
+    Handle type(h5_try(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
+    h5_try(H5Tset_size(type, H5T_VARIABLE), "H5Tset_size");
+    h5_try(H5Tset_cset(type, H5T_CSET_UTF8), "H5Tset_cset");
+    const char* text = value.c_str();
+    write_attribute(obj, name, type, type, &text);
+}
+
+template <class T>
+T read_scalar_attribute(hid_t obj, const std::string& name) {
+    Handle attr(h5_try(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute '" + name + "'"),
+                H5Aclose);
+    Handle space(h5_try(H5Aget_space(attr), "H5Aget_space"), H5Sclose);
+    if (H5Sget_simple_extent_npoints(space) != 1)
+        throw std::runtime_error("attribute '" + name + "' is not a scalar");
+    T value{};
+    h5_try(H5Aread(attr, h5_types<T>().first, &value), "reading attribute '" + name + "'");
+    return value;
+}
+
+// ---- the particle datasets -----------------------------------------------------------------
+
+struct DatasetInfo {
+    const char* name;
+    const char* units;
+    const char* description;
+    const char* extra_name = nullptr;  // one optional extra string attribute
+    const char* extra_value = nullptr;
+};
+
+// The one place where datasets are created and written: switching to collective MPI-IO (each
+// rank writing its own row range) changes this function and the file access list only.
+// Shape (rows) when cols == 1, else (rows, cols), row-major.
+template <class T>
+void write_dataset(hid_t group, const DatasetInfo& info, const std::vector<T>& data,
+                   std::size_t rows, std::size_t cols) {
+    const hsize_t dims[2] = {rows, cols};
+    const std::string what = std::string("dataset '/particles/") + info.name + "'";
+    Handle space(h5_try(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), "H5Screate_simple"),
+                 H5Sclose);
+    Handle dset(h5_try(H5Dcreate2(group, info.name, h5_types<T>().second, space, H5P_DEFAULT,
+                                  H5P_DEFAULT, H5P_DEFAULT),
+                       "creating " + what),
+                H5Dclose);
+    // HDF5 rejects a null buffer even for zero elements; an empty dataset needs no write.
+    if (rows > 0)
+        h5_try(H5Dwrite(dset, h5_types<T>().first, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
+               "writing " + what);
+    write_string_attribute(dset, "units", info.units);
+    write_string_attribute(dset, "description", info.description);
+    if (info.extra_name) write_string_attribute(dset, info.extra_name, info.extra_value);
+    dset.close("closing " + what);
+}
+
+// Shape of /particles/<name> as a list of extents.
+std::vector<hsize_t> dataset_shape(hid_t dset) {
+    Handle space(h5_try(H5Dget_space(dset), "H5Dget_space"), H5Sclose);
+    const int rank = h5_try(H5Sget_simple_extent_ndims(space), "H5Sget_simple_extent_ndims");
+    std::vector<hsize_t> dims(rank);
+    h5_try(H5Sget_simple_extent_dims(space, dims.data(), nullptr), "H5Sget_simple_extent_dims");
+    return dims;
+}
+
+Handle open_dataset(hid_t group, const std::string& name) {
+    return Handle(h5_try(H5Dopen2(group, name.c_str(), H5P_DEFAULT),
+                         "opening dataset '/particles/" + name + "'"),
+                  H5Dclose);
+}
+
+// Reads /particles/<name>, which must have the shape write_dataset gives it.
+template <class T>
+std::vector<T> read_dataset(hid_t group, const std::string& name, std::size_t rows,
+                            std::size_t cols) {
+    Handle dset = open_dataset(group, name);
+    const std::vector<hsize_t> expected =
+        cols == 1 ? std::vector<hsize_t>{rows} : std::vector<hsize_t>{rows, cols};
+    if (dataset_shape(dset) != expected)
+        throw std::runtime_error("dataset '/particles/" + name +
+                                 "' has the wrong shape (expected " + std::to_string(rows) + " x " +
+                                 std::to_string(cols) + ")");
+    std::vector<T> data(rows * cols);
+    if (rows > 0)
+        h5_try(H5Dread(dset, h5_types<T>().first, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
+               "reading dataset '/particles/" + name + "'");
+    return data;
+}
+
+// The particle count of a snapshot is the length of `position`.
+std::size_t particle_count(hid_t group) {
+    const std::vector<hsize_t> shape = dataset_shape(open_dataset(group, "position"));
+    if (shape.empty()) throw std::runtime_error("dataset '/particles/position' is a scalar");
+    return shape[0];
+}
+
+// SoA components -> one row-major (N, K) buffer, the layout of the (N,3)/(N,6) datasets.
+template <std::size_t K>
+std::vector<double> interleave(const std::array<std::vector<double>, K>& soa, std::size_t n) {
+    std::vector<double> out(n * K);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t k = 0; k < K; ++k) out[i * K + k] = soa[k][i];
+    return out;
+}
+
+template <std::size_t K>
+void deinterleave(const std::vector<double>& rows, std::array<std::vector<double>, K>& soa) {
+    const std::size_t n = rows.size() / K;
+    for (std::size_t k = 0; k < K; ++k) {
+        soa[k].resize(n);
+        for (std::size_t i = 0; i < n; ++i) soa[k][i] = rows[i * K + k];
+    }
+}
+
+// A ParticleSet with arrays of different lengths would make the writer read out of bounds.
+void check_consistent(const ParticleSet& p) {
+    const std::size_t n = p.size();
+    bool ok = p.mass.size() == n && p.h.size() == n && p.plastic_strain.size() == n &&
+              p.yielding.size() == n && p.material.size() == n && p.body.size() == n &&
+              p.kind.size() == n && p.id.size() == n;
+    for (int d = 0; d < 3; ++d) ok = ok && p.x[d].size() == n && p.v[d].size() == n;
+    for (const auto& s : p.stress) ok = ok && s.size() == n;
+    if (!ok) throw std::runtime_error("the particle arrays have different lengths");
+}
+
+void write_particles(hid_t g, const ParticleSet& p) {
+    const std::size_t n = p.size();
+    std::vector<std::uint8_t> kind(n);
+    std::transform(p.kind.begin(), p.kind.end(), kind.begin(),
+                   [](ParticleKind k) { return static_cast<std::uint8_t>(k); });
+    write_dataset(g, {"position", "m", "position, z = 0 in 2D"}, interleave(p.x, n), n, 3);
+    write_dataset(g, {"velocity", "m/s", "velocity"}, interleave(p.v, n), n, 3);
+    write_dataset(g, {"density", "kg/m^3", "mass density"}, p.rho, n, 1);
+    write_dataset(g, {"mass", "kg", "particle mass"}, p.mass, n, 1);
+    write_dataset(g, {"smoothing_length", "m", "kernel support radius h"}, p.h, n, 1);
+    write_dataset(
+        g, {"stress", "Pa", "Cauchy stress, tension positive", "components", "xx yy zz xy xz yz"},
+        interleave(p.stress, n), n, kSymComponents);
+    write_dataset(g, {"plastic_strain", "-", "accumulated plastic strain (plastic multiplier)"},
+                  p.plastic_strain, n, 1);
+    write_dataset(g, {"yielding", "-", "1 if the particle yielded in the last step"}, p.yielding, n,
+                  1);
+    write_dataset(g, {"material", "-", "material index"}, p.material, n, 1);
+    write_dataset(g, {"body", "-", "body index"}, p.body, n, 1);
+    write_dataset(g, {"kind", "-", "particle kind", "values", "0 dynamic, 1 boundary"}, kind, n, 1);
+    write_dataset(g, {"id", "-", "stable particle id"}, p.id, n, 1);
+}
+
+void write_file(const fs::path& path, const ParticleSet& p, double time_s, std::int64_t step,
+                const std::map<std::string, std::string>& string_attributes) {
+    // Default (serial) file access list for now; collective MPI-IO will replace it.
+    Handle file(h5_try(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                       "creating the file"),
+                H5Fclose);
+    write_scalar_attribute(file, "time", time_s);
+    write_scalar_attribute(file, "step", step);
+    write_scalar_attribute(file, "dim", std::int32_t{p.dim});
+    write_string_attribute(file, "units", "SI (m, s, kg, Pa)");
+    write_string_attribute(file, "regosph_version",
+                           std::string(kVersion) + " (" + kGitDescribe + ")");
+    for (const auto& [name, value] : string_attributes) write_string_attribute(file, name, value);
+    {
+        Handle group(h5_try(H5Gcreate2(file, "particles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                            "creating group '/particles'"),
+                     H5Gclose);
+        write_particles(group, p);
+        group.close("closing group '/particles'");
+    }
+    h5_try(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");
+    file.close("closing the file");  // every object in it is closed, so this really closes it
+}
+
+// ---- files and directories -----------------------------------------------------------------
+
+// Index of "snapshot_<digits>.h5", or nothing for any other name (including *.h5.tmp).
+// (No std::regex: GCC 12 warns inside it under the sanitizers.)
+std::optional<std::size_t> parse_snapshot_index(const std::string& name) {
+    const std::string prefix = "snapshot_", suffix = ".h5";
+    if (!name.starts_with(prefix) || !name.ends_with(suffix)) return std::nullopt;
+    const std::string digits =
+        name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (digits.empty() || digits.size() > 18 ||
+        !std::all_of(digits.begin(), digits.end(), is_digit))
+        return std::nullopt;
+    return std::stoull(digits);
+}
+
+void ensure_writable_directory(const fs::path& dir) {
+    auto fail = [&dir](const std::string& reason) {
+        throw std::runtime_error("output directory '" + dir.string() +
+                                 "' is not writable: " + reason);
+    };
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) fail(ec.message());
+    if (!fs::is_directory(dir, ec)) fail("not a directory");
+    // Permission bits do not tell (read-only mounts, ACLs, root): try it. The pid keeps
+    // concurrent processes from removing each other's probe.
+    const fs::path probe = dir / (".regosph_write_probe_" + std::to_string(::getpid()));
+    std::FILE* f = std::fopen(probe.c_str(), "w");
+    if (!f) fail(std::strerror(errno));
+    std::fclose(f);
+    if (!fs::remove(probe, ec)) fail("cannot remove the probe file: " + ec.message());
+}
+
+// Replace `path` by `text` so that readers never see a half-written file.
+void write_text_atomically(const fs::path& path, const std::string& text) {
+    fs::path tmp = path;
+    tmp += ".tmp";
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    out.close();
+    std::error_code ec;
+    if (!out) ec = std::make_error_code(std::errc::io_error);
+    if (!ec) fs::rename(tmp, path, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw std::runtime_error("cannot write '" + path.string() + "': " + ec.message());
+    }
+}
+
+// An XDMF DataItem pointing into a snapshot ("snapshot_000001.h5:/particles/mass").
+std::string data_item(const std::string& source, std::size_t n, std::size_t cols,
+                      const char* number_type, int precision) {
+    std::ostringstream s;
+    s << "<DataItem Dimensions=\"" << n << (cols > 1 ? " " + std::to_string(cols) : "")
+      << "\" NumberType=\"" << number_type << "\" Precision=\"" << precision << "\" Format=\"HDF\">"
+      << source << "</DataItem>";
+    return s.str();
+}
+
+void xdmf_attribute(std::ostream& x, const std::string& name, const char* type,
+                    const std::string& item) {
+    x << "    <Attribute Name=\"" << name << "\" AttributeType=\"" << type
+      << "\" Center=\"Node\">\n     " << item << "\n    </Attribute>\n";
+}
+
+void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n) {
+    const std::string file = snapshot_file_name(index);
+    const std::string src = file + ":/particles/";  // relative: the series can be moved
+    x << "   <Grid Name=\"" << file.substr(0, file.size() - 3) << "\" GridType=\"Uniform\">\n"
+      << "    <Time Value=\"" << time_s << "\"/>\n"
+      << "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
+      << "\" NodesPerElement=\"1\"/>\n"
+      << "    <Geometry GeometryType=\"XYZ\">\n     "
+      << data_item(src + "position", n, 3, "Float", 8) << "\n    </Geometry>\n";
+    xdmf_attribute(x, "velocity", "Vector", data_item(src + "velocity", n, 3, "Float", 8));
+    struct Scalar {
+        const char* name;
+        const char* type;
+        int precision;
+    };
+    for (const Scalar& s : {Scalar{"density", "Float", 8},
+                            {"mass", "Float", 8},
+                            {"smoothing_length", "Float", 8},
+                            {"plastic_strain", "Float", 8},
+                            {"yielding", "UChar", 1},
+                            {"material", "Int", 4},
+                            {"body", "Int", 4},
+                            {"kind", "UChar", 1},
+                            {"id", "Int", 8}})
+        xdmf_attribute(x, s.name, "Scalar", data_item(src + s.name, n, 1, s.type, s.precision));
+    // XDMF's Tensor6 means xx yy zz xy yz xz, not our order: expose six scalars instead, each
+    // one column of the (N, 6) dataset, selected by a hyperslab (start; stride; count).
+    for (int c = 0; c < kSymComponents; ++c) {
+        std::ostringstream slab;
+        slab << "<DataItem ItemType=\"HyperSlab\" Type=\"HyperSlab\" Dimensions=\"" << n
+             << " 1\">\n      <DataItem Dimensions=\"3 2\" Format=\"XML\">0 " << c << " 1 1 " << n
+             << " 1</DataItem>\n      " << data_item(src + "stress", n, kSymComponents, "Float", 8)
+             << "\n     </DataItem>";
+        xdmf_attribute(x, std::string("stress_") + kSymComponentNames[c], "Scalar", slab.str());
+    }
+    x << "   </Grid>\n";
+}
+
+}  // namespace
+
+std::string snapshot_file_name(std::size_t index) {
+    char name[64];
+    std::snprintf(name, sizeof name, "snapshot_%06zu.h5", index);
+    return name;
+}
+
+SnapshotWriter::SnapshotWriter(fs::path output_dir) : dir_(std::move(output_dir)) {
+    ensure_writable_directory(dir_);
+    QuietHdf5Errors quiet;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+        const auto index = parse_snapshot_index(entry.path().filename().string());
+        if (!index) continue;
+        next_index_ = std::max(next_index_, *index + 1);
+        // A file we cannot read (not ours, or damaged) stays out of the XDMF index but still
+        // counts for the numbering, so that it is never overwritten.
+        try {
+            Handle f(h5_try(H5Fopen(entry.path().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open"),
+                     H5Fclose);
+            Handle g(h5_try(H5Gopen2(f, "particles", H5P_DEFAULT), "open"), H5Gclose);
+            entries_.push_back(
+                {*index, read_scalar_attribute<double>(f, "time"), particle_count(g)});
+        } catch (const std::exception&) {
+        }
+    }
+    std::sort(entries_.begin(), entries_.end(),
+              [](const Entry& a, const Entry& b) { return a.index < b.index; });
+}
+
+fs::path SnapshotWriter::write(const ParticleSet& p, double time_s, std::int64_t step,
+                               const std::map<std::string, std::string>& string_attributes) {
+    const fs::path final_path = dir_ / snapshot_file_name(next_index_);
+    fs::path tmp = final_path;
+    tmp += ".tmp";
+    try {
+        QuietHdf5Errors quiet;
+        check_consistent(p);
+        write_file(tmp, p, time_s, step, string_attributes);  // closed when it returns
+        fs::rename(tmp, final_path);
+    } catch (const std::exception& e) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw std::runtime_error("cannot write snapshot '" + final_path.string() +
+                                 "': " + e.what());
+    }
+    entries_.push_back({next_index_, time_s, p.size()});
+    ++next_index_;
+    ++written_;
+    write_xdmf();
+    return final_path;
+}
+
+void SnapshotWriter::write_xdmf() const {
+    std::ostringstream x;
+    x.imbue(std::locale::classic());
+    x << std::setprecision(17);
+    x << "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+      << "<Xdmf Version=\"3.0\">\n <Domain>\n"
+      << "  <Grid Name=\"particles\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+    for (const Entry& e : entries_) xdmf_grid(x, e.index, e.time_s, e.n_particles);
+    x << "  </Grid>\n </Domain>\n</Xdmf>\n";
+    write_text_atomically(dir_ / "series.xdmf", x.str());
+}
+
+ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* step) {
+    QuietHdf5Errors quiet;
+    try {
+        std::error_code ec;
+        if (!fs::is_regular_file(file, ec)) throw std::runtime_error("no such file");
+        Handle f(h5_try(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "opening the file"),
+                 H5Fclose);
+        ParticleSet p;
+        p.dim = read_scalar_attribute<std::int32_t>(f, "dim");
+        if (time_s) *time_s = read_scalar_attribute<double>(f, "time");
+        if (step) *step = read_scalar_attribute<std::int64_t>(f, "step");
+        Handle g(h5_try(H5Gopen2(f, "particles", H5P_DEFAULT), "opening group '/particles'"),
+                 H5Gclose);
+        const std::size_t n = particle_count(g);  // every other dataset must agree with it
+        deinterleave(read_dataset<double>(g, "position", n, 3), p.x);
+        deinterleave(read_dataset<double>(g, "velocity", n, 3), p.v);
+        p.rho = read_dataset<double>(g, "density", n, 1);
+        p.mass = read_dataset<double>(g, "mass", n, 1);
+        p.h = read_dataset<double>(g, "smoothing_length", n, 1);
+        deinterleave(read_dataset<double>(g, "stress", n, kSymComponents), p.stress);
+        p.plastic_strain = read_dataset<double>(g, "plastic_strain", n, 1);
+        p.yielding = read_dataset<std::uint8_t>(g, "yielding", n, 1);
+        p.material = read_dataset<std::int32_t>(g, "material", n, 1);
+        p.body = read_dataset<std::int32_t>(g, "body", n, 1);
+        p.id = read_dataset<std::int64_t>(g, "id", n, 1);
+        for (std::uint8_t k : read_dataset<std::uint8_t>(g, "kind", n, 1)) {
+            if (k > 1) throw std::runtime_error("dataset '/particles/kind' holds an unknown kind");
+            p.kind.push_back(static_cast<ParticleKind>(k));
+        }
+        return p;
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot read snapshot '" + file.string() + "': " + e.what());
+    }
+}
+
+}  // namespace regosph::io

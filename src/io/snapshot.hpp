@@ -1,0 +1,64 @@
+// Particle snapshots: one HDF5 file per output time plus an XDMF index (series.xdmf) that
+// ParaView opens as a time series. The layout of a file is documented in write() below; the
+// Python side reads the same files with h5py.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sph/particles.hpp"
+
+namespace regosph::io {
+
+class SnapshotWriter {
+public:
+    // Creates `output_dir` if missing and checks that a file can be created in it; throws
+    // std::runtime_error naming the directory otherwise. Numbering continues after the highest
+    // snapshot_NNNNNN.h5 already present, so a restarted run does not overwrite earlier output.
+    explicit SnapshotWriter(std::filesystem::path output_dir);
+
+    // Writes snapshot_NNNNNN.h5 atomically (temporary file + rename), then rewrites
+    // series.xdmf. Returns the path of the new file. Throws std::runtime_error naming the file
+    // on any HDF5 or file-system error; no partial snapshot is left behind.
+    //
+    // Root attributes: time [s] (double), step (int64), dim (int), units, regosph_version, and
+    // every entry of `string_attributes`. Group /particles: position, velocity (N,3); stress
+    // (N,6, components "xx yy zz xy xz yz"); density, mass, smoothing_length, plastic_strain,
+    // yielding, material, body, kind, id (N). Every dataset carries `units` and `description`.
+    std::filesystem::path write(const ParticleSet& p, double time_s, std::int64_t step,
+                                const std::map<std::string, std::string>& string_attributes = {});
+
+    const std::filesystem::path& directory() const { return dir_; }
+
+    // Number of snapshots written by this writer (pre-existing files are not counted).
+    std::size_t count() const { return written_; }
+
+private:
+    // What series.xdmf needs to know about one snapshot.
+    struct Entry {
+        std::size_t index;
+        double time_s;
+        std::size_t n_particles;
+    };
+
+    void write_xdmf() const;
+
+    std::filesystem::path dir_;
+    std::size_t next_index_ = 0;
+    std::size_t written_ = 0;
+    std::vector<Entry> entries_;  // sorted by index, pre-existing snapshots included
+};
+
+// File name of snapshot number `index`: "snapshot_000042.h5".
+std::string snapshot_file_name(std::size_t index);
+
+// Reads a file written by SnapshotWriter. `time_s` and `step`, when given, receive the root
+// attributes. Throws std::runtime_error naming the file (and dataset, when one is at fault).
+ParticleSet read_snapshot(const std::filesystem::path& file, double* time_s = nullptr,
+                          std::int64_t* step = nullptr);
+
+}  // namespace regosph::io

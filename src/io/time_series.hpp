@@ -1,0 +1,33 @@
+// Diagnostics time series (t, dt, energies, momentum, ...) as a CSV file that pandas reads
+// with pd.read_csv: one header line, then one line per append(), numbers in full precision.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace regosph::io {
+
+class CsvTimeSeries {
+public:
+    // Creates (truncates) `file` and writes the header; columns carry their units, e.g.
+    // "time [s]". Throws std::runtime_error naming the file if it cannot be opened.
+    CsvTimeSeries(std::filesystem::path file, std::vector<std::string> columns_with_units);
+
+    // Writes one row and flushes it, so that a killed run keeps every finished line. Throws
+    // std::runtime_error naming the file if the row size differs from the column count or the
+    // write fails.
+    void append(const std::vector<double>& row);
+
+    void flush();
+
+    const std::filesystem::path& path() const { return file_; }
+
+private:
+    std::filesystem::path file_;
+    std::size_t n_columns_;
+    std::ofstream out_;
+};
+
+}  // namespace regosph::io

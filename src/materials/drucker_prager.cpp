@@ -1,0 +1,99 @@
+#include "materials/drucker_prager.hpp"
+
+#include <cmath>
+
+namespace regosph {
+
+DruckerPragerConstants drucker_prager_constants(double phi, double c, int dim) {
+    if (dim == 2) {
+        const double t = std::tan(phi);
+        const double d = std::sqrt(9.0 + 12.0 * t * t);
+        return {t / d, 3.0 * c / d};
+    }
+    const double s = std::sin(phi);
+    const double d = std::sqrt(3.0) * (3.0 - s);
+    return {2.0 * s / d, 6.0 * c * std::cos(phi) / d};
+}
+
+double elastic_wave_speed(const DruckerPrager& m) {
+    return std::sqrt((m.bulk_modulus + 4.0 * m.shear_modulus / 3.0) / m.density);
+}
+
+double yield_function(const DruckerPragerConstants& dp, const SymTensor& sigma) {
+    return std::sqrt(second_invariant(sigma)) + dp.alpha_phi * trace(sigma) - dp.k_c;
+}
+
+namespace {
+// sqrt(J2) below this fraction of the stress scale counts as zero deviator (the apex), where
+// S / sqrt(J2) is undefined and the deviatoric plastic terms vanish.
+constexpr double kTinyDeviator = 1e-12;
+// f >= -kOnSurface * scale counts as "on the yield surface": the stress scaling puts a state
+// exactly on it up to round-off.
+constexpr double kOnSurface = 1e-9;
+}  // namespace
+
+PlasticStressRate drucker_prager_stress_rate(const DruckerPrager& m,
+                                             const DruckerPragerConstants& dp,
+                                             const SymTensor& sigma, const SymTensor& eps_dot) {
+    const double K = m.bulk_modulus;
+    const double mu = m.shear_modulus;
+    const double tr_eps = trace(eps_dot);
+
+    // Hooke: 2 mu eps_dot + (K - 2 mu / 3) tr(eps_dot) I  (Schaefer 2017 eq. 19, first terms)
+    PlasticStressRate out;
+    const double lame = K - 2.0 * mu / 3.0;
+    for (int c = 0; c < kSymComponents; ++c) out.rate[c] = 2.0 * mu * eps_dot[c];
+    for (int c = XX; c <= ZZ; ++c) out.rate[c] += lame * tr_eps;
+
+    const double I1 = trace(sigma);
+    const SymTensor S = deviator(sigma);
+    const double sqrt_j2 = std::sqrt(0.5 * double_dot(S, S));
+    const double f = sqrt_j2 + dp.alpha_phi * I1 - dp.k_c;
+    const double scale = sqrt_j2 + std::abs(dp.alpha_phi * I1) + dp.k_c;
+    if (f < -kOnSurface * scale) return out;  // elastic
+
+    const double sin_psi = std::sin(m.dilatancy_angle);
+    const bool has_deviator = sqrt_j2 > kTinyDeviator * (scale + K);
+    const double mu_over_sqrt_j2 = has_deviator ? mu / sqrt_j2 : 0.0;
+    // Schaefer 2017 eq. 20
+    const double lambda_dot =
+        (3.0 * K * dp.alpha_phi * tr_eps + mu_over_sqrt_j2 * double_dot(S, eps_dot)) /
+        (27.0 * K * dp.alpha_phi * sin_psi + mu);
+    if (lambda_dot <= 0.0) return out;  // elastic unloading from the surface
+
+    // Plastic corrector of eq. 19: - lambda_dot (9 K sin(psi) I + mu / sqrt(J2) S)
+    for (int c = 0; c < kSymComponents; ++c) out.rate[c] -= lambda_dot * mu_over_sqrt_j2 * S[c];
+    for (int c = XX; c <= ZZ; ++c) out.rate[c] -= lambda_dot * 9.0 * K * sin_psi;
+    out.lambda_dot = lambda_dot;
+    out.yielding = true;
+    return out;
+}
+
+bool drucker_prager_return(const DruckerPragerConstants& dp, SymTensor& sigma) {
+    bool changed = false;
+    // 1. Tension cracking (Bui 2008 eq. 33): beyond the apex, alpha_phi I1 - k_c > 0, shift
+    //    the hydrostatic stress back to the apex I1 = k_c / alpha_phi. A cohesionless material
+    //    (alpha_phi > 0, k_c = 0) has its apex at zero mean stress.
+    if (dp.alpha_phi > 0.0) {
+        const double I1 = trace(sigma);
+        if (dp.alpha_phi * I1 - dp.k_c > 0.0) {
+            const double shift = (I1 - dp.k_c / dp.alpha_phi) / 3.0;
+            for (int c = XX; c <= ZZ; ++c) sigma[c] -= shift;
+            changed = true;
+        }
+    }
+    // 2. Stress scaling (Bui 2008 eq. 34): bring sqrt(J2) back to k_c - alpha_phi I1.
+    const double I1 = trace(sigma);
+    const double limit = dp.k_c - dp.alpha_phi * I1;
+    const double sqrt_j2 = std::sqrt(second_invariant(sigma));
+    if (sqrt_j2 > limit) {
+        const double r = limit > 0.0 ? limit / sqrt_j2 : 0.0;
+        const double mean = I1 / 3.0;
+        for (int c = XX; c <= ZZ; ++c) sigma[c] = mean + r * (sigma[c] - mean);
+        for (int c = XY; c <= YZ; ++c) sigma[c] *= r;
+        changed = true;
+    }
+    return changed;
+}
+
+}  // namespace regosph

@@ -1,0 +1,56 @@
+// Right-hand side of the SPH equations (SPEC.md section 2, Schaefer et al. 2017 section 3):
+// continuity, momentum with the full stress tensor and Monaghan artificial viscosity,
+// strain and rotation rates, and the objective (Jaumann) stress rate of each particle's
+// material. Only dynamic particles get derivatives; boundary particles enter as partners.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "materials/material.hpp"
+#include "sph/neighbours.hpp"
+#include "sph/particles.hpp"
+
+namespace regosph {
+
+// Numerical parameters of the equations; the same for every setup (README, "Numerics").
+struct PhysicsParameters {
+    std::array<double, 3> gravity{0.0, 0.0, 0.0};  // [m/s^2]
+    double av_alpha = 0.3;                          // Monaghan viscosity alpha (eq. 35)
+    double av_beta = 0.7;                           // Monaghan viscosity beta (eq. 35)
+    double av_epsilon = 0.01;                       // eps_v of eq. 36
+    double courant = 0.3;                           // C in dt <= C h / (c + |v| + ...)
+};
+
+// Per-material data the particle loops need, computed once per run.
+struct MaterialTable {
+    MaterialTable(const std::vector<Material>& materials, int dim);
+    std::vector<Material> materials;
+    std::vector<DruckerPragerConstants> drucker_prager;  // unused entries for other models
+    std::vector<double> wave_speed;                      // elastic wave speed [m/s]
+    std::vector<double> viscosity_speed;                 // c of the artificial viscosity [m/s]
+};
+
+struct Derivatives {
+    std::array<std::vector<double>, 3> dv;                    // acceleration [m/s^2]
+    std::vector<double> drho;                                 // [kg/m^3/s]
+    std::array<std::vector<double>, kSymComponents> dstress;  // [Pa/s]
+    std::vector<double> dplastic;                             // lambda_dot [1/s]
+    std::vector<std::uint8_t> yielding;                       // plastic loading this evaluation
+    std::vector<double> dt_limit;  // Courant limit of each dynamic particle [s]; +inf elsewhere
+    void resize(std::size_t n);
+};
+
+void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                         const PhysicsParameters& pp, Derivatives& out);
+
+// Boundary particles take the density and stress of the dynamic particles around them
+// (kernel-weighted average, Adami et al. 2012 eq. 27 generalised to the stress tensor):
+//   sigma_w = sum_f [sigma_f - rho_f ((g - a_w) . (x_w - x_f)) I] W_wf / sum_f W_wf,
+// so that the wall carries the hydrostatic load it must, and m_w = rho_w V_w with the
+// particle's fixed volume V_w. A boundary particle without dynamic neighbours keeps its
+// density and gets zero stress. a_w is the acceleration of the body (zero for fixed walls).
+void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp);
+
+}  // namespace regosph

@@ -1,0 +1,162 @@
+#include "sph/integrator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+namespace regosph {
+
+void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                            const PhysicsParameters& pp, Derivatives& out) const {
+    if (nl.needs_rebuild(p)) {
+        const double h_max = *std::max_element(p.h.begin(), p.h.end());
+        nl.build(p, opt_.neighbour_skin * h_max);
+    }
+    extrapolate_boundary(p, nl, pp);
+    compute_derivatives(p, nl, mt, pp, out);
+}
+
+void AdaptiveHeun::save_start(const ParticleSet& p) {
+    x0_ = p.x;
+    v0_ = p.v;
+    rho0_ = p.rho;
+    mass0_ = p.mass;
+    stress0_ = p.stress;
+    plastic0_ = p.plastic_strain;
+}
+
+void AdaptiveHeun::restore_start(ParticleSet& p) const {
+    p.x = x0_;
+    p.v = v0_;
+    p.rho = rho0_;
+    p.mass = mass0_;
+    p.stress = stress0_;
+    p.plastic_strain = plastic0_;
+}
+
+namespace {
+bool finite_state(const ParticleSet& p, std::size_t a) {
+    bool ok = std::isfinite(p.rho[a]) && std::isfinite(p.plastic_strain[a]);
+    for (int d = 0; d < 3; ++d) ok = ok && std::isfinite(p.x[d][a]) && std::isfinite(p.v[d][a]);
+    for (int c = 0; c < kSymComponents; ++c) ok = ok && std::isfinite(p.stress[c][a]);
+    return ok;
+}
+}  // namespace
+
+// Predictor (final == false): y = y0 + dt k1. Corrector (final == true):
+// y = y0 + dt/2 (k1 + k2). Both followed by Bui's stress corrections. The corrector returns
+// the error norm divided by the tolerance (+inf if the new state is not finite).
+double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, double dt,
+                                  bool final) {
+    const std::size_t n = p.size();
+    const int dim = p.dim;
+    particle_error_.assign(n, 0.0);
+    double worst = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : worst)
+    for (std::size_t a = 0; a < n; ++a) {
+        if (p.kind[a] != ParticleKind::dynamic) continue;
+        double ex2 = 0.0, ev2 = 0.0;
+        for (int d = 0; d < dim; ++d) {
+            const double v_pred = p.v[d][a];  // after the predictor: v0 + dt a1
+            if (!final) {
+                p.x[d][a] = x0_[d][a] + dt * v0_[d][a];
+                p.v[d][a] = v0_[d][a] + dt * k1_.dv[d][a];
+            } else {
+                p.x[d][a] = x0_[d][a] + 0.5 * dt * (v0_[d][a] + v_pred);
+                p.v[d][a] = v0_[d][a] + 0.5 * dt * (k1_.dv[d][a] + k2_.dv[d][a]);
+                const double dxe = 0.5 * dt * (v_pred - v0_[d][a]);
+                const double dve = 0.5 * dt * (k2_.dv[d][a] - k1_.dv[d][a]);
+                ex2 += dxe * dxe;
+                ev2 += dve * dve;
+            }
+        }
+        const double w1 = final ? 0.5 * dt : dt;
+        const double w2 = final ? 0.5 * dt : 0.0;
+        const auto& k2 = final ? k2_ : k1_;  // unused weight 0 when !final
+        p.rho[a] = rho0_[a] + w1 * k1_.drho[a] + w2 * k2.drho[a];
+        p.plastic_strain[a] = plastic0_[a] + w1 * k1_.dplastic[a] + w2 * k2.dplastic[a];
+        SymTensor sigma;
+        for (int c = 0; c < kSymComponents; ++c)
+            sigma[c] = stress0_[c][a] + w1 * k1_.dstress[c][a] + w2 * k2.dstress[c][a];
+        bool corrected = false;
+        const int mat = p.material[a];
+        if (std::holds_alternative<DruckerPrager>(mt.materials[mat].model))
+            corrected = drucker_prager_return(mt.drucker_prager[mat], sigma);
+        for (int c = 0; c < kSymComponents; ++c) p.stress[c][a] = sigma[c];
+
+        if (final) {
+            p.yielding[a] = (k2_.yielding[a] || corrected) ? 1 : 0;
+            const double h = p.h[a];
+            const double e_rho = 0.5 * dt * std::abs(k2_.drho[a] - k1_.drho[a]) / p.rho[a];
+            double e = std::max({std::sqrt(ex2) / h, std::sqrt(ev2) * dt / h, e_rho});
+            if (!finite_state(p, a) || !std::isfinite(e)) e = std::numeric_limits<double>::infinity();
+            particle_error_[a] = e;
+            worst = std::max(worst, e);
+        }
+    }
+    return worst / opt_.tolerance;
+}
+
+void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
+                           const std::string& why) const {
+    // Report the particles with the largest error of the failed attempt.
+    std::vector<std::size_t> order(p.size());
+    std::iota(order.begin(), order.end(), 0);
+    const std::size_t shown = std::min<std::size_t>(5, order.size());
+    std::partial_sort(order.begin(), order.begin() + shown, order.end(),
+                      [&](std::size_t a, std::size_t b) {
+                          return particle_error_[a] > particle_error_[b];
+                      });
+    std::ostringstream os;
+    os << "blow-up at t = " << time << " s, step " << step << ", dt = " << dt << " s: " << why
+       << ". Worst particles (id: position at step start [m], error/tolerance):";
+    for (std::size_t i = 0; i < shown; ++i) {
+        const std::size_t a = order[i];
+        os << "\n  id " << p.id[a] << ": (" << x0_[0][a] << ", " << x0_[1][a] << ", "
+           << x0_[2][a] << "), " << particle_error_[a] / opt_.tolerance;
+    }
+    restore_start(p);
+    throw BlowUpError(os.str());
+}
+
+StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                              const PhysicsParameters& pp, double time, std::int64_t step,
+                              double dt_cap) {
+    save_start(p);
+    evaluate(p, nl, mt, pp, k1_);
+    double dt_courant = std::numeric_limits<double>::infinity();
+    for (std::size_t a = 0; a < p.size(); ++a) dt_courant = std::min(dt_courant, k1_.dt_limit[a]);
+
+    double dt = dt_next_ > 0.0 ? dt_next_ : (opt_.dt_initial > 0.0 ? opt_.dt_initial : dt_courant);
+    dt = std::min({dt, dt_courant, opt_.dt_max});
+    if (!std::isfinite(dt)) dt = opt_.dt_max;
+    StepReport report;
+    for (;;) {
+        const bool capped = dt >= dt_cap;
+        if (capped) dt = dt_cap;
+        if (!(dt >= opt_.dt_min) && !capped)
+            blow_up(p, time, step, dt, "the step fell below the floor dt_min = " +
+                                           std::to_string(opt_.dt_min) + " s");
+        stage_update(p, mt, dt, false);
+        evaluate(p, nl, mt, pp, k2_);
+        const double err = stage_update(p, mt, dt, true);
+        if (err <= 1.0) {
+            const double grow = err > 0.0 ? 0.9 / std::sqrt(err) : 1.5;
+            // Capping at an output time says nothing about the step the solution allows.
+            const double base = capped ? std::max(dt, dt_next_) : dt;
+            dt_next_ = base * std::clamp(grow, 0.2, 1.5);
+            report.dt = dt;
+            report.error = err;
+            return report;
+        }
+        restore_start(p);
+        ++report.rejected;
+        dt *= std::isfinite(err) ? std::clamp(0.9 / std::sqrt(err), 0.1, 0.9) : 0.25;
+        if (report.rejected > 200)
+            blow_up(p, time, step, dt, "more than 200 rejected attempts for one step");
+    }
+}
+
+}  // namespace regosph

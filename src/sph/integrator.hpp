@@ -1,0 +1,76 @@
+// Second-order Runge-Kutta (Heun) with an embedded first-order (Euler) error estimate and an
+// adaptive step, bounded by the Courant condition (SPEC.md section 5). Integrates position,
+// velocity, density, stress and the plastic multiplier of the dynamic particles; Bui's stress
+// corrections are applied after every stage update.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sph/equations.hpp"
+#include "sph/neighbours.hpp"
+
+namespace regosph {
+
+struct IntegratorOptions {
+    // Local error tolerance of the step control. The error of a step is the largest over the
+    // dynamic particles of |dx| / h, |dv| dt / h and |drho| / rho, where d is the difference
+    // between the second- and the first-order solution.
+    double tolerance = 1e-4;
+    double dt_initial = 0.0;    // first step [s]; 0 = the Courant limit
+    double dt_min = 1e-10;      // a step below this floor stops the run as a blow-up [s]
+    double dt_max = 1e-2;       // [s]
+    double neighbour_skin = 0.15;  // Verlet skin as a fraction of the largest h
+};
+
+// A run that cannot continue (non-finite state, step below the floor). The particle set is
+// left at the last good state.
+class BlowUpError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct StepReport {
+    double dt = 0.0;       // accepted step [s]
+    double error = 0.0;    // error norm / tolerance of the accepted step
+    int rejected = 0;      // attempts rejected before this one
+    bool yielding_any = false;
+};
+
+class AdaptiveHeun {
+public:
+    explicit AdaptiveHeun(IntegratorOptions options) : opt_(options) {}
+
+    // One accepted step no longer than dt_cap [s], starting at `time` [s], `step` counts
+    // accepted steps (for error messages). Throws BlowUpError.
+    StepReport step(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                    const PhysicsParameters& pp, double time, std::int64_t step, double dt_cap);
+
+    // The step the controller proposes next [s] (before the Courant bound of the next state).
+    double proposed_dt() const { return dt_next_; }
+    const IntegratorOptions& options() const { return opt_; }
+
+    // Ensure neighbours and boundary values for the current state, then the derivatives.
+    void evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                  const PhysicsParameters& pp, Derivatives& out) const;
+
+private:
+    void save_start(const ParticleSet& p);
+    void restore_start(ParticleSet& p) const;
+    double stage_update(ParticleSet& p, const MaterialTable& mt, double dt, bool final);
+    [[noreturn]] void blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
+                              const std::string& why) const;
+
+    IntegratorOptions opt_;
+    double dt_next_ = 0.0;
+    // Start-of-step state of every particle (boundary particles included, they are cheap).
+    std::array<std::vector<double>, 3> x0_, v0_;
+    std::vector<double> rho0_, mass0_, plastic0_;
+    std::array<std::vector<double>, kSymComponents> stress0_;
+    Derivatives k1_, k2_;
+    std::vector<double> particle_error_;
+};
+
+}  // namespace regosph

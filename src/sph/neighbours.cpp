@@ -1,0 +1,97 @@
+#include "sph/neighbours.hpp"
+
+#include <algorithm>
+#include <nanoflann.hpp>
+#include <stdexcept>
+
+namespace regosph {
+
+namespace {
+
+// nanoflann dataset adaptor over the structure-of-arrays positions.
+struct PositionCloud {
+    const ParticleSet& p;
+    std::size_t kdtree_get_point_count() const { return p.size(); }
+    double kdtree_get_pt(std::size_t i, std::size_t d) const { return p.x[d][i]; }
+    template <class BoundingBox>
+    bool kdtree_get_bbox(BoundingBox&) const {
+        return false;
+    }
+};
+
+template <int Dim>
+void search(const ParticleSet& p, double skin, std::vector<std::vector<std::uint32_t>>& rows) {
+    using Tree = nanoflann::KDTreeSingleIndexAdaptor<
+        nanoflann::L2_Simple_Adaptor<double, PositionCloud>, PositionCloud, Dim, std::uint32_t>;
+    const PositionCloud cloud{p};
+    Tree tree(Dim, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));  // builds the tree
+
+    const double h_max = *std::max_element(p.h.begin(), p.h.end());
+    const std::size_t n = p.size();
+#pragma omp parallel
+    {
+        std::vector<std::pair<std::uint32_t, double>> found;
+        nanoflann::SearchParams params;
+        params.sorted = false;
+#pragma omp for schedule(static)
+        for (std::size_t a = 0; a < n; ++a) {
+            const double query[3] = {p.x[0][a], p.x[1][a], p.x[2][a]};
+            const double reach = 0.5 * (p.h[a] + h_max) + skin;
+            found.clear();
+            tree.radiusSearch(query, reach * reach, found, params);
+            auto& row = rows[a];
+            row.clear();
+            const bool a_is_boundary = p.kind[a] == ParticleKind::boundary;
+            for (const auto& [b, r2] : found) {
+                if (b == a) continue;
+                if (a_is_boundary && p.kind[b] == ParticleKind::boundary) continue;
+                const double r_max = 0.5 * (p.h[a] + p.h[b]) + skin;
+                if (r2 < r_max * r_max) row.push_back(b);
+            }
+            std::sort(row.begin(), row.end());
+        }
+    }
+}
+
+}  // namespace
+
+void NeighbourList::build(const ParticleSet& p, double skin) {
+    if (p.size() >= std::size_t{0xffffffff})
+        throw std::length_error("NeighbourList: more than 2^32 - 1 particles on one rank");
+    skin_ = skin;
+    const std::size_t n = p.size();
+    std::vector<std::vector<std::uint32_t>> rows(n);
+    if (n > 0) {
+        if (p.dim == 2)
+            search<2>(p, skin, rows);
+        else
+            search<3>(p, skin, rows);
+    }
+    offsets_.assign(n + 1, 0);
+    for (std::size_t a = 0; a < n; ++a) offsets_[a + 1] = offsets_[a] + rows[a].size();
+    indices_.resize(offsets_[n]);
+#pragma omp parallel for schedule(static)
+    for (std::size_t a = 0; a < n; ++a)
+        std::copy(rows[a].begin(), rows[a].end(), indices_.begin() + offsets_[a]);
+    for (int d = 0; d < 3; ++d) x_at_build_[d] = p.x[d];
+    ++builds_;
+}
+
+bool NeighbourList::needs_rebuild(const ParticleSet& p) const {
+    const std::size_t n = p.size();
+    if (offsets_.size() != n + 1 || x_at_build_[0].size() != n) return true;
+    const double limit2 = 0.25 * skin_ * skin_;
+    bool moved = false;
+#pragma omp parallel for reduction(|| : moved) schedule(static)
+    for (std::size_t a = 0; a < n; ++a) {
+        double d2 = 0.0;
+        for (int d = 0; d < p.dim; ++d) {
+            const double dx = p.x[d][a] - x_at_build_[d][a];
+            d2 += dx * dx;
+        }
+        moved = moved || !(d2 <= limit2);  // NaN positions force a rebuild (and fail later)
+    }
+    return moved;
+}
+
+}  // namespace regosph

@@ -1,0 +1,44 @@
+// Verlet neighbour lists built with a nanoflann k-d tree.
+//
+// A pair (a, b) interacts when |x_a - x_b| < h_ab = (h_a + h_b) / 2 (SPEC.md section 1). The
+// list stores every b within h_ab + skin, so it stays valid until some particle has moved
+// more than skin / 2 since the build; `needs_rebuild` checks exactly that. Rows of dynamic
+// particles hold all their neighbours, rows of boundary particles only dynamic ones (a wall
+// never interacts with a wall). Rows are sorted by index, so sums over a row do not depend
+// on the thread count.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sph/particles.hpp"
+
+namespace regosph {
+
+class NeighbourList {
+public:
+    // skin: extra search distance [m] beyond the interaction radius.
+    void build(const ParticleSet& p, double skin);
+
+    // True when the list is empty, sized for another particle set, or some particle moved
+    // more than skin / 2 since the build.
+    bool needs_rebuild(const ParticleSet& p) const;
+
+    std::span<const std::uint32_t> row(std::size_t i) const {
+        return {indices_.data() + offsets_[i], indices_.data() + offsets_[i + 1]};
+    }
+    std::size_t pair_count() const { return indices_.size(); }
+    std::size_t build_count() const { return builds_; }
+    double skin() const { return skin_; }
+
+private:
+    std::vector<std::size_t> offsets_;
+    std::vector<std::uint32_t> indices_;
+    std::array<std::vector<double>, 3> x_at_build_;
+    double skin_ = 0.0;
+    std::size_t builds_ = 0;
+};
+
+}  // namespace regosph

@@ -1,0 +1,62 @@
+// Particle data of a regosph run: one structure of arrays shared by the physics kernels,
+// the neighbour search, the I/O layer and the Python bindings (which view these arrays
+// directly). Every array has one entry per particle; index order is arbitrary (the
+// stable `id` identifies a particle across reorderings, ranks and restarts).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace regosph {
+
+// What the integrator does with a particle.
+enum class ParticleKind : std::uint8_t {
+    dynamic = 0,   // integrated in time: regolith, elastic solids
+    boundary = 1,  // belongs to a fixed or prescribed-motion body; its density and stress are
+                   // extrapolated from the dynamic particles around it (Adami et al. 2012)
+};
+
+// Symmetric tensors are stored as six components in this order (Voigt order with the
+// in-plane shear first). In 2D plane strain the xz and yz components stay zero and zz is
+// carried (SPEC.md section 3).
+enum TensorComponent : int { XX = 0, YY = 1, ZZ = 2, XY = 3, XZ = 4, YZ = 5 };
+inline constexpr int kSymComponents = 6;
+inline constexpr std::array<const char*, kSymComponents> kSymComponentNames{"xx", "yy", "zz",
+                                                                            "xy", "xz", "yz"};
+
+struct ParticleSet {
+    int dim = 2;  // 2 (plane strain) or 3
+
+    std::array<std::vector<double>, 3> x;  // position [m]; z stays 0 in 2D
+    std::array<std::vector<double>, 3> v;  // velocity [m/s]
+    std::vector<double> rho;               // density [kg/m^3]
+    std::vector<double> mass;              // [kg]
+    std::vector<double> h;                 // kernel support radius [m] (SPEC.md section 1)
+    std::array<std::vector<double>, kSymComponents> stress;  // Cauchy stress [Pa], tension > 0
+    std::vector<double> plastic_strain;  // accumulated plastic multiplier, int lambda_dot dt [-]
+    std::vector<std::uint8_t> yielding;  // 1 if the particle flowed plastically in the last step
+
+    std::vector<std::int32_t> material;  // index into Simulation::materials
+    std::vector<std::int32_t> body;      // index into Simulation::bodies
+    std::vector<ParticleKind> kind;
+    std::vector<std::int64_t> id;  // stable particle id, unique in a run
+
+    std::size_t size() const { return rho.size(); }
+
+    // Append one particle; unset fields start at zero.
+    void push_back(const std::array<double, 3>& position, const std::array<double, 3>& velocity,
+                   double density, double particle_mass, double support_radius,
+                   std::int32_t material_index, std::int32_t body_index, ParticleKind k,
+                   std::int64_t particle_id);
+
+    void resize(std::size_t n);
+    void reserve(std::size_t n);
+
+    // Apply a permutation: new index i takes the particle that was at order[i].
+    void permute(const std::vector<std::size_t>& order);
+};
+
+}  // namespace regosph

@@ -1,0 +1,313 @@
+#include "sph/simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "io/json.hpp"
+#include "io/snapshot.hpp"
+#include "io/time_series.hpp"
+#include "parallel/mpi_env.hpp"
+
+namespace regosph {
+
+Simulation::Simulation(int dim) {
+    if (dim != 2 && dim != 3)
+        throw std::invalid_argument("simulation: dim = " + std::to_string(dim) +
+                                    " must be 2 (plane strain) or 3");
+    particles_.dim = dim;
+}
+
+int Simulation::add_material(const Material& m) {
+    validate(m);
+    for (const Material& other : materials_)
+        if (other.name == m.name)
+            throw std::invalid_argument("material '" + m.name + "': name already used");
+    materials_.push_back(m);
+    table_.reset();
+    return static_cast<int>(materials_.size()) - 1;
+}
+
+int Simulation::add_body(const std::string& name, int material, Motion motion,
+                         const std::vector<geometry::Point>& positions, double spacing,
+                         double smoothing_length, geometry::Point velocity) {
+    const std::string where = "body '" + name + "': ";
+    if (name.empty()) throw std::invalid_argument("body: name must not be empty");
+    for (const Body& b : bodies_)
+        if (b.name == name) throw std::invalid_argument(where + "name already used");
+    if (material < 0 || material >= static_cast<int>(materials_.size()))
+        throw std::invalid_argument(where + "material index " + std::to_string(material) +
+                                    " does not name an added material");
+    if (!(std::isfinite(spacing) && spacing > 0.0))
+        throw std::invalid_argument(where + "spacing = " + std::to_string(spacing) +
+                                    " m must be positive");
+    if (!(std::isfinite(smoothing_length) && smoothing_length > 0.0))
+        throw std::invalid_argument(where + "smoothing_length = " +
+                                    std::to_string(smoothing_length) + " m must be positive");
+    if (positions.empty())
+        throw std::invalid_argument(where + "positions: the body has no particles (empty body)");
+    for (std::size_t i = 0; i < positions.size(); ++i)
+        for (int d = 0; d < 3; ++d)
+            if (!std::isfinite(positions[i][d]))
+                throw std::invalid_argument(where + "positions: coordinate " +
+                                            std::string(1, "xyz"[d]) + " of particle " +
+                                            std::to_string(i) + " is not a finite number");
+    for (int d = 0; d < 3; ++d)
+        if (!std::isfinite(velocity[d]))
+            throw std::invalid_argument(where + "velocity must be finite");
+    const Material& m = materials_[material];
+    const bool rigid = std::holds_alternative<Rigid>(m.model);
+    if (motion == Motion::dynamic && rigid)
+        throw std::invalid_argument(where + "material '" + m.name +
+                                    "' is Rigid, which only boundary (fixed) bodies can use");
+    if (motion == Motion::dynamic && particles_.dim == 2 && velocity[2] != 0.0)
+        throw std::invalid_argument(where + "velocity: a 2D run has no z velocity");
+
+    const double rho = reference_density(m);
+    const double volume = std::pow(spacing, particles_.dim);
+    const auto kind = motion == Motion::dynamic ? ParticleKind::dynamic : ParticleKind::boundary;
+    const auto body_index = static_cast<std::int32_t>(bodies_.size());
+    const std::array<double, 3> v0 = motion == Motion::dynamic ? velocity : geometry::Point{};
+    std::int64_t next_id = particles_.size() == 0
+                               ? 0
+                               : *std::max_element(particles_.id.begin(), particles_.id.end()) + 1;
+    particles_.reserve(particles_.size() + positions.size());
+    for (const auto& pos : positions) {
+        geometry::Point x = pos;
+        if (particles_.dim == 2) x[2] = 0.0;
+        particles_.push_back(x, v0, rho, rho * volume, smoothing_length, material, body_index,
+                             kind, next_id++);
+    }
+    bodies_.push_back(Body{name, material, motion, spacing, smoothing_length, positions.size()});
+    integrator_.reset();
+    return body_index;
+}
+
+void Simulation::validate_setup() const {
+    const auto& p = particles_;
+    if (p.size() == 0) throw std::invalid_argument("simulation: the setup has zero particles");
+    if (std::none_of(p.kind.begin(), p.kind.end(),
+                     [](ParticleKind k) { return k == ParticleKind::dynamic; }))
+        throw std::invalid_argument("simulation: no dynamic body; nothing would move");
+    for (int d = 0; d < 3; ++d)
+        if (!std::isfinite(physics_.gravity[d]))
+            throw std::invalid_argument("physics: gravity must be finite");
+    if (p.dim == 2 && physics_.gravity[2] != 0.0)
+        throw std::invalid_argument("physics: gravity has a z component in a 2D run");
+    const auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
+    if (!(physics_.av_alpha >= 0.0 && physics_.av_beta >= 0.0 && physics_.av_epsilon > 0.0))
+        throw std::invalid_argument(
+            "physics: av_alpha and av_beta must be >= 0 and av_epsilon > 0");
+    if (!positive(physics_.courant) || physics_.courant > 1.0)
+        throw std::invalid_argument("physics: courant must lie in (0, 1]");
+    const auto& io = integrator_options_;
+    if (!positive(io.tolerance)) throw std::invalid_argument("integrator: tolerance must be > 0");
+    if (!positive(io.dt_min)) throw std::invalid_argument("integrator: dt_min must be > 0 s");
+    if (!positive(io.dt_max) || io.dt_max < io.dt_min)
+        throw std::invalid_argument("integrator: dt_max must be positive and >= dt_min");
+    if (!(io.dt_initial >= 0.0)) throw std::invalid_argument("integrator: dt_initial must be >= 0");
+    if (!(io.neighbour_skin >= 0.0 && io.neighbour_skin < 1.0))
+        throw std::invalid_argument("integrator: neighbour_skin must lie in [0, 1)");
+}
+
+void Simulation::ensure_integrator() {
+    if (!table_) table_ = std::make_unique<MaterialTable>(materials_, particles_.dim);
+    if (!integrator_) integrator_ = std::make_unique<AdaptiveHeun>(integrator_options_);
+}
+
+StepReport Simulation::advance(double dt_cap) {
+    if (!(dt_cap > 0.0)) throw std::invalid_argument("advance: dt_cap must be > 0 s");
+    validate_setup();
+    ensure_integrator();
+    const StepReport r =
+        integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_, dt_cap);
+    time_ += r.dt;
+    ++step_;
+    return r;
+}
+
+const Derivatives& Simulation::evaluate_derivatives() {
+    validate_setup();
+    ensure_integrator();
+    integrator_->evaluate(particles_, neighbours_, *table_, physics_, scratch_);
+    return scratch_;
+}
+
+std::string Simulation::describe(const RunOptions& o) const {
+    io::JsonWriter j;
+    j.begin_object();
+    j.field("regosph_version", io::version_string());
+    j.field("dim", particles_.dim);
+    j.key("physics").begin_object();
+    j.field("gravity_m_s2", std::vector<double>(physics_.gravity.begin(), physics_.gravity.end()));
+    j.field("av_alpha", physics_.av_alpha);
+    j.field("av_beta", physics_.av_beta);
+    j.field("av_epsilon", physics_.av_epsilon);
+    j.field("courant", physics_.courant);
+    j.end_object();
+    j.key("integrator").begin_object();
+    j.field("scheme", std::string("Heun RK2 with embedded Euler error estimate"));
+    j.field("tolerance", integrator_options_.tolerance);
+    j.field("dt_initial_s", integrator_options_.dt_initial);
+    j.field("dt_min_s", integrator_options_.dt_min);
+    j.field("dt_max_s", integrator_options_.dt_max);
+    j.field("neighbour_skin_fraction_of_h", integrator_options_.neighbour_skin);
+    j.end_object();
+    j.key("materials").begin_array();
+    for (const Material& m : materials_) io::write_material(j, m);
+    j.end_array();
+    j.key("bodies").begin_array();
+    for (const Body& b : bodies_) {
+        j.begin_object();
+        j.field("name", b.name);
+        j.field("material", materials_[b.material].name);
+        j.field("motion", std::string(b.motion == Motion::dynamic ? "dynamic" : "fixed"));
+        j.field("spacing_m", b.spacing);
+        j.field("smoothing_length_m", b.smoothing_length);
+        j.field("particles", static_cast<double>(b.particle_count));
+        j.end_object();
+    }
+    j.end_array();
+    j.key("run").begin_object();
+    j.field("start_time_s", time_);
+    j.field("end_time_s", o.end_time);
+    j.field("snapshot_interval_s", o.snapshot_interval);
+    j.field("diagnostics_every", o.diagnostics_every);
+    j.field("mpi_ranks", mpi::size());
+    j.end_object();
+    j.key("metadata").begin_object();
+    for (const auto& [k, v] : o.metadata) j.field(k, v);
+    j.end_object();
+    j.end_object();
+    return j.str();
+}
+
+namespace {
+
+std::string format_duration(double seconds) {
+    const long s = static_cast<long>(std::max(0.0, seconds) + 0.5);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+    return buf;
+}
+
+const std::vector<std::string> kDiagnosticColumns = {
+    "time [s]",          "dt [s]",           "kinetic_energy [J]", "momentum_x [kg m/s]",
+    "momentum_y [kg m/s]", "momentum_z [kg m/s]", "max_speed [m/s]",  "yielding [-]",
+    "mass [kg]",         "rejected_steps [-]"};
+
+}  // namespace
+
+RunSummary Simulation::run(const RunOptions& o) {
+    if (!(std::isfinite(o.end_time) && o.end_time > time_))
+        throw std::invalid_argument("run: end_time = " + std::to_string(o.end_time) +
+                                    " s must be a finite time after the current time " +
+                                    std::to_string(time_) + " s");
+    if (!(std::isfinite(o.snapshot_interval) && o.snapshot_interval >= 0.0))
+        throw std::invalid_argument("run: snapshot_interval must be >= 0 s");
+    if (o.diagnostics_every < 1) throw std::invalid_argument("run: diagnostics_every must be >= 1");
+    validate_setup();
+    ensure_integrator();
+
+    const bool root = mpi::rank() == 0;
+    std::unique_ptr<io::SnapshotWriter> writer;
+    std::unique_ptr<io::CsvTimeSeries> diagnostics;
+    std::map<std::string, std::string> attributes = o.metadata;
+    if (!o.output_dir.empty()) {
+        writer = std::make_unique<io::SnapshotWriter>(o.output_dir);  // checks writability
+        io::write_text_atomically(std::filesystem::path(o.output_dir) / "run.json", describe(o));
+        diagnostics = std::make_unique<io::CsvTimeSeries>(
+            std::filesystem::path(o.output_dir) / "diagnostics.csv", kDiagnosticColumns);
+    }
+    RunSummary summary;
+    std::int64_t rejected_since_row = 0;
+    double last_dt = 0.0;
+    const auto write_diagnostics = [&] {
+        if (!diagnostics) return;
+        const Diagnostics g = compute_diagnostics(particles_);
+        diagnostics->append({time_, last_dt, g.kinetic_energy, g.momentum[0], g.momentum[1],
+                             g.momentum[2], g.max_speed, static_cast<double>(g.yielding), g.mass,
+                             static_cast<double>(rejected_since_row)});
+        rejected_since_row = 0;
+    };
+    const auto write_snapshot = [&] {
+        if (!writer) return;
+        writer->write(particles_, time_, step_, attributes);
+        ++summary.snapshots;
+    };
+
+    const double t_start = time_;
+    const std::int64_t step_start = step_;
+    const std::size_t n_dynamic = compute_diagnostics(particles_).dynamic_particles;
+    const auto wall_start = std::chrono::steady_clock::now();
+    auto last_progress = wall_start;
+    const auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    };
+    const auto progress = [&](bool force) {
+        if (!root || o.progress_interval <= 0.0) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (!force && std::chrono::duration<double>(now - last_progress).count() < o.progress_interval)
+            return;
+        last_progress = now;
+        const double wall = elapsed();
+        const double rate = wall > 0 ? static_cast<double>(n_dynamic * (step_ - step_start)) / wall : 0;
+        const double eta = time_ > t_start ? wall * (o.end_time - time_) / (time_ - t_start) : 0.0;
+        std::printf("t = %.5f s (%5.1f%%)  step %lld  dt %.3e s  %.3f M particle-steps/s  ETA %s\n",
+                    time_, 100.0 * (time_ - t_start) / (o.end_time - t_start),
+                    static_cast<long long>(step_), last_dt, rate * 1e-6,
+                    format_duration(eta).c_str());
+        std::fflush(stdout);
+    };
+
+    write_diagnostics();
+    write_snapshot();
+    const double interval = o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time - t_start;
+    double next_output = std::min(o.end_time, t_start + interval);
+    bool snapshot_current = true;
+    // Time differences below this are round-off of the summed steps.
+    const double t_eps = 1e-12 * std::max(1.0, std::abs(o.end_time));
+    while (time_ < o.end_time - t_eps) {
+        const double target = std::min(next_output, o.end_time);
+        StepReport r;
+        try {
+            r = integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_,
+                                  target - time_);
+        } catch (const BlowUpError&) {
+            if (diagnostics) diagnostics->flush();
+            throw;
+        }
+        time_ = (time_ + r.dt >= target - t_eps) ? target : time_ + r.dt;
+        ++step_;
+        last_dt = r.dt;
+        rejected_since_row += r.rejected;
+        summary.rejected += r.rejected;
+        snapshot_current = false;
+        if ((step_ - step_start) % o.diagnostics_every == 0) write_diagnostics();
+        if (time_ >= next_output - t_eps) {
+            write_snapshot();
+            snapshot_current = true;
+            next_output = std::min(o.end_time, next_output + interval);
+        }
+        progress(false);
+    }
+    if (!snapshot_current) write_snapshot();
+    write_diagnostics();
+    progress(true);
+
+    summary.steps = step_ - step_start;
+    summary.wall_seconds = elapsed();
+    summary.particle_steps_per_second =
+        summary.wall_seconds > 0
+            ? static_cast<double>(n_dynamic * summary.steps) / summary.wall_seconds
+            : 0.0;
+    summary.neighbour_builds = neighbours_.build_count();
+    return summary;
+}
+
+}  // namespace regosph

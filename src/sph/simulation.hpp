@@ -1,0 +1,101 @@
+// A regosph run: materials, bodies and their particles, the physics parameters, the
+// integrator, and the run loop with output, diagnostics and progress reporting.
+// Setups (examples/, validation/) build one of these; the physics never knows which
+// experiment it runs.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "geometry/body.hpp"
+#include "geometry/shapes.hpp"
+#include "materials/material.hpp"
+#include "sph/diagnostics.hpp"
+#include "sph/equations.hpp"
+#include "sph/integrator.hpp"
+#include "sph/neighbours.hpp"
+#include "sph/particles.hpp"
+
+namespace regosph {
+
+struct RunOptions {
+    double end_time = 0.0;            // [s], > current time
+    std::string output_dir;           // empty: no files written
+    double snapshot_interval = 0.0;   // [s]; 0: only the initial and final states
+    int diagnostics_every = 10;       // steps between rows of diagnostics.csv
+    double progress_interval = 5.0;   // wall seconds between progress lines; <= 0: silent
+    std::map<std::string, std::string> metadata;  // recorded in run.json and every snapshot
+};
+
+struct RunSummary {
+    std::int64_t steps = 0;
+    std::int64_t rejected = 0;
+    double wall_seconds = 0.0;
+    double particle_steps_per_second = 0.0;  // dynamic particles x accepted steps / wall time
+    std::size_t neighbour_builds = 0;
+    std::size_t snapshots = 0;
+};
+
+class Simulation {
+public:
+    explicit Simulation(int dim);
+
+    int dim() const { return particles_.dim; }
+
+    // Validates and stores a material; returns its index.
+    int add_material(const Material& m);
+
+    // Adds a body whose particles sit at `positions` [m], each of volume spacing^dim, density
+    // the material's reference density, support radius `smoothing_length` [m], initial
+    // velocity `velocity` [m/s]. Returns the body index. Throws std::invalid_argument naming
+    // the body and field on bad input (empty body, NaN coordinates, non-positive spacing/h).
+    int add_body(const std::string& name, int material, Motion motion,
+                 const std::vector<geometry::Point>& positions, double spacing,
+                 double smoothing_length, geometry::Point velocity = {0, 0, 0});
+
+    PhysicsParameters& physics() { return physics_; }
+    IntegratorOptions& integrator_options() { return integrator_options_; }
+    ParticleSet& particles() { return particles_; }
+    const ParticleSet& particles() const { return particles_; }
+    const std::vector<Material>& materials() const { return materials_; }
+    const std::vector<Body>& bodies() const { return bodies_; }
+    double time() const { return time_; }
+    std::int64_t step_count() const { return step_; }
+
+    // Integrate to options.end_time. Throws std::invalid_argument on a bad setup before
+    // anything runs, BlowUpError when the run cannot continue (the particle set then holds
+    // the last good state; snapshots already written stay intact).
+    RunSummary run(const RunOptions& options);
+
+    // One accepted step no longer than dt_cap [s] (for tests and Python drivers).
+    StepReport advance(double dt_cap);
+
+    // Derivatives of the current state (for tests): neighbours and boundary values updated.
+    const Derivatives& evaluate_derivatives();
+
+    // Parameters, materials and bodies as JSON, written to run.json (reproducibility).
+    std::string describe(const RunOptions& options) const;
+
+    // Throws std::invalid_argument when the setup cannot run (no dynamic particles, ...).
+    void validate_setup() const;
+
+private:
+    void ensure_integrator();
+
+    ParticleSet particles_;
+    std::vector<Material> materials_;
+    std::vector<Body> bodies_;
+    PhysicsParameters physics_;
+    IntegratorOptions integrator_options_;
+    std::unique_ptr<MaterialTable> table_;
+    std::unique_ptr<AdaptiveHeun> integrator_;
+    NeighbourList neighbours_;
+    Derivatives scratch_;
+    double time_ = 0.0;
+    std::int64_t step_ = 0;
+};
+
+}  // namespace regosph
