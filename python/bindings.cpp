@@ -180,7 +180,13 @@ PYBIND11_MODULE(_core, m) {
         .def_readwrite("dt_min", &IntegratorOptions::dt_min)
         .def_readwrite("dt_max", &IntegratorOptions::dt_max)
         .def_readwrite("neighbour_skin", &IntegratorOptions::neighbour_skin);
+    py::class_<PhaseTimes>(m, "PhaseTimes")
+        .def_readonly("neighbours", &PhaseTimes::neighbours)
+        .def_readonly("boundary", &PhaseTimes::boundary)
+        .def_readonly("derivatives", &PhaseTimes::derivatives)
+        .def_readonly("updates", &PhaseTimes::updates);
     py::class_<RunSummary>(m, "RunSummary")
+        .def_readonly("phases", &RunSummary::phases)
         .def_readonly("steps", &RunSummary::steps)
         .def_readonly("rejected", &RunSummary::rejected)
         .def_readonly("wall_seconds", &RunSummary::wall_seconds)

@@ -10,12 +10,13 @@
 #include <fstream>
 #include <iomanip>
 #include <optional>
-#include <regosph/version.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
 #include <type_traits>
 #include <utility>
+
+#include <regosph/version.hpp>
 
 namespace regosph::io {
 namespace fs = std::filesystem;
@@ -357,15 +358,10 @@ void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n)
         const char* type;
         int precision;
     };
-    for (const Scalar& s : {Scalar{"density", "Float", 8},
-                            {"mass", "Float", 8},
-                            {"smoothing_length", "Float", 8},
-                            {"plastic_strain", "Float", 8},
-                            {"yielding", "UChar", 1},
-                            {"material", "Int", 4},
-                            {"body", "Int", 4},
-                            {"kind", "UChar", 1},
-                            {"id", "Int", 8}})
+    for (const Scalar& s : {Scalar{"density", "Float", 8}, {"mass", "Float", 8},
+                            {"smoothing_length", "Float", 8}, {"plastic_strain", "Float", 8},
+                            {"yielding", "UChar", 1}, {"material", "Int", 4}, {"body", "Int", 4},
+                            {"kind", "UChar", 1}, {"id", "Int", 8}})
         xdmf_attribute(x, s.name, "Scalar", data_item(src + s.name, n, 1, s.type, s.precision));
     // XDMF's Tensor6 means xx yy zz xy yz xz, not our order: expose six scalars instead, each
     // one column of the (N, 6) dataset, selected by a hyperslab (start; stride; count).
@@ -437,10 +433,15 @@ void SnapshotWriter::write_xdmf() const {
     std::ostringstream x;
     x.imbue(std::locale::classic());
     x << std::setprecision(17);
+    // XDMF 2 because of the HyperSlab items; checked with ParaView 5.11's readers.
     x << "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-      << "<Xdmf Version=\"3.0\">\n <Domain>\n"
+      << "<!-- regosph particle snapshots. In ParaView open this with the \"XDMF Reader\": the\n"
+      << "     Xdmf3 readers skip the stress_* HyperSlab items and create no vertex cells. -->\n"
+      << "<Xdmf Version=\"2.0\">\n <Domain>\n"
       << "  <Grid Name=\"particles\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-    for (const Entry& e : entries_) xdmf_grid(x, e.index, e.time_s, e.n_particles);
+    // Empty snapshots stay out: the XDMF Reader fails on zero-sized datasets.
+    for (const Entry& e : entries_)
+        if (e.n_particles > 0) xdmf_grid(x, e.index, e.time_s, e.n_particles);
     x << "  </Grid>\n </Domain>\n</Xdmf>\n";
     write_text_atomically(dir_ / "series.xdmf", x.str());
 }

@@ -34,58 +34,65 @@ namespace {
 // Sums a dynamic particle gathers over its neighbours.
 template <int Dim>
 struct PairSums {
-    double acc[Dim] = {};        // momentum, eq. 37 without gravity [m/s^2]
-    double div_sum = 0.0;        // sum_b V_b (v_a - v_b) . grad_a W_ab  [1/s]
+    double acc[Dim] = {};          // momentum, eq. 37 without gravity [m/s^2]
+    double div_sum = 0.0;          // sum_b V_b (v_a - v_b) . grad_a W_ab  [1/s]
     double grad_v[Dim][Dim] = {};  // L_ij = sum_b (m_b / rho_a) (v_b - v_a)_i d_j W_ab  [1/s]
-    double max_nu = 0.0;         // max |nu_ab| of approaching pairs [m/s]
+    double max_nu = 0.0;           // max |nu_ab| of approaching pairs [m/s]
 };
 
+// sigma / rho^2 of particle i as a Dim x Dim matrix.
 template <int Dim>
-PairSums<Dim> gather(const ParticleSet& p, std::size_t a, std::span<const std::uint32_t> row,
-                     const std::vector<double>& c_visc, const PhysicsParameters& pp) {
+inline void stress_over_rho2(const StagedParticles& st, std::size_t i, double (&s)[Dim][Dim]) {
+    s[0][0] = st.s_rho2[XX][i];
+    s[1][1] = st.s_rho2[YY][i];
+    s[0][1] = s[1][0] = st.s_rho2[XY][i];
+    if constexpr (Dim == 3) {
+        s[2][2] = st.s_rho2[ZZ][i];
+        s[0][2] = s[2][0] = st.s_rho2[XZ][i];
+        s[1][2] = s[2][1] = st.s_rho2[YZ][i];
+    }
+}
+
+template <int Dim>
+PairSums<Dim> gather(const ParticleSet& p, const StagedParticles& st, std::size_t a,
+                     std::span<const std::uint32_t> row, const PhysicsParameters& pp) {
     PairSums<Dim> s;
     const double rho_a = p.rho[a];
-    const double inv_rho_a2 = 1.0 / (rho_a * rho_a);
+    const double inv_rho_a = 1.0 / rho_a;
     const double h_a = p.h[a];
-    const double c_a = c_visc[a];
-    double sa[Dim][Dim];  // sigma_a / rho_a^2
-    const auto& st = p.stress;
-    sa[0][0] = st[XX][a] * inv_rho_a2;
-    sa[1][1] = st[YY][a] * inv_rho_a2;
-    sa[0][1] = sa[1][0] = st[XY][a] * inv_rho_a2;
-    if constexpr (Dim == 3) {
-        sa[2][2] = st[ZZ][a] * inv_rho_a2;
-        sa[0][2] = sa[2][0] = st[XZ][a] * inv_rho_a2;
-        sa[1][2] = sa[2][1] = st[YZ][a] * inv_rho_a2;
+    const double c_a = st.c_visc[a];
+    double xa[Dim], va[Dim], sa[Dim][Dim];
+    for (int d = 0; d < Dim; ++d) {
+        xa[d] = p.x[d][a];
+        va[d] = p.v[d][a];
     }
+    stress_over_rho2<Dim>(st, a, sa);
 
     for (const std::uint32_t b : row) {
-        double dx[Dim], dv[Dim];
-        double r2 = 0.0, vr = 0.0;
+        double dx[Dim];
+        double r2 = 0.0;
         for (int d = 0; d < Dim; ++d) {
-            dx[d] = p.x[d][a] - p.x[d][b];
-            dv[d] = p.v[d][a] - p.v[d][b];
+            dx[d] = xa[d] - p.x[d][b];
             r2 += dx[d] * dx[d];
-            vr += dv[d] * dx[d];
         }
         const double h_ab = 0.5 * (h_a + p.h[b]);
-        if (r2 >= h_ab * h_ab || r2 == 0.0) continue;
-        const double r = std::sqrt(r2);
-        const double f = kernel::derivative<Dim>(r, h_ab) / r;  // grad_a W_ab = f (x_a - x_b)
-        double grad[Dim];
-        for (int d = 0; d < Dim; ++d) grad[d] = f * dx[d];
-
+        if (r2 >= h_ab * h_ab || r2 == 0.0) continue;  // skin pair, or a coincident particle
+        const double f = kernel::gradient_factor<Dim>(std::sqrt(r2), h_ab);
+        double grad[Dim], dv[Dim];
+        double vr = 0.0, dv_dot_grad = 0.0;
+        for (int d = 0; d < Dim; ++d) {
+            grad[d] = f * dx[d];  // grad_a W_ab
+            dv[d] = va[d] - p.v[d][b];
+            vr += dv[d] * dx[d];
+            dv_dot_grad += dv[d] * grad[d];
+        }
         const double m_b = p.mass[b];
-        const double rho_b = p.rho[b];
-        const double vol_b = m_b / rho_b;
 
-        // Continuity (eq. 31), the factor rho_a is applied by the caller.
-        double dv_dot_grad = 0.0;
-        for (int d = 0; d < Dim; ++d) dv_dot_grad += dv[d] * grad[d];
-        s.div_sum += vol_b * dv_dot_grad;
+        // Continuity (eq. 31); the factor rho_a is applied by the caller.
+        s.div_sum += st.volume[b] * dv_dot_grad;
 
         // Velocity gradient for the strain and rotation rates (eqs. 38 and 23).
-        const double w_v = -m_b / rho_a;
+        const double w_v = -m_b * inv_rho_a;
         for (int i = 0; i < Dim; ++i)
             for (int j = 0; j < Dim; ++j) s.grad_v[i][j] += w_v * dv[i] * grad[j];
 
@@ -93,24 +100,20 @@ PairSums<Dim> gather(const ParticleSet& p, std::size_t a, std::span<const std::u
         // sound speed of its own (its model is rigid): the pair uses c_a.
         double pi_ab = 0.0;
         if (vr < 0.0) {
-            const double c_b = p.kind[b] == ParticleKind::boundary ? c_a : c_visc[b];
-            const double nu = h_ab * vr / (r2 + pp.av_epsilon * h_ab * h_ab);
-            pi_ab = (-pp.av_alpha * 0.5 * (c_a + c_b) * nu + pp.av_beta * nu * nu) /
-                    (0.5 * (rho_a + rho_b));
+            const double c_b = st.c_visc[b] < 0.0 ? c_a : st.c_visc[b];
+            // nu = h vr / (r^2 + eps h^2), Pi = (-alpha cbar nu + beta nu^2) / rhobar, with
+            // one division for both.
+            const double denom = r2 + pp.av_epsilon * h_ab * h_ab;
+            const double rho_sum = rho_a + p.rho[b];
+            const double inv = 1.0 / (denom * rho_sum);
+            const double nu = h_ab * vr * rho_sum * inv;
+            pi_ab = (-pp.av_alpha * 0.5 * (c_a + c_b) + pp.av_beta * nu) * nu * 2.0 * denom * inv;
             s.max_nu = std::max(s.max_nu, -nu);
         }
 
         // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab
-        const double inv_rho_b2 = 1.0 / (rho_b * rho_b);
         double sb[Dim][Dim];
-        sb[0][0] = st[XX][b] * inv_rho_b2;
-        sb[1][1] = st[YY][b] * inv_rho_b2;
-        sb[0][1] = sb[1][0] = st[XY][b] * inv_rho_b2;
-        if constexpr (Dim == 3) {
-            sb[2][2] = st[ZZ][b] * inv_rho_b2;
-            sb[0][2] = sb[2][0] = st[XZ][b] * inv_rho_b2;
-            sb[1][2] = sb[2][1] = st[YZ][b] * inv_rho_b2;
-        }
+        stress_over_rho2<Dim>(st, b, sb);
         for (int i = 0; i < Dim; ++i) {
             double t = -pi_ab * grad[i];
             for (int j = 0; j < Dim; ++j) t += (sa[i][j] + sb[i][j]) * grad[j];
@@ -118,6 +121,21 @@ PairSums<Dim> gather(const ParticleSet& p, std::size_t a, std::span<const std::u
         }
     }
     return s;
+}
+
+void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedParticles& st) {
+    const std::size_t n = p.size();
+    st.volume.resize(n);
+    st.c_visc.resize(n);
+    for (auto& c : st.s_rho2) c.resize(n);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+        const double inv_rho = 1.0 / p.rho[i];
+        st.volume[i] = p.mass[i] * inv_rho;
+        for (int c = 0; c < kSymComponents; ++c) st.s_rho2[c][i] = p.stress[c][i] * inv_rho * inv_rho;
+        st.c_visc[i] = p.kind[i] == ParticleKind::boundary ? -1.0
+                                                           : mt.viscosity_speed[p.material[i]];
+    }
 }
 
 // Strain rate (sym L) and spin (antisym L) of a velocity gradient; plane strain keeps the
@@ -143,13 +161,13 @@ template <int Dim>
 void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                       const PhysicsParameters& pp, Derivatives& out) {
     const std::size_t n = p.size();
-    std::vector<double> c_visc(n);
-    for (std::size_t a = 0; a < n; ++a) c_visc[a] = mt.viscosity_speed[p.material[a]];
+    StagedParticles& st = out.staged;
+    stage_particles(p, mt, st);
 
 #pragma omp parallel for schedule(dynamic, 256)
     for (std::size_t a = 0; a < n; ++a) {
         if (p.kind[a] != ParticleKind::dynamic) continue;
-        const PairSums<Dim> s = gather<Dim>(p, a, nl.row(a), c_visc, pp);
+        const PairSums<Dim> s = gather<Dim>(p, st, a, nl.row(a), pp);
 
         double speed2 = 0.0;
         for (int d = 0; d < Dim; ++d) {
@@ -184,7 +202,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         // Courant condition with the artificial-viscosity signal speed (Monaghan 1992):
         // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)).
         const double signal = mt.wave_speed[mat] + std::sqrt(speed2) +
-                              1.2 * (pp.av_alpha * c_visc[a] + pp.av_beta * s.max_nu);
+                              1.2 * (pp.av_alpha * st.c_visc[a] + pp.av_beta * s.max_nu);
         out.dt_limit[a] = signal > 0.0 ? pp.courant * p.h[a] / signal
                                        : std::numeric_limits<double>::infinity();
     }

@@ -32,6 +32,14 @@ struct MaterialTable {
     std::vector<double> viscosity_speed;                 // c of the artificial viscosity [m/s]
 };
 
+// Per-particle quantities the pair loop reads, staged once per evaluation so that the loop
+// does no divisions by density.
+struct StagedParticles {
+    std::vector<double> volume;                               // m / rho [m^3]
+    std::array<std::vector<double>, kSymComponents> s_rho2;   // sigma / rho^2 [Pa m^6/kg^2]
+    std::vector<double> c_visc;  // artificial-viscosity sound speed [m/s]; < 0 for boundary
+};
+
 struct Derivatives {
     std::array<std::vector<double>, 3> dv;                    // acceleration [m/s^2]
     std::vector<double> drho;                                 // [kg/m^3/s]
@@ -39,6 +47,7 @@ struct Derivatives {
     std::vector<double> dplastic;                             // lambda_dot [1/s]
     std::vector<std::uint8_t> yielding;                       // plastic loading this evaluation
     std::vector<double> dt_limit;  // Courant limit of each dynamic particle [s]; +inf elsewhere
+    StagedParticles staged;        // workspace of compute_derivatives
     void resize(std::size_t n);
 };
 

@@ -1,6 +1,7 @@
 #include "sph/integrator.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -8,14 +9,27 @@
 
 namespace regosph {
 
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point& start) {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - start).count();
+    start = now;
+    return s;
+}
+}  // namespace
+
 void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
-                            const PhysicsParameters& pp, Derivatives& out) const {
+                            const PhysicsParameters& pp, Derivatives& out) {
+    auto clock = std::chrono::steady_clock::now();
     if (nl.needs_rebuild(p)) {
         const double h_max = *std::max_element(p.h.begin(), p.h.end());
         nl.build(p, opt_.neighbour_skin * h_max);
     }
+    times_.neighbours += seconds_since(clock);
     extrapolate_boundary(p, nl, pp);
+    times_.boundary += seconds_since(clock);
     compute_derivatives(p, nl, mt, pp, out);
+    times_.derivatives += seconds_since(clock);
 }
 
 void AdaptiveHeun::save_start(const ParticleSet& p) {
@@ -124,7 +138,9 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
 StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                               const PhysicsParameters& pp, double time, std::int64_t step,
                               double dt_cap) {
+    auto clock = std::chrono::steady_clock::now();
     save_start(p);
+    times_.updates += seconds_since(clock);
     evaluate(p, nl, mt, pp, k1_);
     double dt_courant = std::numeric_limits<double>::infinity();
     for (std::size_t a = 0; a < p.size(); ++a) dt_courant = std::min(dt_courant, k1_.dt_limit[a]);
@@ -139,9 +155,13 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
         if (!(dt >= opt_.dt_min) && !capped)
             blow_up(p, time, step, dt, "the step fell below the floor dt_min = " +
                                            std::to_string(opt_.dt_min) + " s");
+        auto clock = std::chrono::steady_clock::now();
         stage_update(p, mt, dt, false);
+        times_.updates += seconds_since(clock);
         evaluate(p, nl, mt, pp, k2_);
+        clock = std::chrono::steady_clock::now();
         const double err = stage_update(p, mt, dt, true);
+        times_.updates += seconds_since(clock);
         if (err <= 1.0) {
             const double grow = err > 0.0 ? 0.9 / std::sqrt(err) : 1.5;
             // Capping at an output time says nothing about the step the solution allows.

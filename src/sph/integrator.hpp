@@ -32,6 +32,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Wall time spent in each phase of the integrator [s], cumulative.
+struct PhaseTimes {
+    double neighbours = 0.0;  // Verlet-list checks and rebuilds
+    double boundary = 0.0;    // wall density and stress extrapolation
+    double derivatives = 0.0; // right-hand side
+    double updates = 0.0;     // stage updates, corrections and the error norm
+};
+
 struct StepReport {
     double dt = 0.0;       // accepted step [s]
     double error = 0.0;    // error norm / tolerance of the accepted step
@@ -51,10 +59,11 @@ public:
     // The step the controller proposes next [s] (before the Courant bound of the next state).
     double proposed_dt() const { return dt_next_; }
     const IntegratorOptions& options() const { return opt_; }
+    const PhaseTimes& phase_times() const { return times_; }
 
     // Ensure neighbours and boundary values for the current state, then the derivatives.
     void evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
-                  const PhysicsParameters& pp, Derivatives& out) const;
+                  const PhysicsParameters& pp, Derivatives& out);
 
 private:
     void save_start(const ParticleSet& p);
@@ -64,6 +73,7 @@ private:
                               const std::string& why) const;
 
     IntegratorOptions opt_;
+    PhaseTimes times_;
     double dt_next_ = 0.0;
     // Start-of-step state of every particle (boundary particles included, they are cheap).
     std::array<std::vector<double>, 3> x0_, v0_;

@@ -43,4 +43,18 @@ constexpr double derivative(double r, double h) {
     return 0.0;
 }
 
+// (dW/dr) / r for 0 < r < h, the factor that turns x_a - x_b into grad_a W_ab. One division
+// gives both 1/h and 1/r (this sits in the innermost pair loop).
+template <int Dim>
+inline double gradient_factor(double r, double h) {
+    const double d = 1.0 / (h * r);
+    const double inv_h = r * d;
+    const double q = r * inv_h;
+    double f = 6.0 * normalisation<Dim>(1.0) * inv_h * inv_h * inv_h;  // 6 sigma / h
+    if constexpr (Dim == 3) f *= inv_h;
+    if (q < 0.5) return f * inv_h * (3.0 * q - 2.0);
+    const double u = 1.0 - q;
+    return q < 1.0 ? -f * u * u * (h * d) : 0.0;
+}
+
 }  // namespace regosph::kernel

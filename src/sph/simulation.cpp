@@ -227,8 +227,10 @@ RunSummary Simulation::run(const RunOptions& o) {
     RunSummary summary;
     std::int64_t rejected_since_row = 0;
     double last_dt = 0.0;
+    std::int64_t last_row_step = -1;
     const auto write_diagnostics = [&] {
-        if (!diagnostics) return;
+        if (!diagnostics || step_ == last_row_step) return;  // one row per step at most
+        last_row_step = step_;
         const Diagnostics g = compute_diagnostics(particles_);
         diagnostics->append({time_, last_dt, g.kinetic_energy, g.momentum[0], g.momentum[1],
                              g.momentum[2], g.max_speed, static_cast<double>(g.yielding), g.mass,
@@ -307,6 +309,7 @@ RunSummary Simulation::run(const RunOptions& o) {
             ? static_cast<double>(n_dynamic * summary.steps) / summary.wall_seconds
             : 0.0;
     summary.neighbour_builds = neighbours_.build_count();
+    summary.phases = integrator_->phase_times();
     return summary;
 }
 

@@ -37,6 +37,7 @@ struct RunSummary {
     double particle_steps_per_second = 0.0;  // dynamic particles x accepted steps / wall time
     std::size_t neighbour_builds = 0;
     std::size_t snapshots = 0;
+    PhaseTimes phases;  // cumulative over the simulation's life [s]
 };
 
 class Simulation {

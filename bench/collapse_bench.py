@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Benchmark: the paper-resolution soil collapse (2926 soil particles, 1 s simulated).
+
+Prints wall time, particle-steps per second (dynamic particles x accepted steps / wall time),
+the same per core, the wall time per integrator phase, and the validation metrics, for the
+two settings of the artificial-viscosity sound speed:
+  - "paper": the fixed 600 m/s of Schaefer et al. (2017); the Courant condition then includes
+    1.2 alpha c_visc = 216 m/s and bounds the step, not the soil's elastic wave speed;
+  - "own":   the soil's own elastic wave speed, c_p = sqrt((K + 4 mu / 3) / rho) ~ 20.7 m/s.
+
+    /usr/bin/python3 bench/collapse_bench.py [--settings own paper] [--threads 2] [--end-time 1]
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT / "validation" / "soil_collapse"))
+
+import compare  # noqa: E402
+import soil_collapse  # noqa: E402
+
+SETTINGS = {"paper": soil_collapse.PAPER_VISCOSITY_SOUND_SPEED, "own": 0.0}
+
+
+def bench(setting, end_time, workdir):
+    sim = soil_collapse.build(soil_collapse.PAPER_SPACING, SETTINGS[setting])
+    out = Path(workdir) / setting
+    s = sim.run(end_time, output_dir=str(out), snapshot_interval=end_time, progress_interval=0)
+    snaps = sorted(out.glob("snapshot_*.h5"))
+    initial, _, _ = compare.read_soil(snaps[0])
+    final, _, _ = compare.read_soil(snaps[-1])
+    m = compare.compare(initial, final, soil_collapse.PAPER_SPACING)
+    return {
+        "setting": setting,
+        "viscosity_sound_speed_m_s": SETTINGS[setting],
+        "soil_particles": int((sim.kind == 0).sum()),
+        "wall_particles": int((sim.kind == 1).sum()),
+        "steps": s.steps,
+        "rejected": s.rejected,
+        "wall_s": s.wall_seconds,
+        "particle_steps_per_s": s.particle_steps_per_second,
+        "neighbour_builds": s.neighbour_builds,
+        "phases_s": {"neighbours": s.phases.neighbours, "boundary": s.phases.boundary,
+                     "derivatives": s.phases.derivatives, "updates": s.phases.updates},
+        "surface_rms_mm": m["surface_rms_m"] * 1e3,
+        "runout_error_cm": m["runout_error_m"] * 1e2,
+        "failure_line_rms_mm": m["failure_line_rms_m"] * 1e3,
+        "passed": m["passed"],
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--settings", nargs="+", default=["own", "paper"], choices=list(SETTINGS))
+    ap.add_argument("--end-time", type=float, default=1.0)
+    ap.add_argument("--json", help="also write the figures to this file")
+    args = ap.parse_args()
+    threads = int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1))
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for setting in args.settings:
+            r = bench(setting, args.end_time, tmp)
+            r["threads"] = threads
+            results.append(r)
+            ph = r["phases_s"]
+            print(f"[{setting:5s}] c_visc {r['viscosity_sound_speed_m_s']:5.0f} m/s: "
+                  f"{r['steps']} steps ({r['rejected']} rejected), {r['wall_s']:.1f} s wall, "
+                  f"{r['particle_steps_per_s'] / 1e6:.2f} M particle-steps/s on {threads} threads "
+                  f"({r['particle_steps_per_s'] / 1e6 / threads:.2f} M per core); "
+                  f"neighbours {ph['neighbours']:.1f} s ({r['neighbour_builds']} builds), "
+                  f"walls {ph['boundary']:.1f} s, rhs {ph['derivatives']:.1f} s, "
+                  f"updates {ph['updates']:.1f} s; surface RMS {r['surface_rms_mm']:.2f} mm, "
+                  f"runout error {r['runout_error_cm']:+.1f} cm, "
+                  f"{'PASS' if r['passed'] else 'FAIL'}", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
