@@ -34,7 +34,8 @@ def bench(setting, end_time, workdir):
     snaps = sorted(out.glob("snapshot_*.h5"))
     initial, _, _ = compare.read_soil(snaps[0])
     final, _, _ = compare.read_soil(snaps[-1])
-    m = compare.compare(initial, final, soil_collapse.PAPER_SPACING)
+    m = compare.compare(initial, final, soil_collapse.PAPER_SPACING,
+                        soil_collapse.SMOOTHING_FACTOR * soil_collapse.PAPER_SPACING)
     return {
         "setting": setting,
         "viscosity_sound_speed_m_s": SETTINGS[setting],

@@ -118,6 +118,8 @@ Material make_drucker_prager(const std::string& name, double density, double bul
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "regosph: SPH for the continuum mechanics of regolith (compiled core)";
+    // Initialise MPI unless mpi4py did, so that only rank 0 reports under mpirun.
+    mpi::ensure_initialized();
     m.attr("__version__") = io::version_string();
     py::register_exception<BlowUpError>(m, "BlowUpError", PyExc_RuntimeError);
 

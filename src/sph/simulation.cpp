@@ -89,6 +89,10 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
 }
 
 void Simulation::validate_setup() const {
+    if (mpi::size() > 1)
+        throw std::invalid_argument(
+            "simulation: started on " + std::to_string(mpi::size()) +
+            " MPI ranks, but this version has no domain decomposition; run with one rank");
     const auto& p = particles_;
     if (p.size() == 0) throw std::invalid_argument("simulation: the setup has zero particles");
     if (std::none_of(p.kind.begin(), p.kind.end(),

@@ -4,8 +4,12 @@ Metrics (SI units):
 - surface RMS: the simulated free surface (top of the highest particle, y + spacing/2, within
   half a spacing of x) minus the measured surface (surface.csv), RMS over the measured points
   with x in [0, 0.44] m; beyond the simulated deposit the surface is the floor, y = 0.
-- runout: the farthest x of the deposit's bottom layer (particles whose centre lies below one
-  spacing), plus half a spacing; the measured one is the last point of surface.csv.
+- runout: the farthest x of the continuous deposit. Walking outward from the wall over the
+  particles sorted by x, the deposit ends at the first gap wider than the kernel support radius
+  h (particles farther apart do not interact: the deposit is broken at the method's
+  resolution); runout = that particle's x + spacing/2. The measured one is the last point of
+  surface.csv, where the bars form a single layer. The farthest particle is reported too; the
+  toe is one particle thick, so the two can differ by a few centimetres.
 - failure line: a particle "moved" if its final displacement exceeds one spacing. For each point
   of failure.csv the simulated failure height is the lowest initial y of a moved particle in that
   initial column; RMS against the measured line, and the fraction of particles on the side of
@@ -58,19 +62,22 @@ def surface_height(pos, x, spacing):
     return out
 
 
-def runout(pos, spacing):
-    bottom = pos[:, 1] < spacing
-    return float(pos[bottom, 0].max() + 0.5 * spacing) if bottom.any() else 0.0
+def runout(pos, spacing, support_radius):
+    xs = np.sort(pos[:, 0])
+    gaps = np.flatnonzero(np.diff(xs) > support_radius)
+    end = xs[gaps[0]] if gaps.size else xs[-1]
+    return float(end + 0.5 * spacing)
 
 
-def compare(initial, final, spacing, reference=REFERENCE):
+def compare(initial, final, spacing, support_radius, reference=REFERENCE):
     """Metrics dict for the initial and final positions (N, 2), matched by id order."""
     surface_ref, failure_ref = load_reference(reference)
     sel = (surface_ref[:, 0] >= SURFACE_X_RANGE[0]) & (surface_ref[:, 0] <= SURFACE_X_RANGE[1])
     xs, ys = surface_ref[sel, 0], surface_ref[sel, 1]
     y_sim = surface_height(final, xs, spacing)
     surface_rms = float(np.sqrt(np.mean((y_sim - ys) ** 2)))
-    runout_sim, runout_ref = runout(final, spacing), float(surface_ref[-1, 0])
+    runout_sim = runout(final, spacing, support_radius)
+    runout_ref = float(surface_ref[-1, 0])
 
     moved = np.linalg.norm(final - initial, axis=1) > spacing
     fail_sim = []
@@ -94,6 +101,7 @@ def compare(initial, final, spacing, reference=REFERENCE):
         "runout_experiment_m": runout_ref,
         "runout_error_m": runout_sim - runout_ref,
         "runout_limit_m": RUNOUT_LIMIT,
+        "farthest_particle_m": float(final[:, 0].max() + 0.5 * spacing),
         "top_at_wall_m": float(surface_height(final, np.array([0.5 * spacing]), spacing)[0]),
         "failure_line_rms_m": failure_rms,
         "failure_classification_agreement": agreement,
@@ -146,6 +154,7 @@ def write_report(metrics, directory):
         f"  runout           {metrics['runout_m']:7.3f} m    (experiment "
         f"{metrics['runout_experiment_m']:.3f} m, error {metrics['runout_error_m'] * 1e2:+.1f} cm, "
         f"limit {metrics['runout_limit_m'] * 1e2:.0f} cm)",
+        f"  farthest particle {metrics['farthest_particle_m']:6.3f} m\n"
         f"  top at the wall  {metrics['top_at_wall_m']:7.4f} m    (experiment ~0.099 m)",
         f"  failure line RMS {metrics['failure_line_rms_m'] * 1e3:7.2f} mm; "
         f"{metrics['failure_classification_agreement'] * 100:.1f} % of particles on the "

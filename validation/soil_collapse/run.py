@@ -2,7 +2,7 @@
 """Soil-collapse validation: run the Bui (2008) collapse and compare it with the experiment.
 
     /usr/bin/python3 validation/soil_collapse/run.py --output runs/soil_collapse [--overwrite]
-        [--spacing 2.582e-3] [--viscosity-sound-speed 600] [--compare-only]
+        [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
 report.json, report.txt into the output directory. Exits with status 1 when the surface RMS
@@ -39,9 +39,9 @@ def main(argv=None):
                     help="particle spacing [m] (default: the paper's 2.582e-3)")
     ap.add_argument("--end-time", type=float, default=1.0, help="simulated time [s]")
     ap.add_argument("--viscosity-sound-speed", type=float,
-                    default=soil_collapse.PAPER_VISCOSITY_SOUND_SPEED,
-                    help="sound speed of the artificial viscosity [m/s]; 0 = the soil's own "
-                         "elastic wave speed (default: the paper's 600)")
+                    default=soil_collapse.VISCOSITY_SOUND_SPEED,
+                    help="sound speed of the artificial viscosity [m/s]; 0 (default) = the "
+                         "soil's own elastic wave speed; the paper used 600")
     ap.add_argument("--compare-only", action="store_true",
                     help="do not run; compare the existing run in --output")
     args = ap.parse_args(argv)
@@ -66,7 +66,8 @@ def main(argv=None):
     final, ids1, t_final = compare.read_soil(snapshots[-1])
     if not (ids0.shape == ids1.shape and (ids0 == ids1).all()):
         sys.exit("error: the first and last snapshots hold different particles")
-    metrics = compare.compare(initial, final, args.spacing)
+    metrics = compare.compare(initial, final, args.spacing,
+                              soil_collapse.SMOOTHING_FACTOR * args.spacing)
     metrics.update(time_s=t_final, spacing_m=args.spacing,
                    viscosity_sound_speed_m_s=args.viscosity_sound_speed)
     compare.plot(initial, final, metrics, out / "collapse.png",
