@@ -115,21 +115,30 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
 
 void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
                            const std::string& why) const {
-    // Report the particles with the largest error of the failed attempt.
-    std::vector<std::size_t> order(p.size());
+    // Report the worst particles: largest error of the failed attempt or, before any attempt,
+    // the smallest Courant limit (the particles that force the step down).
+    const std::size_t n = p.size();
+    const bool have_errors = particle_error_.size() == n;
+    std::vector<double> badness(n, 0.0);
+    for (std::size_t a = 0; a < n; ++a) {
+        if (have_errors)
+            badness[a] = particle_error_[a] / opt_.tolerance;
+        else if (k1_.dt_limit.size() == n)
+            badness[a] = 1.0 / k1_.dt_limit[a];
+    }
+    std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    const std::size_t shown = std::min<std::size_t>(5, order.size());
+    const std::size_t shown = std::min<std::size_t>(5, n);
     std::partial_sort(order.begin(), order.begin() + shown, order.end(),
-                      [&](std::size_t a, std::size_t b) {
-                          return particle_error_[a] > particle_error_[b];
-                      });
+                      [&](std::size_t a, std::size_t b) { return badness[a] > badness[b]; });
     std::ostringstream os;
     os << "blow-up at t = " << time << " s, step " << step << ", dt = " << dt << " s: " << why
-       << ". Worst particles (id: position at step start [m], error/tolerance):";
+       << ". Worst particles (id: position at step start [m], "
+       << (have_errors ? "error/tolerance" : "1/Courant limit [1/s]") << "):";
     for (std::size_t i = 0; i < shown; ++i) {
         const std::size_t a = order[i];
         os << "\n  id " << p.id[a] << ": (" << x0_[0][a] << ", " << x0_[1][a] << ", "
-           << x0_[2][a] << "), " << particle_error_[a] / opt_.tolerance;
+           << x0_[2][a] << "), " << badness[a];
     }
     restore_start(p);
     throw BlowUpError(os.str());
@@ -139,6 +148,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
                               const PhysicsParameters& pp, double time, std::int64_t step,
                               double dt_cap) {
     auto clock = std::chrono::steady_clock::now();
+    particle_error_.clear();
     save_start(p);
     times_.updates += seconds_since(clock);
     evaluate(p, nl, mt, pp, k1_);
