@@ -194,7 +194,9 @@ PYBIND11_MODULE(_core, m) {
         .def_readonly("wall_seconds", &RunSummary::wall_seconds)
         .def_readonly("particle_steps_per_second", &RunSummary::particle_steps_per_second)
         .def_readonly("neighbour_builds", &RunSummary::neighbour_builds)
-        .def_readonly("snapshots", &RunSummary::snapshots);
+        .def_readonly("snapshots", &RunSummary::snapshots)
+        .def_readonly("interrupted_by", &RunSummary::interrupted_by)
+        .def_readonly("last_checkpoint", &RunSummary::last_checkpoint);
     py::class_<StepReport>(m, "StepReport")
         .def_readonly("dt", &StepReport::dt)
         .def_readonly("error", &StepReport::error)
@@ -248,9 +250,19 @@ PYBIND11_MODULE(_core, m) {
             "run",
             [](Simulation& s, double end_time, const std::string& output_dir,
                double snapshot_interval, int diagnostics_every, double progress_interval,
-               std::map<std::string, std::string> metadata) {
-                RunOptions o{end_time, output_dir, snapshot_interval, diagnostics_every,
-                             progress_interval, std::move(metadata)};
+               std::map<std::string, std::string> metadata, bool overwrite, int checkpoint_every,
+               double checkpoint_interval, bool checkpoint_on_signal) {
+                RunOptions o;
+                o.end_time = end_time;
+                o.output_dir = output_dir;
+                o.snapshot_interval = snapshot_interval;
+                o.diagnostics_every = diagnostics_every;
+                o.progress_interval = progress_interval;
+                o.metadata = std::move(metadata);
+                o.overwrite = overwrite;
+                o.checkpoint_every = checkpoint_every;
+                o.checkpoint_interval = checkpoint_interval;
+                o.checkpoint_on_signal = checkpoint_on_signal;
                 py::gil_scoped_release release;
                 return s.run(o);
             },
@@ -258,8 +270,22 @@ PYBIND11_MODULE(_core, m) {
             py::arg("snapshot_interval") = 0.0, py::arg("diagnostics_every") = 10,
             py::arg("progress_interval") = 5.0,
             py::arg("metadata") = std::map<std::string, std::string>{},
+            py::arg("overwrite") = false, py::arg("checkpoint_every") = 0,
+            py::arg("checkpoint_interval") = 0.0, py::arg("checkpoint_on_signal") = true,
             "Integrate to end_time [s]; writes snapshots, series.xdmf, diagnostics.csv and "
-            "run.json to output_dir when given.")
+            "run.json to output_dir when given. Checkpoints every checkpoint_every steps and/or "
+            "checkpoint_interval wall seconds, and on SIGTERM/SIGINT (then returns early with "
+            "interrupted_by set). Refuses a directory that holds a run unless overwrite.")
+        .def(
+            "restart",
+            [](Simulation& s, const std::string& run_dir) {
+                std::vector<std::string> rejected;
+                std::string file = s.restart(run_dir, &rejected);
+                return py::make_tuple(file, rejected);
+            },
+            py::arg("run_dir"),
+            "Continue from the newest valid checkpoint in run_dir; returns (file, rejected). "
+            "Call run(end_time, output_dir=run_dir, ...) next.")
         .def("advance", &Simulation::advance, py::arg("dt_cap"),
              py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].")
         .def("diagnostics", [](const Simulation& s) { return compute_diagnostics(s.particles()); })

@@ -116,7 +116,7 @@ void write_text_atomically(const std::filesystem::path& file, const std::string&
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) throw std::runtime_error("cannot write '" + tmp.string() + "'");
-        out << text << '\n';
+        out << text;
         out.flush();
         if (!out) throw std::runtime_error("cannot write '" + tmp.string() + "'");
     }

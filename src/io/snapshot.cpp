@@ -1,5 +1,7 @@
 #include "io/snapshot.hpp"
 
+#include "io/json.hpp"
+
 #include <hdf5.h>
 #include <unistd.h>
 
@@ -310,23 +312,6 @@ void ensure_writable_directory(const fs::path& dir) {
     if (!fs::remove(probe, ec)) fail("cannot remove the probe file: " + ec.message());
 }
 
-// Replace `path` by `text` so that readers never see a half-written file.
-void write_text_atomically(const fs::path& path, const std::string& text) {
-    fs::path tmp = path;
-    tmp += ".tmp";
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    out.close();
-    std::error_code ec;
-    if (!out) ec = std::make_error_code(std::errc::io_error);
-    if (!ec) fs::rename(tmp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw std::runtime_error("cannot write '" + path.string() + "': " + ec.message());
-    }
-}
-
 // An XDMF DataItem pointing into a snapshot ("snapshot_000001.h5:/particles/mass").
 std::string data_item(const std::string& source, std::size_t n, std::size_t cols,
                       const char* number_type, int precision) {
@@ -409,6 +394,17 @@ SnapshotWriter::SnapshotWriter(fs::path output_dir) : dir_(std::move(output_dir)
 fs::path SnapshotWriter::write(const ParticleSet& p, double time_s, std::int64_t step,
                                const std::map<std::string, std::string>& string_attributes) {
     const fs::path final_path = dir_ / snapshot_file_name(next_index_);
+    write_particle_file(final_path, p, time_s, step, string_attributes);
+    entries_.push_back({next_index_, time_s, p.size()});
+    ++next_index_;
+    ++written_;
+    write_xdmf();
+    return final_path;
+}
+
+void write_particle_file(const fs::path& final_path, const ParticleSet& p, double time_s,
+                         std::int64_t step,
+                         const std::map<std::string, std::string>& string_attributes) {
     fs::path tmp = final_path;
     tmp += ".tmp";
     try {
@@ -419,14 +415,30 @@ fs::path SnapshotWriter::write(const ParticleSet& p, double time_s, std::int64_t
     } catch (const std::exception& e) {
         std::error_code ignored;
         fs::remove(tmp, ignored);
-        throw std::runtime_error("cannot write snapshot '" + final_path.string() +
-                                 "': " + e.what());
+        throw std::runtime_error("cannot write '" + final_path.string() + "': " + e.what());
     }
-    entries_.push_back({next_index_, time_s, p.size()});
-    ++next_index_;
-    ++written_;
-    write_xdmf();
-    return final_path;
+}
+
+std::string read_string_attribute(const fs::path& file, const std::string& name) {
+    try {
+        QuietHdf5Errors quiet;
+        Handle f(h5_try(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "opening the file"),
+                 H5Fclose);
+        Handle attr(h5_try(H5Aopen(f, name.c_str(), H5P_DEFAULT),
+                           "opening attribute '" + name + "'"),
+                    H5Aclose);
+        Handle type(h5_try(H5Aget_type(attr), "H5Aget_type"), H5Tclose);
+        if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) <= 0)
+            throw std::runtime_error("attribute '" + name + "' is not a variable-length string");
+        char* text = nullptr;
+        h5_try(H5Aread(attr, type, &text), "reading attribute '" + name + "'");
+        std::string value = text ? text : "";
+        Handle space(h5_try(H5Aget_space(attr), "H5Aget_space"), H5Sclose);
+        H5Dvlen_reclaim(type, space, H5P_DEFAULT, &text);
+        return value;
+    } catch (const std::exception& e) {
+        throw std::runtime_error("'" + file.string() + "': " + e.what());
+    }
 }
 
 void SnapshotWriter::write_xdmf() const {

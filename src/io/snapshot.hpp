@@ -53,6 +53,15 @@ private:
     std::vector<Entry> entries_;  // sorted by index, pre-existing snapshots included
 };
 
+// One particle file in the snapshot layout, written atomically (temporary name, flush, rename),
+// without touching series.xdmf: checkpoints use it. Throws std::runtime_error naming the file.
+void write_particle_file(const std::filesystem::path& path, const ParticleSet& p, double time_s,
+                         std::int64_t step,
+                         const std::map<std::string, std::string>& string_attributes = {});
+
+// A string attribute of the file's root. Throws std::runtime_error naming file and attribute.
+std::string read_string_attribute(const std::filesystem::path& file, const std::string& name);
+
 // File name of snapshot number `index`: "snapshot_000042.h5".
 std::string snapshot_file_name(std::size_t index);
 

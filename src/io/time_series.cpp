@@ -1,5 +1,8 @@
 #include "io/time_series.hpp"
 
+#include <cmath>
+#include <cstdlib>
+
 #include <iomanip>
 #include <locale>
 #include <stdexcept>
@@ -18,18 +21,38 @@ std::string csv_field(const std::string& text) {
 
 }  // namespace
 
-CsvTimeSeries::CsvTimeSeries(std::filesystem::path file, std::vector<std::string> columns)
-    : file_(std::move(file)), n_columns_(columns.size()), out_(file_, std::ios::trunc) {
-    if (!out_) throw std::runtime_error("cannot open time series file '" + file_.string() + "'");
+CsvTimeSeries::CsvTimeSeries(std::filesystem::path file, std::vector<std::string> columns,
+                             double keep_rows_up_to)
+    : file_(std::move(file)), n_columns_(columns.size()) {
     if (columns.empty())
         throw std::runtime_error("time series file '" + file_.string() + "' has no columns");
+    std::string header;
+    for (std::size_t c = 0; c < columns.size(); ++c) header += (c ? "," : "") + csv_field(columns[c]);
+
+    // Continuing a run: keep the header and the rows up to the restart time, drop later ones
+    // (written after the checkpoint the run restarts from), so the series has no duplicates.
+    std::vector<std::string> kept;
+    if (!std::isnan(keep_rows_up_to)) {
+        std::ifstream in(file_);
+        std::string line;
+        if (in && std::getline(in, line)) {
+            if (line != header)
+                throw std::runtime_error("time series file '" + file_.string() +
+                                         "' has other columns than this run writes");
+            while (std::getline(in, line)) {
+                const double t = std::strtod(line.c_str(), nullptr);
+                if (t <= keep_rows_up_to) kept.push_back(line);
+            }
+        }
+    }
+    out_.open(file_, std::ios::trunc);
+    if (!out_) throw std::runtime_error("cannot open time series file '" + file_.string() + "'");
     // "C" number format whatever the global locale, and 17 significant digits so that every
     // double reads back exactly.
     out_.imbue(std::locale::classic());
     out_ << std::setprecision(17);
-    for (std::size_t c = 0; c < columns.size(); ++c)
-        out_ << (c ? "," : "") << csv_field(columns[c]);
-    out_ << '\n';
+    out_ << header << '\n';
+    for (const auto& line : kept) out_ << line << '\n';
     flush();
 }
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,10 @@ class CsvTimeSeries {
 public:
     // Creates (truncates) `file` and writes the header; columns carry their units, e.g.
     // "time [s]". Throws std::runtime_error naming the file if it cannot be opened.
-    CsvTimeSeries(std::filesystem::path file, std::vector<std::string> columns_with_units);
+    // keep_rows_up_to [s] (a restart): keep the existing rows whose first column (time) is at
+    // most this, drop the rest; the existing header must match.
+    CsvTimeSeries(std::filesystem::path file, std::vector<std::string> columns_with_units,
+                  double keep_rows_up_to = std::numeric_limits<double>::quiet_NaN());
 
     // Writes one row and flushes it, so that a killed run keeps every finished line. Throws
     // std::runtime_error naming the file if the row size differs from the column count or the

@@ -58,6 +58,7 @@ public:
 
     // The step the controller proposes next [s] (before the Courant bound of the next state).
     double proposed_dt() const { return dt_next_; }
+    void set_proposed_dt(double dt) { dt_next_ = dt; }  // restarts
     const IntegratorOptions& options() const { return opt_; }
     const PhaseTimes& phase_times() const { return times_; }
 

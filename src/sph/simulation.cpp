@@ -1,6 +1,7 @@
 #include "sph/simulation.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "io/checkpoint.hpp"
 #include "io/json.hpp"
 #include "io/snapshot.hpp"
 #include "io/time_series.hpp"
@@ -207,6 +209,106 @@ const std::vector<std::string> kDiagnosticColumns = {
 
 }  // namespace
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// Files a run writes into its directory (and --overwrite removes).
+bool is_run_file(const std::string& name) {
+    const auto has = [&](const char* prefix, const char* suffix) {
+        return name.starts_with(prefix) && name.ends_with(suffix);
+    };
+    return has("snapshot_", ".h5") || has("checkpoint_", ".h5") || name.ends_with(".h5.tmp") ||
+           name == "series.xdmf" || name == "diagnostics.csv" || name == "run.json" ||
+           name == "run.json.tmp" || name == "series.xdmf.tmp";
+}
+
+bool holds_run(const fs::path& dir) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (is_run_file(e.path().filename().string())) return true;
+    return false;
+}
+
+void remove_run_files(const fs::path& dir) {
+    std::error_code ec;
+    std::vector<fs::path> doomed;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (is_run_file(e.path().filename().string())) doomed.push_back(e.path());
+    for (const auto& f : doomed) fs::remove(f, ec);
+}
+
+// SIGTERM / SIGINT during run(): remember the signal, finish the step, checkpoint, return.
+volatile std::sig_atomic_t g_pending_signal = 0;
+extern "C" void remember_signal(int sig) { g_pending_signal = sig; }
+
+class SignalGuard {
+public:
+    explicit SignalGuard(bool active) : active_(active) {
+        if (!active_) return;
+        g_pending_signal = 0;
+        struct sigaction sa {};
+        sa.sa_handler = remember_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGTERM, &sa, &old_term_);
+        sigaction(SIGINT, &sa, &old_int_);
+    }
+    ~SignalGuard() {
+        if (!active_) return;
+        sigaction(SIGTERM, &old_term_, nullptr);
+        sigaction(SIGINT, &old_int_, nullptr);
+    }
+    SignalGuard(const SignalGuard&) = delete;
+    SignalGuard& operator=(const SignalGuard&) = delete;
+
+private:
+    bool active_;
+    struct sigaction old_term_ {}, old_int_ {};
+};
+
+}  // namespace
+
+std::string Simulation::restart(const std::string& run_dir, std::vector<std::string>* rejected) {
+    validate_setup();
+    const fs::path dir(run_dir);
+    if (!fs::is_directory(dir))
+        throw std::invalid_argument("restart: run directory '" + run_dir + "' does not exist");
+    io::LoadedCheckpoint ck = io::load_newest_checkpoint(dir);
+    if (rejected) *rejected = ck.rejected;
+    const ParticleSet& q = ck.particles;
+    const auto mismatch = [&](const std::string& what) {
+        throw std::invalid_argument("restart: checkpoint '" + ck.file.string() +
+                                    "' does not belong to this setup: " + what + " differ");
+    };
+    if (q.dim != particles_.dim) mismatch("dimensions");
+    if (q.size() != particles_.size()) mismatch("particle counts");
+    if (q.id != particles_.id) mismatch("particle ids");
+    if (q.material != particles_.material) mismatch("particle materials");
+    if (q.body != particles_.body) mismatch("particle bodies");
+    if (q.kind != particles_.kind) mismatch("particle kinds");
+    particles_ = q;
+    time_ = ck.state.time;
+    step_ = ck.state.step;
+    resumed_from_ = run_dir;
+    resumed_dt_next_ = ck.state.dt_next;
+    integrator_.reset();
+
+    // Snapshots written after the checkpoint are redone by the continued run.
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (!(name.starts_with("snapshot_") && name.ends_with(".h5"))) continue;
+        double t = 0.0;
+        try {
+            io::read_snapshot(e.path(), &t, nullptr);
+        } catch (const std::exception&) {
+            t = std::numeric_limits<double>::infinity();  // unreadable: redo it
+        }
+        if (t > time_) fs::remove(e.path(), ec);
+    }
+    return ck.file.string();
+}
+
 RunSummary Simulation::run(const RunOptions& o) {
     if (!(std::isfinite(o.end_time) && o.end_time > time_))
         throw std::invalid_argument("run: end_time = " + std::to_string(o.end_time) +
@@ -215,8 +317,25 @@ RunSummary Simulation::run(const RunOptions& o) {
     if (!(std::isfinite(o.snapshot_interval) && o.snapshot_interval >= 0.0))
         throw std::invalid_argument("run: snapshot_interval must be >= 0 s");
     if (o.diagnostics_every < 1) throw std::invalid_argument("run: diagnostics_every must be >= 1");
+    if (o.checkpoint_every < 0) throw std::invalid_argument("run: checkpoint_every must be >= 0");
+    if (!(o.checkpoint_interval >= 0.0))
+        throw std::invalid_argument("run: checkpoint_interval must be >= 0 s");
     validate_setup();
+    const bool resumed = !resumed_from_.empty();
+    if (resumed && fs::path(o.output_dir) != fs::path(resumed_from_))
+        throw std::invalid_argument("run: output_dir '" + o.output_dir +
+                                    "' must be the directory restarted from, '" +
+                                    resumed_from_ + "'");
+    if (!resumed && !o.output_dir.empty() && holds_run(o.output_dir)) {
+        if (!o.overwrite)
+            throw std::invalid_argument("run: output_dir '" + o.output_dir +
+                                        "' already holds a run; pass overwrite to replace it "
+                                        "or restart from it");
+        remove_run_files(o.output_dir);
+    }
     ensure_integrator();
+    if (resumed) integrator_->set_proposed_dt(resumed_dt_next_);
+    resumed_from_.clear();
 
     const bool root = mpi::rank() == 0;
     std::unique_ptr<io::SnapshotWriter> writer;
@@ -224,9 +343,12 @@ RunSummary Simulation::run(const RunOptions& o) {
     std::map<std::string, std::string> attributes = o.metadata;
     if (!o.output_dir.empty()) {
         writer = std::make_unique<io::SnapshotWriter>(o.output_dir);  // checks writability
-        io::write_text_atomically(std::filesystem::path(o.output_dir) / "run.json", describe(o));
+        if (!resumed)
+            io::write_text_atomically(std::filesystem::path(o.output_dir) / "run.json",
+                                      describe(o) + "\n");
         diagnostics = std::make_unique<io::CsvTimeSeries>(
-            std::filesystem::path(o.output_dir) / "diagnostics.csv", kDiagnosticColumns);
+            std::filesystem::path(o.output_dir) / "diagnostics.csv", kDiagnosticColumns,
+            resumed ? time_ : std::numeric_limits<double>::quiet_NaN());
     }
     RunSummary summary;
     std::int64_t rejected_since_row = 0;
@@ -271,11 +393,25 @@ RunSummary Simulation::run(const RunOptions& o) {
         std::fflush(stdout);
     };
 
-    write_diagnostics();
-    write_snapshot();
-    const double interval = o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time - t_start;
-    double next_output = std::min(o.end_time, t_start + interval);
+    if (!resumed) {
+        write_diagnostics();
+        write_snapshot();
+    }
+    // Output times lie on the grid k * interval (k = 1, 2, ...), so that a restarted run writes
+    // at the same times and takes the same steps as an uninterrupted one.
+    const double interval = o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time;
+    auto next_k = static_cast<std::int64_t>(std::floor(time_ / interval * (1.0 + 1e-12))) + 1;
+    double next_output = std::min(o.end_time, static_cast<double>(next_k) * interval);
     bool snapshot_current = true;
+
+    SignalGuard signals(o.checkpoint_on_signal);
+    auto last_checkpoint_wall = std::chrono::steady_clock::now();
+    const auto write_checkpoint = [&] {
+        if (o.output_dir.empty()) return;
+        const io::CheckpointState state{time_, step_, integrator_->proposed_dt()};
+        summary.last_checkpoint = io::write_checkpoint(o.output_dir, particles_, state).string();
+        last_checkpoint_wall = std::chrono::steady_clock::now();
+    };
     // Time differences below this are round-off of the summed steps.
     const double t_eps = 1e-12 * std::max(1.0, std::abs(o.end_time));
     while (time_ < o.end_time - t_eps) {
@@ -294,17 +430,38 @@ RunSummary Simulation::run(const RunOptions& o) {
         rejected_since_row += r.rejected;
         summary.rejected += r.rejected;
         snapshot_current = false;
-        if ((step_ - step_start) % o.diagnostics_every == 0) write_diagnostics();
+        if (step_ % o.diagnostics_every == 0) write_diagnostics();
         if (time_ >= next_output - t_eps) {
             write_snapshot();
             snapshot_current = true;
-            next_output = std::min(o.end_time, next_output + interval);
+            ++next_k;
+            next_output = std::min(o.end_time, static_cast<double>(next_k) * interval);
         }
         progress(false);
+        const bool by_steps = o.checkpoint_every > 0 && step_ % o.checkpoint_every == 0;
+        const bool by_wall =
+            o.checkpoint_interval > 0.0 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint_wall)
+                    .count() >= o.checkpoint_interval;
+        if (g_pending_signal != 0 && o.checkpoint_on_signal) {
+            summary.interrupted_by = g_pending_signal;
+            if (diagnostics) diagnostics->flush();
+            write_checkpoint();
+            if (root)
+                std::printf("interrupted by signal %d at t = %.6g s, step %lld; %s\n",
+                            summary.interrupted_by, time_, static_cast<long long>(step_),
+                            summary.last_checkpoint.empty()
+                                ? "no output directory, nothing saved"
+                                : ("checkpoint " + summary.last_checkpoint).c_str());
+            break;
+        }
+        if (by_steps || by_wall) write_checkpoint();
     }
-    if (!snapshot_current) write_snapshot();
-    write_diagnostics();
-    progress(true);
+    if (summary.interrupted_by == 0) {
+        if (!snapshot_current) write_snapshot();
+        write_diagnostics();
+        progress(true);
+    }
 
     summary.steps = step_ - step_start;
     summary.wall_seconds = elapsed();

@@ -28,6 +28,12 @@ struct RunOptions {
     int diagnostics_every = 10;       // steps between rows of diagnostics.csv
     double progress_interval = 5.0;   // wall seconds between progress lines; <= 0: silent
     std::map<std::string, std::string> metadata;  // recorded in run.json and every snapshot
+    bool overwrite = false;           // replace a run already in output_dir
+    int checkpoint_every = 0;         // steps between checkpoints; 0: not by step count
+    double checkpoint_interval = 0.0; // wall seconds between checkpoints; 0: not by time
+    // SIGTERM / SIGINT: finish the step, write a checkpoint (with an output_dir), return with
+    // RunSummary::interrupted_by set. Schedulers send SIGTERM before the wall-time limit.
+    bool checkpoint_on_signal = true;
 };
 
 struct RunSummary {
@@ -38,6 +44,8 @@ struct RunSummary {
     std::size_t neighbour_builds = 0;
     std::size_t snapshots = 0;
     PhaseTimes phases;  // cumulative over the simulation's life [s]
+    int interrupted_by = 0;       // signal number that stopped the run early, 0 if none
+    std::string last_checkpoint;  // file of the newest checkpoint written, if any
 };
 
 class Simulation {
@@ -71,6 +79,13 @@ public:
     // the last good state; snapshots already written stay intact).
     RunSummary run(const RunOptions& options);
 
+    // Continue from the newest valid checkpoint in run_dir (a corrupt newest one is reported
+    // and the previous one used). The setup must be the one that wrote it (same particles).
+    // Snapshots and diagnostics rows after the checkpoint are dropped, so that the continued
+    // series has neither gaps nor duplicates. Returns the checkpoint file used; `rejected`
+    // receives the checkpoints skipped as corrupt.
+    std::string restart(const std::string& run_dir, std::vector<std::string>* rejected = nullptr);
+
     // One accepted step no longer than dt_cap [s] (for tests and Python drivers).
     StepReport advance(double dt_cap);
 
@@ -97,6 +112,8 @@ private:
     Derivatives scratch_;
     double time_ = 0.0;
     std::int64_t step_ = 0;
+    std::string resumed_from_;  // run directory of restart(), until run() continues it
+    double resumed_dt_next_ = 0.0;
 };
 
 }  // namespace regosph

@@ -9,7 +9,6 @@ report.json, report.txt into the output directory. Exits with status 1 when the 
 exceeds 5 mm or the runout misses the experiment's by more than 2 cm, 2 on bad input.
 """
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
@@ -21,20 +20,9 @@ import compare  # noqa: E402
 import soil_collapse  # noqa: E402
 
 
-def prepare_output(directory, overwrite):
-    directory = Path(directory)
-    if directory.exists() and any(directory.iterdir()):
-        if not overwrite:
-            sys.exit(f"error: output directory '{directory}' is not empty; "
-                     "pass --overwrite to replace it")
-        shutil.rmtree(directory)
-    return directory
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--output", required=True, help="run directory")
-    ap.add_argument("--overwrite", action="store_true", help="replace an existing run directory")
     ap.add_argument("--spacing", type=float, default=soil_collapse.PAPER_SPACING,
                     help="particle spacing [m] (default: the paper's 2.582e-3)")
     ap.add_argument("--end-time", type=float, default=1.0, help="simulated time [s]")
@@ -44,20 +32,18 @@ def main(argv=None):
                          "soil's own elastic wave speed; the paper used 600")
     ap.add_argument("--compare-only", action="store_true",
                     help="do not run; compare the existing run in --output")
+    soil_collapse.add_run_control_arguments(ap)
     args = ap.parse_args(argv)
 
     out = Path(args.output)
     if not args.compare_only:
-        prepare_output(out, args.overwrite)
         sim = soil_collapse.build(args.spacing, args.viscosity_sound_speed)
-        summary = sim.run(args.end_time, output_dir=str(out), snapshot_interval=0.05,
-                          metadata={"setup": "soil_collapse validation",
-                                    "spacing_m": repr(args.spacing),
-                                    "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed),
-                                    "command": " ".join(sys.argv)})
-        print(f"{summary.steps} steps ({summary.rejected} rejected) in "
-              f"{summary.wall_seconds:.1f} s wall: "
-              f"{summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s")
+        status = soil_collapse.run_with_control(
+            sim, args, metadata={"setup": "soil_collapse validation",
+                                 "spacing_m": repr(args.spacing),
+                                 "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)})
+        if status != 0:
+            return status
 
     snapshots = sorted(out.glob("snapshot_*.h5"))
     if len(snapshots) < 2:

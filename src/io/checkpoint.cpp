@@ -1,0 +1,133 @@
+#include "io/checkpoint.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "io/snapshot.hpp"
+
+namespace regosph::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kPrefix = "checkpoint_";
+const std::string kSuffix = ".h5";
+
+// Exact text form of a double (hexadecimal floating point round-trips every bit).
+std::string exact(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%a", v);
+    return buf;
+}
+
+double parse_exact(const std::string& s, const std::string& what) {
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0') throw std::runtime_error("attribute '" + what + "' is not a number");
+    return v;
+}
+
+template <class T>
+void hash_bytes(std::uint64_t& h, const std::vector<T>& v) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(v.data());
+    for (std::size_t i = 0; i < v.size() * sizeof(T); ++i) {
+        h ^= bytes[i];
+        h *= 0x100000001b3ULL;
+    }
+}
+
+std::int64_t step_of(const fs::path& file) {
+    const std::string name = file.filename().string();
+    const std::string digits =
+        name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+    return std::stoll(digits);
+}
+
+bool is_checkpoint_name(const std::string& name) {
+    if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix)) return false;
+    const std::string digits =
+        name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+    return !digits.empty() && digits.size() <= 18 &&
+           std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+std::uint64_t checksum(const ParticleSet& p) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const auto& c : p.x) hash_bytes(h, c);
+    for (const auto& c : p.v) hash_bytes(h, c);
+    hash_bytes(h, p.rho);
+    hash_bytes(h, p.mass);
+    hash_bytes(h, p.h);
+    for (const auto& c : p.stress) hash_bytes(h, c);
+    hash_bytes(h, p.plastic_strain);
+    hash_bytes(h, p.yielding);
+    hash_bytes(h, p.material);
+    hash_bytes(h, p.body);
+    hash_bytes(h, p.kind);
+    hash_bytes(h, p.id);
+    return h;
+}
+
+std::vector<fs::path> list_checkpoints(const fs::path& dir) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file() && is_checkpoint_name(e.path().filename().string()))
+            files.push_back(e.path());
+    std::sort(files.begin(), files.end(),
+              [](const fs::path& a, const fs::path& b) { return step_of(a) > step_of(b); });
+    return files;
+}
+
+fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const CheckpointState& s,
+                          int keep) {
+    char name[64];
+    std::snprintf(name, sizeof name, "%s%012lld%s", kPrefix.c_str(),
+                  static_cast<long long>(s.step), kSuffix.c_str());
+    const fs::path file = dir / name;
+    write_particle_file(file, p, s.time, s.step,
+                        {{"checkpoint_time", exact(s.time)},
+                         {"checkpoint_dt_next", exact(s.dt_next)},
+                         {"checkpoint_checksum", std::to_string(checksum(p))}});
+    const auto all = list_checkpoints(dir);
+    for (std::size_t i = static_cast<std::size_t>(std::max(keep, 1)); i < all.size(); ++i) {
+        std::error_code ec;
+        fs::remove(all[i], ec);
+    }
+    return file;
+}
+
+LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
+    LoadedCheckpoint out;
+    for (const fs::path& file : list_checkpoints(dir)) {
+        try {
+            double time = 0.0;
+            std::int64_t step = 0;
+            ParticleSet p = read_snapshot(file, &time, &step);
+            const std::string stored = read_string_attribute(file, "checkpoint_checksum");
+            if (stored != std::to_string(checksum(p)))
+                throw std::runtime_error("checksum mismatch (corrupt file)");
+            out.state.time = parse_exact(read_string_attribute(file, "checkpoint_time"),
+                                         "checkpoint_time");
+            out.state.dt_next = parse_exact(read_string_attribute(file, "checkpoint_dt_next"),
+                                            "checkpoint_dt_next");
+            out.state.step = step;
+            out.particles = std::move(p);
+            out.file = file;
+            return out;
+        } catch (const std::exception& e) {
+            out.rejected.push_back(file.string() + ": " + e.what());
+        }
+    }
+    std::string msg = "no usable checkpoint in '" + dir.string() + "'";
+    for (const auto& r : out.rejected) msg += "\n  rejected " + r;
+    throw std::runtime_error(msg);
+}
+
+}  // namespace regosph::io

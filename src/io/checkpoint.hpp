@@ -1,0 +1,44 @@
+// Checkpoints: everything a run needs to continue bit-for-bit (all particle fields, time,
+// step, the integrator's proposed step), in the snapshot layout plus root attributes, written
+// atomically and verified by a checksum when read back.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sph/particles.hpp"
+
+namespace regosph::io {
+
+struct CheckpointState {
+    double time = 0.0;       // [s]
+    std::int64_t step = 0;   // accepted steps
+    double dt_next = 0.0;    // step the integrator proposed next [s]
+};
+
+// FNV-1a 64-bit hash over the bytes of every particle array.
+std::uint64_t checksum(const ParticleSet& p);
+
+// Writes checkpoint_<step>.h5 in `dir` atomically, then removes all but the newest `keep`
+// checkpoints. Returns the new file.
+std::filesystem::path write_checkpoint(const std::filesystem::path& dir, const ParticleSet& p,
+                                       const CheckpointState& state, int keep = 2);
+
+struct LoadedCheckpoint {
+    ParticleSet particles;
+    CheckpointState state;
+    std::filesystem::path file;
+    std::vector<std::string> rejected;  // "file: reason" of newer checkpoints that failed
+};
+
+// The newest checkpoint in `dir` that reads back completely and matches its checksum; a corrupt
+// or truncated newer one is skipped and reported in `rejected`. Throws std::runtime_error naming
+// the directory when none is usable.
+LoadedCheckpoint load_newest_checkpoint(const std::filesystem::path& dir);
+
+// Checkpoint files in `dir`, newest first.
+std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& dir);
+
+}  // namespace regosph::io
