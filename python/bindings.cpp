@@ -229,6 +229,8 @@ PYBIND11_MODULE(_core, m) {
             py::arg("motion"), py::arg("spacing"), py::arg("smoothing_length"),
             py::arg("velocity") = std::array<double, 3>{0, 0, 0},
             "Add a body of particles at positions (N, dim) [m]; returns its index.")
+        .def("set_domain", &Simulation::set_domain, py::arg("lo"), py::arg("hi"),
+             "Bounds [m]: particles outside are refused; leaving them stops a run.")
         .def_property(
             "physics", [](Simulation& s) -> PhysicsParameters& { return s.physics(); },
             [](Simulation& s, const PhysicsParameters& p) { s.physics() = p; },

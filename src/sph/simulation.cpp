@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "io/checkpoint.hpp"
 #include "io/json.hpp"
@@ -70,6 +71,8 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
     if (motion == Motion::dynamic && particles_.dim == 2 && velocity[2] != 0.0)
         throw std::invalid_argument(where + "velocity: a 2D run has no z velocity");
 
+    check_overlap(name, positions, spacing);
+
     const double rho = reference_density(m);
     const double volume = std::pow(spacing, particles_.dim);
     const auto kind = motion == Motion::dynamic ? ParticleKind::dynamic : ParticleKind::boundary;
@@ -88,6 +91,71 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
     bodies_.push_back(Body{name, material, motion, spacing, smoothing_length, positions.size()});
     integrator_.reset();
     return body_index;
+}
+
+// Bodies must not overlap: no new particle may lie within half a spacing of another particle
+// (existing or new). A hash grid with cells of that size makes this linear in the count.
+void Simulation::check_overlap(const std::string& name, const std::vector<geometry::Point>& pts,
+                               double spacing) const {
+    double min_gap = 0.5 * spacing;
+    for (const Body& b : bodies_) min_gap = std::min(min_gap, 0.5 * b.spacing);
+    const double cell = min_gap;
+    const int dim = particles_.dim;
+    const auto key = [&](const geometry::Point& x, int dx, int dy, int dz) {
+        const auto c = [&](int d, int off) {
+            return static_cast<std::int64_t>(std::floor(x[d] / cell)) + off;
+        };
+        const std::int64_t kz = dim == 3 ? c(2, dz) : 0;
+        return (c(0, dx) * 73856093) ^ (c(1, dy) * 19349663) ^ (kz * 83492791);
+    };
+    std::unordered_multimap<std::int64_t, std::pair<geometry::Point, std::int32_t>> grid;
+    grid.reserve(particles_.size() + pts.size());
+    for (std::size_t i = 0; i < particles_.size(); ++i) {
+        const geometry::Point x{particles_.x[0][i], particles_.x[1][i], particles_.x[2][i]};
+        grid.emplace(key(x, 0, 0, 0), std::make_pair(x, particles_.body[i]));
+    }
+    const auto new_body = static_cast<std::int32_t>(bodies_.size());
+    const int zr = dim == 3 ? 1 : 0;
+    for (const auto& raw : pts) {
+        geometry::Point x = raw;
+        if (dim == 2) x[2] = 0.0;
+        for (int dx = -1; dx <= 1; ++dx)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dz = -zr; dz <= zr; ++dz) {
+                    const auto range = grid.equal_range(key(x, dx, dy, dz));
+                    for (auto it = range.first; it != range.second; ++it) {
+                        const auto& [y, other] = it->second;
+                        double d2 = 0.0;
+                        for (int d = 0; d < dim; ++d) d2 += (x[d] - y[d]) * (x[d] - y[d]);
+                        if (d2 < min_gap * min_gap) {
+                            std::ostringstream os;
+                            os << "body '" << name << "': positions overlap "
+                               << (other == new_body ? "each other" : "body '" + bodies_[other].name + "'")
+                               << " near (" << x[0] << ", " << x[1] << ", " << x[2]
+                               << ") m: particles closer than half a spacing";
+                            throw std::invalid_argument(os.str());
+                        }
+                    }
+                }
+        grid.emplace(key(x, 0, 0, 0), std::make_pair(x, new_body));
+    }
+}
+
+void Simulation::set_domain(const geometry::Point& lo, const geometry::Point& hi) {
+    for (int d = 0; d < particles_.dim; ++d)
+        if (!(std::isfinite(lo[d]) && std::isfinite(hi[d]) && hi[d] > lo[d]))
+            throw std::invalid_argument("domain: upper corner must exceed the lower corner in " +
+                                        std::string(1, "xyz"[d]));
+    domain_ = geometry::BoundingBox{lo, hi};
+}
+
+std::ptrdiff_t Simulation::first_outside_domain() const {
+    if (!domain_) return -1;
+    for (std::size_t i = 0; i < particles_.size(); ++i)
+        for (int d = 0; d < particles_.dim; ++d)
+            if (!(particles_.x[d][i] >= domain_->lo[d] && particles_.x[d][i] <= domain_->hi[d]))
+                return static_cast<std::ptrdiff_t>(i);
+    return -1;
 }
 
 void Simulation::validate_setup() const {
@@ -111,6 +179,14 @@ void Simulation::validate_setup() const {
             "physics: av_alpha and av_beta must be >= 0 and av_epsilon > 0");
     if (!positive(physics_.courant) || physics_.courant > 1.0)
         throw std::invalid_argument("physics: courant must lie in (0, 1]");
+    if (const auto i = first_outside_domain(); i >= 0) {
+        const auto u = static_cast<std::size_t>(i);
+        std::ostringstream os;
+        os << "body '" << bodies_[p.body[u]].name << "': particle id " << p.id[u] << " at ("
+           << p.x[0][u] << ", " << p.x[1][u] << ", " << p.x[2][u]
+           << ") m lies outside the domain";
+        throw std::invalid_argument(os.str());
+    }
     const auto& io = integrator_options_;
     if (!positive(io.tolerance)) throw std::invalid_argument("integrator: tolerance must be > 0");
     if (!positive(io.dt_min)) throw std::invalid_argument("integrator: dt_min must be > 0 s");
@@ -425,6 +501,15 @@ RunSummary Simulation::run(const RunOptions& o) {
             throw;
         }
         time_ = (time_ + r.dt >= target - t_eps) ? target : time_ + r.dt;
+        if (const auto i = first_outside_domain(); i >= 0) {
+            const auto u = static_cast<std::size_t>(i);
+            std::ostringstream os;
+            os << "blow-up at t = " << time_ << " s, step " << step_ + 1 << ": particle id "
+               << particles_.id[u] << " left the domain at (" << particles_.x[0][u] << ", "
+               << particles_.x[1][u] << ", " << particles_.x[2][u] << ") m";
+            if (diagnostics) diagnostics->flush();
+            throw BlowUpError(os.str());
+        }
         ++step_;
         last_dt = r.dt;
         rejected_since_row += r.rejected;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,10 @@ public:
                  const std::vector<geometry::Point>& positions, double spacing,
                  double smoothing_length, geometry::Point velocity = {0, 0, 0});
 
+    // Optional bounds [m]: a setup with particles outside them is refused, and a particle that
+    // leaves them during a run stops it (BlowUpError).
+    void set_domain(const geometry::Point& lo, const geometry::Point& hi);
+
     PhysicsParameters& physics() { return physics_; }
     IntegratorOptions& integrator_options() { return integrator_options_; }
     ParticleSet& particles() { return particles_; }
@@ -100,6 +105,9 @@ public:
 
 private:
     void ensure_integrator();
+    void check_overlap(const std::string& name, const std::vector<geometry::Point>& positions,
+                       double spacing) const;
+    std::ptrdiff_t first_outside_domain() const;  // index of a particle outside, or -1
 
     ParticleSet particles_;
     std::vector<Material> materials_;
@@ -112,6 +120,7 @@ private:
     Derivatives scratch_;
     double time_ = 0.0;
     std::int64_t step_ = 0;
+    std::optional<geometry::BoundingBox> domain_;
     std::string resumed_from_;  // run directory of restart(), until run() continues it
     double resumed_dt_next_ = 0.0;
 };
