@@ -1,6 +1,8 @@
 #include "io/time_series.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstdlib>
 
 #include <iomanip>
@@ -27,22 +29,32 @@ CsvTimeSeries::CsvTimeSeries(std::filesystem::path file, std::vector<std::string
     if (columns.empty())
         throw std::runtime_error("time series file '" + file_.string() + "' has no columns");
     std::string header;
-    for (std::size_t c = 0; c < columns.size(); ++c) header += (c ? "," : "") + csv_field(columns[c]);
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+        if (c > 0) header += ',';
+        header += csv_field(columns[c]);
+    }
 
     // Continuing a run: keep the header and the rows up to the restart time, drop later ones
     // (written after the checkpoint the run restarts from), so the series has no duplicates.
     std::vector<std::string> kept;
     if (!std::isnan(keep_rows_up_to)) {
-        std::ifstream in(file_);
-        std::string line;
-        if (in && std::getline(in, line)) {
-            if (line != header)
-                throw std::runtime_error("time series file '" + file_.string() +
-                                         "' has other columns than this run writes");
-            while (std::getline(in, line)) {
-                const double t = std::strtod(line.c_str(), nullptr);
-                if (t <= keep_rows_up_to) kept.push_back(line);
+        std::ifstream in(file_, std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::size_t pos = 0;
+        bool first = true;
+        // Complete lines only: a run killed while writing leaves a last line without '\n'.
+        for (std::size_t nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1) {
+            const std::string line = text.substr(pos, nl - pos);
+            if (first) {
+                if (line != header)
+                    throw std::runtime_error("time series file '" + file_.string() +
+                                             "' has other columns than this run writes");
+                first = false;
+                continue;
             }
+            const auto fields = 1 + static_cast<std::size_t>(std::count(line.begin(), line.end(), ','));
+            if (fields == n_columns_ && std::strtod(line.c_str(), nullptr) <= keep_rows_up_to)
+                kept.push_back(line);
         }
     }
     out_.open(file_, std::ios::trunc);
