@@ -1,0 +1,184 @@
+// Verlet neighbour lists (neighbours.hpp): a pair interacts when |x_a - x_b| < h_ab =
+// (h_a + h_b) / 2 (SPEC.md section 1); the list holds every b within h_ab + skin, rows of
+// boundary particles hold only dynamic particles, rows are sorted, and the list stays valid
+// until a particle has moved more than skin / 2.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "sph/neighbours.hpp"
+#include "sph/particles.hpp"
+
+using namespace regosph;
+
+namespace {
+
+// n random particles in the unit square/cube with support radii in [h_lo, h_hi]; every
+// fifth is a boundary particle.
+ParticleSet random_particles(int dim, std::size_t n, double h_lo, double h_hi, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    ParticleSet p;
+    p.dim = dim;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::array<double, 3> x{u(rng), u(rng), dim == 3 ? u(rng) : 0.0};
+        const double h = h_lo + (h_hi - h_lo) * u(rng);
+        p.push_back(x, {0, 0, 0}, 1000.0, 1.0, h, 0, 0,
+                    i % 5 == 0 ? ParticleKind::boundary : ParticleKind::dynamic,
+                    static_cast<std::int64_t>(i));
+    }
+    return p;
+}
+
+double distance(const ParticleSet& p, std::size_t a, std::size_t b) {
+    double r2 = 0.0;
+    for (int d = 0; d < p.dim; ++d) r2 += (p.x[d][a] - p.x[d][b]) * (p.x[d][a] - p.x[d][b]);
+    return std::sqrt(r2);
+}
+
+void check_against_brute_force(const ParticleSet& p, const NeighbourList& nl, double skin) {
+    // Violations are counted (not asserted pair by pair, which would be slow) and the first
+    // one of each kind is reported.
+    const std::size_t n = p.size();
+    std::size_t interacting = 0, boundary_rows_nonempty = 0, boundary_in_dynamic_rows = 0;
+    std::size_t unsorted = 0, self = 0, wall_wall = 0, missing = 0, too_far = 0;
+    for (std::size_t a = 0; a < n; ++a) {
+        const auto row = nl.row(a);
+        const std::set<std::uint32_t> in_row(row.begin(), row.end());
+        // Sorted, strictly increasing (no duplicates), no self pair.
+        if (!std::is_sorted(row.begin(), row.end()) || in_row.size() != row.size()) ++unsorted;
+        if (in_row.count(static_cast<std::uint32_t>(a)) != 0) ++self;
+        const bool a_boundary = p.kind[a] == ParticleKind::boundary;
+        if (a_boundary && !row.empty()) ++boundary_rows_nonempty;
+        for (std::size_t b = 0; b < n; ++b) {
+            if (b == a) continue;
+            const double r = distance(p, a, b);
+            const double h_ab = 0.5 * (p.h[a] + p.h[b]);
+            const bool b_boundary = p.kind[b] == ParticleKind::boundary;
+            const bool listed = in_row.count(static_cast<std::uint32_t>(b)) > 0;
+            if (a_boundary && b_boundary) {
+                if (listed) ++wall_wall;  // a wall never interacts with a wall
+                continue;
+            }
+            if (r < h_ab) ++interacting;
+            if (r < h_ab + skin) {
+                if (!listed) {
+                    if (missing == 0) MESSAGE("missing pair ", a, " ", b, " r = ", r, " h_ab = ", h_ab);
+                    ++missing;  // every pair inside the interaction radius plus skin is listed
+                }
+                if (!a_boundary && b_boundary && listed) ++boundary_in_dynamic_rows;
+            } else if (r > (h_ab + skin) * (1.0 + 1e-12) && listed) {
+                ++too_far;  // nothing far beyond it
+            }
+        }
+    }
+    CHECK(unsorted == 0);
+    CHECK(self == 0);
+    CHECK(wall_wall == 0);
+    CHECK(missing == 0);
+    CHECK(too_far == 0);
+    // The random setup must actually contain pairs of every kind.
+    CHECK(interacting > 10 * n);
+    CHECK(boundary_rows_nonempty > 0);
+    CHECK(boundary_in_dynamic_rows > 0);
+}
+
+}  // namespace
+
+TEST_CASE("neighbour list = brute force, variable h, 2D and 3D") {
+    for (const int dim : {2, 3}) {
+        for (const double skin : {0.0, 0.02}) {
+            CAPTURE(dim);
+            CAPTURE(skin);
+            const std::size_t n = dim == 2 ? 1500 : 1200;
+            const ParticleSet p = dim == 2 ? random_particles(2, n, 0.03, 0.09, 11)
+                                           : random_particles(3, n, 0.10, 0.25, 12);
+            NeighbourList nl;
+            nl.build(p, skin);
+            CHECK(nl.skin() == skin);
+            CHECK(nl.build_count() == 1);
+            check_against_brute_force(p, nl, skin);
+        }
+    }
+}
+
+TEST_CASE("neighbour list: needs_rebuild only after a move of more than skin / 2") {
+    ParticleSet p = random_particles(2, 400, 0.05, 0.1, 5);
+    const double skin = 0.01;
+    NeighbourList nl;
+    CHECK(nl.needs_rebuild(p));  // never built
+    nl.build(p, skin);
+    CHECK_FALSE(nl.needs_rebuild(p));
+    // Everybody moves by 0.49 skin (diagonally): still valid.
+    const double step = 0.49 * skin / std::sqrt(2.0);
+    for (std::size_t a = 0; a < p.size(); ++a) {
+        p.x[0][a] += step;
+        p.x[1][a] -= step;
+    }
+    CHECK_FALSE(nl.needs_rebuild(p));
+    // One particle moves by 0.51 skin in total: rebuild.
+    p.x[0][123] += 0.02 * skin / std::sqrt(2.0);
+    p.x[1][123] -= 0.02 * skin / std::sqrt(2.0);
+    CHECK(nl.needs_rebuild(p));
+    // After the rebuild, the new reference positions count.
+    nl.build(p, skin);
+    CHECK(nl.build_count() == 2);
+    CHECK_FALSE(nl.needs_rebuild(p));
+    // A non-finite position forces a rebuild.
+    p.x[1][7] = std::numeric_limits<double>::quiet_NaN();
+    CHECK(nl.needs_rebuild(p));
+    p.x[1][7] = 0.5;
+    // A particle set of another size forces a rebuild.
+    ParticleSet q = random_particles(2, 401, 0.05, 0.1, 5);
+    CHECK(nl.needs_rebuild(q));
+}
+
+TEST_CASE("neighbour list: a list built with a skin stays exact after moves below skin / 2") {
+    // The point of the skin: after every particle moved less than skin / 2, every pair that now
+    // interacts (r < h_ab) is still in the list built before the move.
+    ParticleSet p = random_particles(3, 800, 0.1, 0.2, 77);
+    const double skin = 0.03;
+    NeighbourList nl;
+    nl.build(p, skin);
+    std::mt19937_64 rng(78);
+    std::normal_distribution<double> g(0.0, 1.0);
+    for (std::size_t a = 0; a < p.size(); ++a) {
+        double d[3] = {g(rng), g(rng), g(rng)};
+        const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int k = 0; k < 3; ++k) p.x[k][a] += 0.499 * skin * d[k] / len;
+    }
+    REQUIRE_FALSE(nl.needs_rebuild(p));
+    std::size_t missing = 0;
+    for (std::size_t a = 0; a < p.size(); ++a) {
+        const auto row = nl.row(a);
+        for (std::size_t b = 0; b < p.size(); ++b) {
+            if (a == b) continue;
+            if (p.kind[a] == ParticleKind::boundary && p.kind[b] == ParticleKind::boundary) continue;
+            if (distance(p, a, b) < 0.5 * (p.h[a] + p.h[b]) &&
+                !std::binary_search(row.begin(), row.end(), static_cast<std::uint32_t>(b)))
+                ++missing;
+        }
+    }
+    CHECK(missing == 0);
+}
+
+TEST_CASE("neighbour list: the list is symmetric between dynamic particles") {
+    const ParticleSet p = random_particles(2, 1000, 0.02, 0.08, 3);
+    NeighbourList nl;
+    nl.build(p, 0.005);
+    std::size_t asym = 0;
+    for (std::size_t a = 0; a < p.size(); ++a) {
+        if (p.kind[a] != ParticleKind::dynamic) continue;
+        for (const std::uint32_t b : nl.row(a)) {
+            const auto rb = nl.row(b);
+            // b lists a whenever a is dynamic (boundary rows hold dynamic particles only).
+            if (!std::binary_search(rb.begin(), rb.end(), static_cast<std::uint32_t>(a))) ++asym;
+        }
+    }
+    CHECK(asym == 0);
+}
