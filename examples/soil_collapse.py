@@ -99,11 +99,15 @@ def run_with_control(sim, args, metadata):
         for r in rejected:
             print(f"warning: skipped corrupt checkpoint {r}", file=sys.stderr)
         print(f"restarting from {used} at t = {sim.time:.6g} s, step {sim.step}")
-    summary = sim.run(args.end_time, output_dir=args.output,
-                      snapshot_interval=args.snapshot_interval, overwrite=args.overwrite,
-                      checkpoint_every=args.checkpoint_every,
-                      checkpoint_interval=60.0 * args.checkpoint_minutes,
-                      metadata={**metadata, "command": " ".join(sys.argv)})
+    try:
+        summary = sim.run(args.end_time, output_dir=args.output,
+                          snapshot_interval=args.snapshot_interval, overwrite=args.overwrite,
+                          checkpoint_every=args.checkpoint_every,
+                          checkpoint_interval=60.0 * args.checkpoint_minutes,
+                          metadata={**metadata, "command": " ".join(sys.argv)})
+    except rs.BlowUpError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
     print(f"{summary.steps} steps ({summary.rejected} rejected) in {summary.wall_seconds:.1f} s "
           f"wall, {summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s")
     if summary.interrupted_by:

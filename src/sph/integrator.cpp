@@ -138,7 +138,11 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
     for (std::size_t i = 0; i < shown; ++i) {
         const std::size_t a = order[i];
         os << "\n  id " << p.id[a] << ": (" << x0_[0][a] << ", " << x0_[1][a] << ", "
-           << x0_[2][a] << "), " << badness[a];
+           << x0_[2][a] << "), " << badness[a] << "; velocity (" << v0_[0][a] << ", "
+           << v0_[1][a] << ", " << v0_[2][a] << ") m/s, density " << rho0_[a]
+           << " kg/m^3, stress (xx yy zz xy xz yz) (";
+        for (int c = 0; c < kSymComponents; ++c) os << (c ? " " : "") << stress0_[c][a];
+        os << ") Pa";
     }
     restore_start(p);
     throw BlowUpError(os.str());

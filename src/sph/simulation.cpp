@@ -294,7 +294,8 @@ bool is_run_file(const std::string& name) {
     const auto has = [&](const char* prefix, const char* suffix) {
         return name.starts_with(prefix) && name.ends_with(suffix);
     };
-    return has("snapshot_", ".h5") || has("checkpoint_", ".h5") || name.ends_with(".h5.tmp") ||
+    return has("snapshot_", ".h5") || has("checkpoint_", ".h5") || has("crash_", ".h5") ||
+           name.ends_with(".h5.tmp") ||
            name == "series.xdmf" || name == "diagnostics.csv" || name == "run.json" ||
            name == "run.json.tmp" || name == "series.xdmf.tmp";
 }
@@ -490,15 +491,32 @@ RunSummary Simulation::run(const RunOptions& o) {
     };
     // Time differences below this are round-off of the summed steps.
     const double t_eps = 1e-12 * std::max(1.0, std::abs(o.end_time));
+    // A blow-up keeps the last good state: it is written next to the checkpoints as
+    // crash_<step>.h5, with the report as its attribute `crash_report`.
+    const auto crash = [&](const BlowUpError& e) -> BlowUpError {
+        if (diagnostics) diagnostics->flush();
+        std::string report = e.what();
+        if (!o.output_dir.empty()) {
+            char name[48];
+            std::snprintf(name, sizeof name, "crash_%012lld.h5", static_cast<long long>(step_));
+            const auto file = std::filesystem::path(o.output_dir) / name;
+            try {
+                io::write_particle_file(file, particles_, time_, step_, {{"crash_report", report}});
+                report += "\ncrash dump of the last good state: " + file.string();
+            } catch (const std::exception& w) {
+                report += "\n(no crash dump: " + std::string(w.what()) + ")";
+            }
+        }
+        return BlowUpError(report);
+    };
     while (time_ < o.end_time - t_eps) {
         const double target = std::min(next_output, o.end_time);
         StepReport r;
         try {
             r = integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_,
                                   target - time_);
-        } catch (const BlowUpError&) {
-            if (diagnostics) diagnostics->flush();
-            throw;
+        } catch (const BlowUpError& e) {
+            throw crash(e);
         }
         time_ = (time_ + r.dt >= target - t_eps) ? target : time_ + r.dt;
         if (const auto i = first_outside_domain(); i >= 0) {
@@ -507,8 +525,7 @@ RunSummary Simulation::run(const RunOptions& o) {
             os << "blow-up at t = " << time_ << " s, step " << step_ + 1 << ": particle id "
                << particles_.id[u] << " left the domain at (" << particles_.x[0][u] << ", "
                << particles_.x[1][u] << ", " << particles_.x[2][u] << ") m";
-            if (diagnostics) diagnostics->flush();
-            throw BlowUpError(os.str());
+            throw crash(BlowUpError(os.str()));
         }
         ++step_;
         last_dt = r.dt;

@@ -49,6 +49,12 @@ def test_step_below_floor_stops_with_time_step_and_ids(tmp_path):
     assert not list(tmp_path.glob("*.tmp"))
     with h5py.File(snaps[0]) as f:
         np.testing.assert_array_equal(f["particles/position"][:, :2], before)
+    # The report names the worst particles' fields, and a crash dump holds the last good state.
+    assert "velocity" in msg and "stress" in msg and "crash dump" in msg
+    (dump,) = tmp_path.glob("crash_*.h5")
+    with h5py.File(dump) as f:
+        np.testing.assert_array_equal(f["particles/position"][:, :2], before)
+        assert "blow-up" in f.attrs["crash_report"]
 
 
 def test_non_finite_initial_stress_is_refused():
