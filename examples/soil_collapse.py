@@ -10,6 +10,7 @@ under gravity. Plane strain. Walls and floor are no-slip.
 validation/soil_collapse/run.py runs this setup and compares it with the experiment.
 """
 import argparse
+import math
 import sys
 
 import regosph as rs
@@ -42,6 +43,8 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED):
     viscosity_sound_speed: c of the artificial viscosity [m/s]; 0 uses the soil's own
     elastic wave speed (~21 m/s) instead of the paper's 600 m/s.
     """
+    if not (math.isfinite(spacing) and spacing > 0.0):
+        raise ValueError(f"spacing = {spacing!r} m must be a positive, finite length")
     sim = rs.Simulation(dim=2)
     sim.physics.gravity = (0.0, -GRAVITY, 0.0)
     sim.physics.av_alpha, sim.physics.av_beta = 0.3, 0.7

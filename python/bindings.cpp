@@ -22,15 +22,23 @@ namespace {
 
 constexpr double kRad = std::numbers::pi / 180.0;
 
-// (N, 2) or (N, 3) float array -> points with z = 0 for 2D input.
+// (N, dim) float array -> points; z = 0 for 2D input. A 2D run also takes (N, 3) with z = 0
+// (never drops a non-zero z); a 3D run needs all three coordinates.
 std::vector<geometry::Point> to_points(const py::array_t<double, py::array::c_style | py::array::forcecast>& a,
-                                       const std::string& field) {
-    if (a.ndim() != 2 || (a.shape(1) != 2 && a.shape(1) != 3))
-        throw std::invalid_argument(field + ": expected an (N, 2) or (N, 3) array of positions in m");
+                                       int dim, const std::string& field) {
+    const std::string expected = dim == 2 ? "an (N, 2) array" : "an (N, 3) array";
+    if (a.ndim() != 2 || a.shape(1) < dim || a.shape(1) > 3)
+        throw std::invalid_argument(field + ": expected " + expected + " of positions in m for a " +
+                                    std::to_string(dim) + "D simulation");
     const auto r = a.unchecked<2>();
     std::vector<geometry::Point> pts(static_cast<std::size_t>(a.shape(0)));
     for (py::ssize_t i = 0; i < a.shape(0); ++i)
         for (py::ssize_t d = 0; d < a.shape(1); ++d) pts[i][d] = r(i, d);
+    if (dim == 2 && a.shape(1) == 3)
+        for (py::ssize_t i = 0; i < a.shape(0); ++i)
+            if (r(i, 2) != 0.0)
+                throw std::invalid_argument(field + ": particle " + std::to_string(i) +
+                                            " has z != 0 in a 2D simulation; expected " + expected);
     return pts;
 }
 
@@ -222,7 +230,7 @@ PYBIND11_MODULE(_core, m) {
                int material, const std::string& motion, double spacing, double smoothing_length,
                std::array<double, 3> velocity) {
                 return s.add_body(name, material, parse_motion(motion),
-                                  to_points(positions, "body '" + name + "': positions"), spacing,
+                                  to_points(positions, s.dim(), "body '" + name + "': positions"), spacing,
                                   smoothing_length, velocity);
             },
             py::arg("name"), py::arg("positions"), py::kw_only(), py::arg("material"),

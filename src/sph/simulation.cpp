@@ -300,6 +300,24 @@ bool is_run_file(const std::string& name) {
            name == "run.json.tmp" || name == "series.xdmf.tmp";
 }
 
+// Snapshots later than `time` (unreadable ones too): a continued run writes them again.
+void remove_snapshots_after(const fs::path& dir, double time) {
+    std::error_code ec;
+    std::vector<fs::path> doomed;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (!(name.starts_with("snapshot_") && name.ends_with(".h5"))) continue;
+        double t = 0.0;
+        try {
+            io::read_snapshot(e.path(), &t, nullptr);
+        } catch (const std::exception&) {
+            t = std::numeric_limits<double>::infinity();  // unreadable: redo it
+        }
+        if (t > time) doomed.push_back(e.path());
+    }
+    for (const auto& f : doomed) fs::remove(f, ec);
+}
+
 bool holds_run(const fs::path& dir) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir, ec))
@@ -369,20 +387,8 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     resumed_from_ = run_dir;
     resumed_dt_next_ = ck.state.dt_next;
     integrator_.reset();
-
-    // Snapshots written after the checkpoint are redone by the continued run.
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-        const std::string name = e.path().filename().string();
-        if (!(name.starts_with("snapshot_") && name.ends_with(".h5"))) continue;
-        double t = 0.0;
-        try {
-            io::read_snapshot(e.path(), &t, nullptr);
-        } catch (const std::exception&) {
-            t = std::numeric_limits<double>::infinity();  // unreadable: redo it
-        }
-        if (t > time_) fs::remove(e.path(), ec);
-    }
+    // The snapshots written after the checkpoint are dropped by run(), once it has accepted its
+    // options: a refused run leaves the directory as it was.
     return ck.file.string();
 }
 
@@ -410,6 +416,7 @@ RunSummary Simulation::run(const RunOptions& o) {
                                         "or restart from it");
         remove_run_files(o.output_dir);
     }
+    if (resumed) remove_snapshots_after(resumed_from_, time_);
     ensure_integrator();
     if (resumed) integrator_->set_proposed_dt(resumed_dt_next_);
     resumed_from_.clear();
