@@ -87,9 +87,57 @@ py::array_t<T> copy_vector(const std::vector<T>& v) {
 }
 
 Motion parse_motion(const std::string& s) {
-    if (s == "dynamic") return Motion::dynamic;
+    if (s == "dynamic" || s == "free") return Motion::dynamic;
     if (s == "fixed") return Motion::fixed;
-    throw std::invalid_argument("motion: '" + s + "' is not one of 'dynamic', 'fixed'");
+    if (s == "kinematic") return Motion::kinematic;
+    throw std::invalid_argument("motion: '" + s +
+                                "' is not one of 'dynamic' (alias 'free'), 'fixed', 'kinematic'");
+}
+
+// A point or vector given as 2 or 3 numbers; a 2-vector gets z = 0. `field` names it in errors.
+geometry::Vec3 to_vec3(const py::handle& obj, const std::string& field) {
+    std::vector<double> v;
+    try {
+        v = obj.cast<std::vector<double>>();
+    } catch (const py::cast_error&) {
+        throw std::invalid_argument(field + ": expected 2 or 3 numbers");
+    }
+    if (v.size() != 2 && v.size() != 3)
+        throw std::invalid_argument(field + ": expected 2 or 3 numbers, got " +
+                                    std::to_string(v.size()));
+    return {v[0], v[1], v.size() == 3 ? v[2] : 0.0};
+}
+
+geometry::Kinematics make_kinematics(const py::object& translation, std::optional<double> rpm,
+                                     std::optional<double> angular_velocity,
+                                     const py::object& pivot, const py::object& axis) {
+    geometry::Kinematics k;
+    if (rpm && angular_velocity)
+        throw std::invalid_argument("kinematics: give rpm or angular_velocity, not both");
+    if (rpm) k.angular_velocity = *rpm * 2.0 * M_PI / 60.0;  // [rev/min] -> [rad/s]
+    if (angular_velocity) k.angular_velocity = *angular_velocity;
+    k.pivot = to_vec3(pivot, "kinematics: pivot");
+    k.axis = to_vec3(axis, "kinematics: axis");
+    std::size_t i = 0;
+    for (const py::handle seg : translation) {
+        const std::string where = "kinematics: translation segment " + std::to_string(i++);
+        py::sequence pair;
+        try {
+            pair = seg.cast<py::sequence>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(where + ": expected (until [s], velocity [m/s])");
+        }
+        if (pair.size() != 2)
+            throw std::invalid_argument(where + ": expected (until [s], velocity [m/s])");
+        double until = 0.0;
+        try {
+            until = pair[0].cast<double>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(where + ": end time must be a number");
+        }
+        k.translation.push_back({until, to_vec3(pair[1], where + ": velocity")});
+    }
+    return k;
 }
 
 Material make_drucker_prager(const std::string& name, double density, double bulk_modulus,
@@ -177,9 +225,28 @@ PYBIND11_MODULE(_core, m) {
         py::arg("friction_angle"), py::arg("cohesion"), py::arg("dim") = 2,
         "(alpha_phi, k_c) of the Drucker-Prager yield function.");
 
+    // --- prescribed motion ----------------------------------------------------------------
+    py::class_<geometry::Kinematics>(m, "Kinematics")
+        .def(py::init(&make_kinematics), py::kw_only(), py::arg("translation") = py::list(),
+             py::arg("rpm") = py::none(), py::arg("angular_velocity") = py::none(),
+             py::arg("pivot") = py::make_tuple(0.0, 0.0, 0.0),
+             py::arg("axis") = py::make_tuple(0.0, 0.0, 1.0),
+             "Prescribed motion of a kinematic body: translation = [(until [s], velocity [m/s]), "
+             "...] (piecewise constant, then rest), rotation at rpm [rev/min] or "
+             "angular_velocity [rad/s] (positive: counter-clockwise about +z in 2D) about pivot "
+             "[m] (its position at t = 0; it moves with the translation).")
+        .def_readonly("angular_velocity", &geometry::Kinematics::angular_velocity)
+        .def_readonly("pivot", &geometry::Kinematics::pivot)
+        .def("pivot_at", &geometry::Kinematics::pivot_at, py::arg("t"), "Pivot at time t [m].")
+        .def("displacement", &geometry::Kinematics::displacement, py::arg("t"))
+        .def("angle", &geometry::Kinematics::angle, py::arg("t"), "Rotation angle at t [rad].");
+
     // --- options --------------------------------------------------------------------------
     py::class_<PhysicsParameters>(m, "PhysicsParameters")
-        .def_readwrite("gravity", &PhysicsParameters::gravity)
+        .def_property(
+            "gravity", [](const PhysicsParameters& p) { return p.gravity; },
+            [](PhysicsParameters& p, const py::object& g) { p.gravity = to_vec3(g, "physics: gravity"); },
+            "Gravitational acceleration [m/s^2], 2 or 3 components.")
         .def_readwrite("av_alpha", &PhysicsParameters::av_alpha)
         .def_readwrite("av_beta", &PhysicsParameters::av_beta)
         .def_readwrite("av_epsilon", &PhysicsParameters::av_epsilon)
@@ -228,15 +295,57 @@ PYBIND11_MODULE(_core, m) {
             [](Simulation& s, const std::string& name,
                const py::array_t<double, py::array::c_style | py::array::forcecast>& positions,
                int material, const std::string& motion, double spacing, double smoothing_length,
-               std::array<double, 3> velocity) {
+               const py::object& velocity, std::optional<geometry::Kinematics> kinematics) {
+                const std::string where = "body '" + name + "': ";
                 return s.add_body(name, material, parse_motion(motion),
-                                  to_points(positions, s.dim(), "body '" + name + "': positions"), spacing,
-                                  smoothing_length, velocity);
+                                  to_points(positions, s.dim(), where + "positions"), spacing,
+                                  smoothing_length, to_vec3(velocity, where + "velocity"),
+                                  kinematics);
             },
             py::arg("name"), py::arg("positions"), py::kw_only(), py::arg("material"),
             py::arg("motion"), py::arg("spacing"), py::arg("smoothing_length"),
-            py::arg("velocity") = std::array<double, 3>{0, 0, 0},
-            "Add a body of particles at positions (N, dim) [m]; returns its index.")
+            py::arg("velocity") = py::make_tuple(0.0, 0.0, 0.0),
+            py::arg("kinematics") = py::none(),
+            "Add a body of particles at positions (N, dim) [m]; returns its index. motion: "
+            "'dynamic' (alias 'free'), 'fixed' or 'kinematic' (then kinematics=Kinematics(...)).")
+        .def(
+            "add_observer",
+            [](Simulation& s, const std::string& name, geometry::ShapePtr region,
+               std::optional<int> material, std::optional<int> body) {
+                return s.add_observer(name, std::move(region), material.value_or(-1),
+                                      body.value_or(-1));
+            },
+            py::arg("name"), py::arg("region"), py::kw_only(), py::arg("material") = py::none(),
+            py::arg("body") = py::none(),
+            "Count dynamic particles (of `material`, an index) inside `region`, which moves with "
+            "`body` (an index) when that body is kinematic. Written to observers.csv/.h5 by run().")
+        .def(
+            "observe",
+            [](const Simulation& s) {
+                py::dict out;
+                const auto readings = s.observe();
+                for (std::size_t k = 0; k < readings.size(); ++k)
+                    out[py::str(s.observers()[k].name)] =
+                        py::make_tuple(readings[k].count, readings[k].mass);
+                return out;
+            },
+            "{observer: (count, mass [kg, 2D: kg/m])} at the current state.")
+        .def(
+            "body_loads",
+            [](Simulation& s) {
+                py::dict out;
+                const auto loads = s.body_loads();
+                for (std::size_t k = 0; k < loads.size(); ++k) {
+                    if (s.bodies()[k].motion != Motion::kinematic) continue;
+                    py::dict d;
+                    d["force"] = loads[k].force;
+                    d["torque"] = loads[k].torque;
+                    out[py::str(s.bodies()[k].name)] = d;
+                }
+                return out;
+            },
+            "{kinematic body: {'force': [N] (2D: N/m), 'torque': about its pivot [N m] (2D: "
+            "N m/m)}} exerted by the dynamic particles at the current state.")
         .def("set_domain", &Simulation::set_domain, py::arg("lo"), py::arg("hi"),
              "Bounds [m]: particles outside are refused; leaving them stops a run.")
         .def_property(
@@ -261,8 +370,9 @@ PYBIND11_MODULE(_core, m) {
             [](Simulation& s, double end_time, const std::string& output_dir,
                double snapshot_interval, int diagnostics_every, double progress_interval,
                std::map<std::string, std::string> metadata, bool overwrite, int checkpoint_every,
-               double checkpoint_interval, bool checkpoint_on_signal) {
+               double checkpoint_interval, bool checkpoint_on_signal, int observe_every) {
                 RunOptions o;
+                o.observe_every = observe_every;
                 o.end_time = end_time;
                 o.output_dir = output_dir;
                 o.snapshot_interval = snapshot_interval;
@@ -282,6 +392,7 @@ PYBIND11_MODULE(_core, m) {
             py::arg("metadata") = std::map<std::string, std::string>{},
             py::arg("overwrite") = false, py::arg("checkpoint_every") = 0,
             py::arg("checkpoint_interval") = 0.0, py::arg("checkpoint_on_signal") = true,
+            py::arg("observe_every") = 10,
             "Integrate to end_time [s]; writes snapshots, series.xdmf, diagnostics.csv and "
             "run.json to output_dir when given. Checkpoints every checkpoint_every steps and/or "
             "checkpoint_interval wall seconds, and on SIGTERM/SIGINT (then returns early with "

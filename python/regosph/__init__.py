@@ -17,6 +17,7 @@ from ._core import (  # noqa: F401  (re-exported API)
     Diagnostics,
     DruckerPrager,
     IntegratorOptions,
+    Kinematics,
     Material,
     PhysicsParameters,
     Rigid,

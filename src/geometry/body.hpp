@@ -3,13 +3,19 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "geometry/kinematics.hpp"
 
 namespace regosph {
 
 enum class Motion : std::uint8_t {
-    dynamic,  // particles integrated in time (regolith)
-    fixed,    // boundary particles that never move (walls, floors)
+    dynamic,    // particles integrated in time (regolith, free elastic solids)
+    fixed,      // boundary particles that never move (walls, floors)
+    kinematic,  // boundary particles of a tool that follows prescribed motion (brush, tray)
 };
+
+const char* motion_name(Motion m);
 
 struct Body {
     std::string name;
@@ -18,6 +24,11 @@ struct Body {
     double spacing = 0.0;           // lattice spacing the body was filled with [m]
     double smoothing_length = 0.0;  // kernel support radius of its particles [m]
     std::size_t particle_count = 0;
+    std::int64_t first_id = 0;      // its particles have ids first_id, first_id + 1, ...
+    // Kinematic bodies: the prescribed motion and every particle's position at t = 0 (indexed
+    // by id - first_id), from which its position at any time follows exactly.
+    geometry::Kinematics kinematics;
+    std::vector<geometry::Vec3> reference_positions;
 };
 
 }  // namespace regosph

@@ -419,6 +419,57 @@ void write_particle_file(const fs::path& final_path, const ParticleSet& p, doubl
     }
 }
 
+void write_time_series_file(const fs::path& final_path, const std::vector<std::string>& columns,
+                            const std::vector<std::vector<double>>& rows,
+                            const std::map<std::string, std::string>& string_attributes) {
+    fs::path tmp = final_path;
+    tmp += ".tmp";
+    try {
+        QuietHdf5Errors quiet;
+        Handle file(h5_try(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                           "creating the file"),
+                    H5Fclose);
+        write_string_attribute(file, "regosph_version",
+                               std::string(kVersion) + " (" + kGitDescribe + ")");
+        for (const auto& [name, value] : string_attributes) write_string_attribute(file, name, value);
+        for (std::size_t c = 0; c < columns.size(); ++c) {
+            // "tray.count [-]" -> path "tray/count", units "-"
+            std::string name = columns[c], units;
+            if (const auto open = name.rfind(" ["); open != std::string::npos && name.ends_with("]")) {
+                units = name.substr(open + 2, name.size() - open - 3);
+                name = name.substr(0, open);
+            }
+            std::string group_name, leaf = name;
+            if (const auto dot = name.find('.'); dot != std::string::npos) {
+                group_name = name.substr(0, dot);
+                leaf = name.substr(dot + 1);
+            }
+            hid_t parent = file;
+            std::optional<Handle> group;
+            if (!group_name.empty()) {
+                const htri_t exists = H5Lexists(file, group_name.c_str(), H5P_DEFAULT);
+                group.emplace(h5_try(exists > 0 ? H5Gopen2(file, group_name.c_str(), H5P_DEFAULT)
+                                                : H5Gcreate2(file, group_name.c_str(), H5P_DEFAULT,
+                                                             H5P_DEFAULT, H5P_DEFAULT),
+                                     "creating group '/" + group_name + "'"),
+                              H5Gclose);
+                parent = *group;
+            }
+            std::vector<double> data(rows.size());
+            for (std::size_t r = 0; r < rows.size(); ++r) data[r] = rows[r].at(c);
+            const DatasetInfo info{leaf.c_str(), units.c_str(), columns[c].c_str()};
+            write_dataset(parent, info, data, rows.size(), 1);
+        }
+        h5_try(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");
+        file.close("closing the file");
+        fs::rename(tmp, final_path);
+    } catch (const std::exception& e) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw std::runtime_error("cannot write '" + final_path.string() + "': " + e.what());
+    }
+}
+
 std::string read_string_attribute(const fs::path& file, const std::string& name) {
     try {
         QuietHdf5Errors quiet;

@@ -59,6 +59,14 @@ void write_particle_file(const std::filesystem::path& path, const ParticleSet& p
                          std::int64_t step,
                          const std::map<std::string, std::string>& string_attributes = {});
 
+// A time series as HDF5, written atomically: one float64 dataset per column, named after the
+// column without its unit, with a dot opening a group ("tray.count [-]" -> /tray/count), and
+// the unit in the dataset's attribute "units". Throws std::runtime_error naming the file.
+void write_time_series_file(const std::filesystem::path& path,
+                            const std::vector<std::string>& columns_with_units,
+                            const std::vector<std::vector<double>>& rows,
+                            const std::map<std::string, std::string>& string_attributes = {});
+
 // A string attribute of the file's root. Throws std::runtime_error naming file and attribute.
 std::string read_string_attribute(const std::filesystem::path& file, const std::string& name);
 

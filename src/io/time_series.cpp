@@ -25,7 +25,7 @@ std::string csv_field(const std::string& text) {
 
 CsvTimeSeries::CsvTimeSeries(std::filesystem::path file, std::vector<std::string> columns,
                              double keep_rows_up_to)
-    : file_(std::move(file)), n_columns_(columns.size()) {
+    : file_(std::move(file)), n_columns_(columns.size()), columns_(columns) {
     if (columns.empty())
         throw std::runtime_error("time series file '" + file_.string() + "' has no columns");
     std::string header;
@@ -64,7 +64,17 @@ CsvTimeSeries::CsvTimeSeries(std::filesystem::path file, std::vector<std::string
     out_.imbue(std::locale::classic());
     out_ << std::setprecision(17);
     out_ << header << '\n';
-    for (const auto& line : kept) out_ << line << '\n';
+    for (const auto& line : kept) {
+        out_ << line << '\n';
+        std::vector<double> row;
+        const char* c = line.c_str();
+        for (std::size_t k = 0; k < n_columns_; ++k) {
+            char* end = nullptr;
+            row.push_back(std::strtod(c, &end));
+            c = (*end == ',') ? end + 1 : end;
+        }
+        rows_.push_back(std::move(row));
+    }
     flush();
 }
 
@@ -76,6 +86,7 @@ void CsvTimeSeries::append(const std::vector<double>& row) {
     for (std::size_t c = 0; c < row.size(); ++c) out_ << (c ? "," : "") << row[c];
     out_ << '\n';
     flush();
+    rows_.push_back(row);
 }
 
 void CsvTimeSeries::flush() {

@@ -27,10 +27,15 @@ public:
     void flush();
 
     const std::filesystem::path& path() const { return file_; }
+    const std::vector<std::string>& columns() const { return columns_; }
+    // Every row of the file: those kept from before a restart and those appended since.
+    const std::vector<std::vector<double>>& rows() const { return rows_; }
 
 private:
     std::filesystem::path file_;
     std::size_t n_columns_;
+    std::vector<std::string> columns_;
+    std::vector<std::vector<double>> rows_;
     std::ofstream out_;
 };
 

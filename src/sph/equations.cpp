@@ -221,11 +221,15 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
 
 namespace {
 template <int Dim>
-void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp) {
+void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
+                      const std::array<std::vector<double>, 3>* wall_acc) {
     const std::size_t n = p.size();
 #pragma omp parallel for schedule(dynamic, 256)
     for (std::size_t w = 0; w < n; ++w) {
         if (p.kind[w] != ParticleKind::boundary) continue;
+        double g_rel[Dim];  // g - a_w
+        for (int d = 0; d < Dim; ++d)
+            g_rel[d] = pp.gravity[d] - (wall_acc ? (*wall_acc)[d][w] : 0.0);
         double sum_w = 0.0, sum_rho = 0.0, sum_head = 0.0;
         SymTensor sum_sigma{};
         for (const std::uint32_t f : nl.row(w)) {
@@ -233,7 +237,7 @@ void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsPara
             for (int d = 0; d < Dim; ++d) {
                 const double dx = p.x[d][w] - p.x[d][f];
                 r2 += dx * dx;
-                g_dot_r += pp.gravity[d] * dx;  // body acceleration a_w = 0 (fixed walls)
+                g_dot_r += g_rel[d] * dx;
             }
             const double h_wf = 0.5 * (p.h[w] + p.h[f]);
             if (r2 >= h_wf * h_wf) continue;
@@ -256,11 +260,12 @@ void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsPara
 }
 }  // namespace
 
-void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp) {
+void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
+                          const std::array<std::vector<double>, 3>* wall_acceleration) {
     if (p.dim == 2)
-        extrapolate_impl<2>(p, nl, pp);
+        extrapolate_impl<2>(p, nl, pp, wall_acceleration);
     else
-        extrapolate_impl<3>(p, nl, pp);
+        extrapolate_impl<3>(p, nl, pp, wall_acceleration);
 }
 
 }  // namespace regosph

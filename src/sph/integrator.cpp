@@ -7,6 +7,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "sph/motion.hpp"
+
 namespace regosph {
 
 namespace {
@@ -18,16 +20,32 @@ double seconds_since(std::chrono::steady_clock::time_point& start) {
 }
 }  // namespace
 
-void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
-                            const PhysicsParameters& pp, Derivatives& out) {
+void AdaptiveHeun::set_bodies(const std::vector<Body>* bodies) {
+    bodies_ = bodies && has_kinematic_bodies(*bodies) ? bodies : nullptr;
+    for (auto& c : wall_acceleration_) c.clear();
+}
+
+void AdaptiveHeun::place(ParticleSet& p, double t) {
+    if (bodies_) place_kinematic_bodies(p, *bodies_, t, wall_acceleration_);
+}
+
+void AdaptiveHeun::prepare_boundary(ParticleSet& p, NeighbourList& nl,
+                                    const PhysicsParameters& pp) {
     auto clock = std::chrono::steady_clock::now();
     if (nl.needs_rebuild(p)) {
         const double h_max = *std::max_element(p.h.begin(), p.h.end());
         nl.build(p, opt_.neighbour_skin * h_max);
     }
     times_.neighbours += seconds_since(clock);
-    extrapolate_boundary(p, nl, pp);
+    const bool moving = bodies_ && wall_acceleration_[0].size() == p.size();
+    extrapolate_boundary(p, nl, pp, moving ? &wall_acceleration_ : nullptr);
     times_.boundary += seconds_since(clock);
+}
+
+void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                            const PhysicsParameters& pp, Derivatives& out) {
+    prepare_boundary(p, nl, pp);
+    auto clock = std::chrono::steady_clock::now();
     compute_derivatives(p, nl, mt, pp, out);
     times_.derivatives += seconds_since(clock);
 }
@@ -171,6 +189,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
                                            std::to_string(opt_.dt_min) + " s");
         auto clock = std::chrono::steady_clock::now();
         stage_update(p, mt, dt, false);
+        place(p, time + dt);  // kinematic bodies at the end of the step (exact, not integrated)
         times_.updates += seconds_since(clock);
         evaluate(p, nl, mt, pp, k2_);
         clock = std::chrono::steady_clock::now();

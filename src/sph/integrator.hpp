@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "geometry/body.hpp"
 #include "sph/equations.hpp"
 #include "sph/neighbours.hpp"
 
@@ -62,7 +63,15 @@ public:
     const IntegratorOptions& options() const { return opt_; }
     const PhaseTimes& phase_times() const { return times_; }
 
-    // Ensure neighbours and boundary values for the current state, then the derivatives.
+    // The bodies of the run: particles of kinematic bodies are placed at each stage time.
+    // Must outlive the integrator; null (the default) means no kinematic bodies.
+    void set_bodies(const std::vector<Body>* bodies);
+    // Place the kinematic bodies at time t [s] (a no-op without any).
+    void place(ParticleSet& p, double t);
+
+    // Ensure neighbours and boundary values (wall density and stress) for the current state.
+    void prepare_boundary(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp);
+    // prepare_boundary, then the derivatives.
     void evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                   const PhysicsParameters& pp, Derivatives& out);
 
@@ -82,6 +91,8 @@ private:
     std::array<std::vector<double>, kSymComponents> stress0_;
     Derivatives k1_, k2_;
     std::vector<double> particle_error_;
+    const std::vector<Body>* bodies_ = nullptr;  // set when some body is kinematic
+    std::array<std::vector<double>, 3> wall_acceleration_;  // of kinematic particles [m/s^2]
 };
 
 }  // namespace regosph

@@ -38,7 +38,8 @@ int Simulation::add_material(const Material& m) {
 
 int Simulation::add_body(const std::string& name, int material, Motion motion,
                          const std::vector<geometry::Point>& positions, double spacing,
-                         double smoothing_length, geometry::Point velocity) {
+                         double smoothing_length, geometry::Point velocity,
+                         const std::optional<geometry::Kinematics>& kinematics) {
     const std::string where = "body '" + name + "': ";
     if (name.empty()) throw std::invalid_argument("body: name must not be empty");
     for (const Body& b : bodies_)
@@ -70,6 +71,17 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
                                     "' is Rigid, which only boundary (fixed) bodies can use");
     if (motion == Motion::dynamic && particles_.dim == 2 && velocity[2] != 0.0)
         throw std::invalid_argument(where + "velocity: a 2D run has no z velocity");
+    if (motion != Motion::dynamic && velocity != geometry::Point{0, 0, 0})
+        throw std::invalid_argument(where + "velocity: only dynamic bodies take an initial "
+                                    "velocity (a kinematic body moves by its kinematics)");
+    if (motion != Motion::kinematic && kinematics)
+        throw std::invalid_argument(where + "kinematics: only a kinematic body follows "
+                                    "prescribed motion (motion is '" +
+                                    std::string(motion_name(motion)) + "')");
+    if (motion == Motion::kinematic && !kinematics)
+        throw std::invalid_argument(where + "kinematics: a kinematic body needs its motion");
+    const geometry::Kinematics prescribed =
+        kinematics ? geometry::validated(*kinematics, particles_.dim, where) : geometry::Kinematics{};
 
     check_overlap(name, positions, spacing);
 
@@ -81,14 +93,17 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
     std::int64_t next_id = particles_.size() == 0
                                ? 0
                                : *std::max_element(particles_.id.begin(), particles_.id.end()) + 1;
+    Body body{name, material, motion, spacing, smoothing_length, positions.size(), next_id,
+              prescribed, {}};
     particles_.reserve(particles_.size() + positions.size());
     for (const auto& pos : positions) {
         geometry::Point x = pos;
         if (particles_.dim == 2) x[2] = 0.0;
         particles_.push_back(x, v0, rho, rho * volume, smoothing_length, material, body_index,
                              kind, next_id++);
+        if (motion == Motion::kinematic) body.reference_positions.push_back(x);
     }
-    bodies_.push_back(Body{name, material, motion, spacing, smoothing_length, positions.size()});
+    bodies_.push_back(std::move(body));
     integrator_.reset();
     return body_index;
 }
@@ -139,6 +154,42 @@ void Simulation::check_overlap(const std::string& name, const std::vector<geomet
                 }
         grid.emplace(key(x, 0, 0, 0), std::make_pair(x, new_body));
     }
+}
+
+int Simulation::add_observer(const std::string& name, geometry::ShapePtr region, int material,
+                             int body) {
+    const std::string where = "observer '" + name + "': ";
+    if (name.empty()) throw std::invalid_argument("observer: name must not be empty");
+    // The name heads CSV columns ("<name>.count [-]") and HDF5 groups.
+    for (char c : name)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+            throw std::invalid_argument(where + "name may hold letters, digits, '_' and '-' only");
+    for (const Observer& o : observers_)
+        if (o.name == name) throw std::invalid_argument(where + "name already used");
+    if (!region) throw std::invalid_argument(where + "region must be a shape");
+    if (region->dim() != particles_.dim)
+        throw std::invalid_argument(where + "region is a " + std::to_string(region->dim()) +
+                                    "D shape in a " + std::to_string(particles_.dim) + "D run");
+    if (material < -1 || material >= static_cast<int>(materials_.size()))
+        throw std::invalid_argument(where + "material index " + std::to_string(material) +
+                                    " does not name an added material");
+    if (body < -1 || body >= static_cast<int>(bodies_.size()))
+        throw std::invalid_argument(where + "body index " + std::to_string(body) +
+                                    " does not name an added body");
+    observers_.push_back(Observer{name, std::move(region), material, body});
+    return static_cast<int>(observers_.size()) - 1;
+}
+
+std::vector<ObserverReading> Simulation::observe() const {
+    return read_observers(particles_, observers_, bodies_, time_);
+}
+
+std::vector<BodyLoad> Simulation::body_loads() {
+    validate_setup();
+    ensure_integrator();
+    if (!has_kinematic_bodies(bodies_)) return std::vector<BodyLoad>(bodies_.size());
+    integrator_->prepare_boundary(particles_, neighbours_, physics_);
+    return kinematic_body_loads(particles_, neighbours_, *table_, physics_, bodies_, time_);
 }
 
 void Simulation::set_domain(const geometry::Point& lo, const geometry::Point& hi) {
@@ -199,7 +250,11 @@ void Simulation::validate_setup() const {
 
 void Simulation::ensure_integrator() {
     if (!table_) table_ = std::make_unique<MaterialTable>(materials_, particles_.dim);
-    if (!integrator_) integrator_ = std::make_unique<AdaptiveHeun>(integrator_options_);
+    if (!integrator_) {
+        integrator_ = std::make_unique<AdaptiveHeun>(integrator_options_);
+        integrator_->set_bodies(&bodies_);
+        integrator_->place(particles_, time_);
+    }
 }
 
 StepReport Simulation::advance(double dt_cap) {
@@ -248,10 +303,39 @@ std::string Simulation::describe(const RunOptions& o) const {
         j.begin_object();
         j.field("name", b.name);
         j.field("material", materials_[b.material].name);
-        j.field("motion", std::string(b.motion == Motion::dynamic ? "dynamic" : "fixed"));
+        j.field("motion", std::string(motion_name(b.motion)));
         j.field("spacing_m", b.spacing);
         j.field("smoothing_length_m", b.smoothing_length);
         j.field("particles", static_cast<double>(b.particle_count));
+        if (b.motion == Motion::kinematic) {
+            const geometry::Kinematics& k = b.kinematics;
+            j.key("kinematics").begin_object();
+            j.field("pivot_m", std::vector<double>(k.pivot.begin(), k.pivot.end()));
+            j.field("axis", std::vector<double>(k.axis.begin(), k.axis.end()));
+            j.field("angular_velocity_rad_s", k.angular_velocity);
+            j.field("rpm", k.angular_velocity * 30.0 / M_PI);
+            j.key("translation").begin_array();
+            for (const auto& seg : k.translation) {
+                j.begin_object();
+                j.field("until_s", seg.until);
+                j.field("velocity_m_s", std::vector<double>(seg.velocity.begin(), seg.velocity.end()));
+                j.end_object();
+            }
+            j.end_array();
+            j.end_object();
+        }
+        j.end_object();
+    }
+    j.end_array();
+    j.key("observers").begin_array();
+    for (const Observer& o : observers_) {
+        j.begin_object();
+        j.field("name", o.name);
+        j.field("material", o.material >= 0 ? materials_[o.material].name : std::string("any"));
+        j.field("moves_with_body", o.body >= 0 ? bodies_[o.body].name : std::string("none"));
+        const geometry::BoundingBox bb = o.region->bounds();
+        j.field("region_bounds_lo_m", std::vector<double>(bb.lo.begin(), bb.lo.end()));
+        j.field("region_bounds_hi_m", std::vector<double>(bb.hi.begin(), bb.hi.end()));
         j.end_object();
     }
     j.end_array();
@@ -260,6 +344,7 @@ std::string Simulation::describe(const RunOptions& o) const {
     j.field("end_time_s", o.end_time);
     j.field("snapshot_interval_s", o.snapshot_interval);
     j.field("diagnostics_every", o.diagnostics_every);
+    j.field("observe_every", o.observe_every);
     j.field("mpi_ranks", mpi::size());
     j.end_object();
     j.key("metadata").begin_object();
@@ -297,6 +382,7 @@ bool is_run_file(const std::string& name) {
     return has("snapshot_", ".h5") || has("checkpoint_", ".h5") || has("crash_", ".h5") ||
            name.ends_with(".h5.tmp") ||
            name == "series.xdmf" || name == "diagnostics.csv" || name == "run.json" ||
+           name == "observers.csv" || name == "observers.h5" || name == "observers.h5.tmp" ||
            name == "run.json.tmp" || name == "series.xdmf.tmp";
 }
 
@@ -400,6 +486,7 @@ RunSummary Simulation::run(const RunOptions& o) {
     if (!(std::isfinite(o.snapshot_interval) && o.snapshot_interval >= 0.0))
         throw std::invalid_argument("run: snapshot_interval must be >= 0 s");
     if (o.diagnostics_every < 1) throw std::invalid_argument("run: diagnostics_every must be >= 1");
+    if (o.observe_every < 1) throw std::invalid_argument("run: observe_every must be >= 1");
     if (o.checkpoint_every < 0) throw std::invalid_argument("run: checkpoint_every must be >= 0");
     if (!(o.checkpoint_interval >= 0.0))
         throw std::invalid_argument("run: checkpoint_interval must be >= 0 s");
@@ -424,7 +511,29 @@ RunSummary Simulation::run(const RunOptions& o) {
     const bool root = mpi::rank() == 0;
     std::unique_ptr<io::SnapshotWriter> writer;
     std::unique_ptr<io::CsvTimeSeries> diagnostics;
+    std::unique_ptr<io::CsvTimeSeries> observations;
     std::map<std::string, std::string> attributes = o.metadata;
+    // Loads on kinematic bodies join the diagnostics; in 2D they are per unit depth.
+    const bool planar = particles_.dim == 2;
+    std::vector<std::size_t> loaded;
+    std::vector<std::string> diagnostic_columns = kDiagnosticColumns;
+    for (std::size_t k = 0; k < bodies_.size(); ++k) {
+        if (bodies_[k].motion != Motion::kinematic) continue;
+        loaded.push_back(k);
+        const std::string& b = bodies_[k].name;
+        const std::string force_unit = planar ? " [N/m]" : " [N]";
+        for (const char* c : {"x", "y", "z"})
+            if (!planar || c[0] != 'z') diagnostic_columns.push_back(b + ".force_" + c + force_unit);
+        if (planar)
+            diagnostic_columns.push_back(b + ".torque_z [N]");  // N m per metre of depth
+        else
+            for (const char* c : {"x", "y", "z"}) diagnostic_columns.push_back(b + ".torque_" + c + " [N m]");
+    }
+    std::vector<std::string> observer_columns = {"time [s]", "step [-]"};
+    for (const Observer& ob : observers_) {
+        observer_columns.push_back(ob.name + ".count [-]");
+        observer_columns.push_back(ob.name + (planar ? ".mass [kg/m]" : ".mass [kg]"));
+    }
     if (!o.output_dir.empty()) {
         writer = std::make_unique<io::SnapshotWriter>(o.output_dir);  // checks writability
         if (!resumed)
@@ -433,6 +542,10 @@ RunSummary Simulation::run(const RunOptions& o) {
         diagnostics = std::make_unique<io::CsvTimeSeries>(
             std::filesystem::path(o.output_dir) / "diagnostics.csv", kDiagnosticColumns,
             resumed ? time_ : std::numeric_limits<double>::quiet_NaN());
+        if (!observers_.empty())
+            observations = std::make_unique<io::CsvTimeSeries>(
+                std::filesystem::path(o.output_dir) / "observers.csv", observer_columns,
+                resumed ? time_ : std::numeric_limits<double>::quiet_NaN());
     }
     RunSummary summary;
     std::int64_t rejected_since_row = 0;
@@ -442,10 +555,40 @@ RunSummary Simulation::run(const RunOptions& o) {
         if (!diagnostics || step_ == last_row_step) return;  // one row per step at most
         last_row_step = step_;
         const Diagnostics g = compute_diagnostics(particles_);
-        diagnostics->append({time_, last_dt, g.kinetic_energy, g.momentum[0], g.momentum[1],
-                             g.momentum[2], g.max_speed, static_cast<double>(g.yielding), g.mass,
-                             static_cast<double>(rejected_since_row)});
+        std::vector<double> row = {time_, last_dt, g.kinetic_energy, g.momentum[0], g.momentum[1],
+                                   g.momentum[2], g.max_speed, static_cast<double>(g.yielding),
+                                   g.mass, static_cast<double>(rejected_since_row)};
+        if (!loaded.empty()) {
+            integrator_->prepare_boundary(particles_, neighbours_, physics_);
+            const auto loads =
+                kinematic_body_loads(particles_, neighbours_, *table_, physics_, bodies_, time_);
+            for (const std::size_t k : loaded) {
+                for (int d = 0; d < particles_.dim; ++d) row.push_back(loads[k].force[d]);
+                if (planar)
+                    row.push_back(loads[k].torque[2]);
+                else
+                    for (int d = 0; d < 3; ++d) row.push_back(loads[k].torque[d]);
+            }
+        }
+        diagnostics->append(row);
         rejected_since_row = 0;
+    };
+    std::int64_t last_observed_step = -1;
+    const auto write_observers = [&] {
+        if (!observations || step_ == last_observed_step) return;
+        last_observed_step = step_;
+        std::vector<double> row = {time_, static_cast<double>(step_)};
+        for (const ObserverReading& r : observe()) {
+            row.push_back(static_cast<double>(r.count));
+            row.push_back(r.mass);
+        }
+        observations->append(row);
+    };
+    // observers.h5 mirrors observers.csv; rewritten at checkpoints and at the end.
+    const auto write_observers_h5 = [&] {
+        if (!observations) return;
+        io::write_time_series_file(std::filesystem::path(o.output_dir) / "observers.h5",
+                                   observations->columns(), observations->rows(), o.metadata);
     };
     const auto write_snapshot = [&] {
         if (!writer) return;
@@ -479,6 +622,7 @@ RunSummary Simulation::run(const RunOptions& o) {
 
     if (!resumed) {
         write_diagnostics();
+        write_observers();
         write_snapshot();
     }
     // Output times lie on the grid k * interval (k = 1, 2, ...), so that a restarted run writes
@@ -494,6 +638,7 @@ RunSummary Simulation::run(const RunOptions& o) {
         if (o.output_dir.empty()) return;
         const io::CheckpointState state{time_, step_, integrator_->proposed_dt()};
         summary.last_checkpoint = io::write_checkpoint(o.output_dir, particles_, state).string();
+        write_observers_h5();
         last_checkpoint_wall = std::chrono::steady_clock::now();
     };
     // Time differences below this are round-off of the summed steps.
@@ -503,6 +648,10 @@ RunSummary Simulation::run(const RunOptions& o) {
     const auto crash = [&](const BlowUpError& e) -> BlowUpError {
         if (diagnostics) diagnostics->flush();
         std::string report = e.what();
+        try {
+            write_observers_h5();
+        } catch (const std::exception&) {  // the crash report matters more
+        }
         if (!o.output_dir.empty()) {
             char name[48];
             std::snprintf(name, sizeof name, "crash_%012lld.h5", static_cast<long long>(step_));
@@ -540,6 +689,7 @@ RunSummary Simulation::run(const RunOptions& o) {
         summary.rejected += r.rejected;
         snapshot_current = false;
         if (step_ % o.diagnostics_every == 0) write_diagnostics();
+        if (step_ % o.observe_every == 0) write_observers();
         if (time_ >= next_output - t_eps) {
             write_snapshot();
             snapshot_current = true;
@@ -569,6 +719,8 @@ RunSummary Simulation::run(const RunOptions& o) {
     if (summary.interrupted_by == 0) {
         if (!snapshot_current) write_snapshot();
         write_diagnostics();
+        write_observers();
+        write_observers_h5();
         progress(true);
     }
 

@@ -17,7 +17,9 @@
 #include "sph/diagnostics.hpp"
 #include "sph/equations.hpp"
 #include "sph/integrator.hpp"
+#include "sph/motion.hpp"
 #include "sph/neighbours.hpp"
+#include "sph/observers.hpp"
 #include "sph/particles.hpp"
 
 namespace regosph {
@@ -27,6 +29,7 @@ struct RunOptions {
     std::string output_dir;           // empty: no files written
     double snapshot_interval = 0.0;   // [s]; 0: only the initial and final states
     int diagnostics_every = 10;       // steps between rows of diagnostics.csv
+    int observe_every = 10;           // steps between rows of observers.csv
     double progress_interval = 5.0;   // wall seconds between progress lines; <= 0: silent
     std::map<std::string, std::string> metadata;  // recorded in run.json and every snapshot
     bool overwrite = false;           // replace a run already in output_dir
@@ -60,11 +63,26 @@ public:
 
     // Adds a body whose particles sit at `positions` [m], each of volume spacing^dim, density
     // the material's reference density, support radius `smoothing_length` [m], initial
-    // velocity `velocity` [m/s]. Returns the body index. Throws std::invalid_argument naming
-    // the body and field on bad input (empty body, NaN coordinates, non-positive spacing/h).
+    // velocity `velocity` [m/s] (dynamic bodies). A kinematic body follows `kinematics` from
+    // t = 0, `positions` being its configuration at t = 0. Returns the body index. Throws
+    // std::invalid_argument naming the body and field on bad input (empty body, NaN
+    // coordinates, non-positive spacing/h, kinematics given to a body that is not kinematic).
     int add_body(const std::string& name, int material, Motion motion,
                  const std::vector<geometry::Point>& positions, double spacing,
-                 double smoothing_length, geometry::Point velocity = {0, 0, 0});
+                 double smoothing_length, geometry::Point velocity = {0, 0, 0},
+                 const std::optional<geometry::Kinematics>& kinematics = std::nullopt);
+
+    // Adds an observer (observers.hpp); `material` and `body` are indices or -1. Its readings
+    // go to observers.csv / observers.h5 every RunOptions::observe_every steps. Returns its
+    // index. Throws std::invalid_argument naming the observer and field.
+    int add_observer(const std::string& name, geometry::ShapePtr region, int material = -1,
+                     int body = -1);
+    const std::vector<Observer>& observers() const { return observers_; }
+    std::vector<ObserverReading> observe() const;
+
+    // Force and torque of the dynamic particles on every body at the current state (zero for
+    // bodies that are not kinematic); see kinematic_body_loads.
+    std::vector<BodyLoad> body_loads();
 
     // Optional bounds [m]: a setup with particles outside them is refused, and a particle that
     // leaves them during a run stops it (BlowUpError).
@@ -112,6 +130,7 @@ private:
     ParticleSet particles_;
     std::vector<Material> materials_;
     std::vector<Body> bodies_;
+    std::vector<Observer> observers_;
     PhysicsParameters physics_;
     IntegratorOptions integrator_options_;
     std::unique_ptr<MaterialTable> table_;
