@@ -540,7 +540,7 @@ RunSummary Simulation::run(const RunOptions& o) {
             io::write_text_atomically(std::filesystem::path(o.output_dir) / "run.json",
                                       describe(o) + "\n");
         diagnostics = std::make_unique<io::CsvTimeSeries>(
-            std::filesystem::path(o.output_dir) / "diagnostics.csv", kDiagnosticColumns,
+            std::filesystem::path(o.output_dir) / "diagnostics.csv", diagnostic_columns,
             resumed ? time_ : std::numeric_limits<double>::quiet_NaN());
         if (!observers_.empty())
             observations = std::make_unique<io::CsvTimeSeries>(
