@@ -14,6 +14,7 @@ import math
 import sys
 
 import regosph as rs
+from regosph import run_control
 
 # The experiment and the soil parameters (Bui 2008, Schaefer 2017, reference README).
 BLOCK_LENGTH = 0.20       # m
@@ -77,45 +78,11 @@ def main(argv=None):
     ap.add_argument("--viscosity-sound-speed", type=float, default=VISCOSITY_SOUND_SPEED,
                     help="sound speed of the artificial viscosity [m/s]; 0 = the soil's own "
                          f"(default); the paper used {PAPER_VISCOSITY_SOUND_SPEED:g}")
-    add_run_control_arguments(ap)
+    run_control.add_arguments(ap)
     args = ap.parse_args(argv)
     sim = build(args.spacing, args.viscosity_sound_speed)
-    return run_with_control(sim, args, metadata={"setup": "soil_collapse",
+    return run_control.run(sim, args, metadata={"setup": "soil_collapse",
                                                  "spacing_m": repr(args.spacing)})
-
-
-def add_run_control_arguments(ap):
-    """Options every run script shares: output safety, checkpoints, restarts."""
-    ap.add_argument("--snapshot-interval", type=float, default=0.05, help="[s] of simulated time")
-    ap.add_argument("--overwrite", action="store_true", help="replace a run in --output")
-    ap.add_argument("--restart", action="store_true",
-                    help="continue the run in --output from its newest valid checkpoint")
-    ap.add_argument("--checkpoint-every", type=int, default=1000, help="steps between checkpoints")
-    ap.add_argument("--checkpoint-minutes", type=float, default=10.0,
-                    help="wall minutes between checkpoints")
-
-
-def run_with_control(sim, args, metadata):
-    """Run (or continue) `sim` into args.output; returns the process exit status."""
-    if args.restart:
-        used, rejected = sim.restart(args.output)
-        for r in rejected:
-            print(f"warning: skipped corrupt checkpoint {r}", file=sys.stderr)
-        print(f"restarting from {used} at t = {sim.time:.6g} s, step {sim.step}")
-    try:
-        summary = sim.run(args.end_time, output_dir=args.output,
-                          snapshot_interval=args.snapshot_interval, overwrite=args.overwrite,
-                          checkpoint_every=args.checkpoint_every,
-                          checkpoint_interval=60.0 * args.checkpoint_minutes,
-                          metadata={**metadata, "command": " ".join(sys.argv)})
-    except rs.BlowUpError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 3
-    print(f"{summary.steps} steps ({summary.rejected} rejected) in {summary.wall_seconds:.1f} s "
-          f"wall, {summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s")
-    if summary.interrupted_by:
-        return 128 + summary.interrupted_by  # the shell convention for "killed by signal"
-    return 0
 
 
 if __name__ == "__main__":

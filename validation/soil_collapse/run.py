@@ -18,6 +18,7 @@ sys.path.insert(0, str(HERE.parents[1] / "examples"))
 
 import compare  # noqa: E402
 import soil_collapse  # noqa: E402
+from regosph import run_control  # noqa: E402
 
 
 def main(argv=None):
@@ -32,13 +33,13 @@ def main(argv=None):
                          "soil's own elastic wave speed; the paper used 600")
     ap.add_argument("--compare-only", action="store_true",
                     help="do not run; compare the existing run in --output")
-    soil_collapse.add_run_control_arguments(ap)
+    run_control.add_arguments(ap)
     args = ap.parse_args(argv)
 
     out = Path(args.output)
     if not args.compare_only:
         sim = soil_collapse.build(args.spacing, args.viscosity_sound_speed)
-        status = soil_collapse.run_with_control(
+        status = run_control.run(
             sim, args, metadata={"setup": "soil_collapse validation",
                                  "spacing_m": repr(args.spacing),
                                  "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)})
