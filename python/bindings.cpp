@@ -172,6 +172,90 @@ Material make_drucker_prager(const std::string& name, double density, double bul
 
 }  // namespace
 
+// --- geometry helpers ----------------------------------------------------------------------
+namespace {
+
+// 2 numbers (a point or vector in the x-y plane); `field` names it in errors.
+std::array<double, 2> to_vec2(const py::handle& obj, const std::string& field) {
+    std::vector<double> v;
+    try {
+        v = obj.cast<std::vector<double>>();
+    } catch (const py::cast_error&) {
+        throw std::invalid_argument(field + ": expected 2 numbers (x, y)");
+    }
+    if (v.size() != 2)
+        throw std::invalid_argument(field + ": expected 2 numbers (x, y), got " + std::to_string(v.size()));
+    return {v[0], v[1]};
+}
+
+// Applies f to one point (2 or 3 numbers) or to every row of an (N, 2|3) array; returns a
+// scalar or an (N,) array.
+template <class T, class F>
+py::object per_point(const geometry::Shape& s, const py::object& points, F f) {
+    const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(points);
+    const char* expected = "points: expected 2 or 3 numbers or an (N, 2) or (N, 3) array in m";
+    if (!a) throw std::invalid_argument(expected);
+    const py::ssize_t k = a.ndim() == 1 ? a.shape(0) : a.ndim() == 2 ? a.shape(1) : 0;
+    if (k < 2 || k > 3 || (s.dim() == 3 && k != 3))
+        throw std::invalid_argument(std::string(expected) + (s.dim() == 3 ? " (a 3D shape needs x, y, z)" : ""));
+    const double* x = a.data();
+    const auto point = [&](py::ssize_t i) {
+        return geometry::Point{x[i * k], x[i * k + 1], k == 3 ? x[i * k + 2] : 0.0};
+    };
+    if (a.ndim() == 1) return py::cast(f(point(0)));
+    py::array_t<T> out(a.shape(0));
+    T* w = out.mutable_data();
+    for (py::ssize_t i = 0; i < a.shape(0); ++i) w[i] = f(point(i));
+    return out;
+}
+
+std::vector<std::array<double, 2>> to_vertices(const py::object& obj) {
+    const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(obj);
+    if (!a || a.ndim() != 2 || a.shape(1) != 2) {
+        const py::ssize_t n = a && a.ndim() >= 1 ? a.shape(0) : 0;
+        throw std::invalid_argument("polygon: vertices: expected a list of (x, y) pairs in m" +
+                                    (a && a.ndim() == 1 ? ", got " + std::to_string(n) + " numbers" : std::string()));
+    }
+    std::vector<std::array<double, 2>> v(static_cast<std::size_t>(a.shape(0)));
+    for (py::ssize_t i = 0; i < a.shape(0); ++i) v[i] = {a.at(i, 0), a.at(i, 1)};
+    return v;
+}
+
+geometry::Lattice to_lattice(const std::optional<std::string>& name) {
+    return name ? geometry::parse_lattice(*name) : geometry::Lattice::automatic;
+}
+
+// [(shape, spacing), ...] from Python, each entry checked.
+std::vector<geometry::Zone> to_zones(const py::object& zones) {
+    std::vector<geometry::Zone> out;
+    std::size_t k = 0;
+    for (const py::handle z : zones) {
+        const std::string field = "graded_fill: zones[" + std::to_string(k++) + "]";
+        py::tuple pair;
+        try {
+            pair = py::tuple(z.cast<py::sequence>());
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(field + ": expected (shape, spacing [m])");
+        }
+        if (pair.size() != 2) throw std::invalid_argument(field + ": expected (shape, spacing [m])");
+        geometry::Zone zone;
+        try {
+            zone.shape = pair[0].cast<geometry::ShapePtr>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(field + ".shape: expected a Shape");
+        }
+        try {
+            zone.spacing = pair[1].cast<double>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(field + ".spacing: expected a number in m");
+        }
+        out.push_back(zone);
+    }
+    return out;
+}
+
+}  // namespace
+
 PYBIND11_MODULE(_core, m) {
     m.doc() = "regosph: SPH for the continuum mechanics of regolith (compiled core)";
     // Initialise MPI unless mpi4py did, so that only rank 0 reports under mpirun.
@@ -180,21 +264,115 @@ PYBIND11_MODULE(_core, m) {
     py::register_exception<BlowUpError>(m, "BlowUpError", PyExc_RuntimeError);
 
     // --- geometry -------------------------------------------------------------------------
-    py::class_<geometry::Shape, geometry::ShapePtr>(m, "Shape")
-        .def("contains", [](const geometry::Shape& s, std::array<double, 3> p) { return s.contains(p); })
+    // Shapes: signed distances in m (negative inside), angles in degrees (geometry/shapes.hpp).
+    using geometry::ShapePtr;
+    py::class_<geometry::Shape, ShapePtr>(m, "Shape")
+        .def("contains",
+             [](const geometry::Shape& s, const py::object& p) {
+                 return per_point<bool>(s, p, [&](const geometry::Point& x) { return s.contains(x); });
+             },
+             py::arg("points"), "Membership of one point (2 or 3 numbers) or of an (N, 2|3) array.")
+        .def("signed_distance",
+             [](const geometry::Shape& s, const py::object& p) {
+                 return per_point<double>(s, p, [&](const geometry::Point& x) { return s.signed_distance(x); });
+             },
+             py::arg("points"),
+             "Signed distance [m] (negative inside) of a point or an (N, 2|3) array: exact for "
+             "primitives, translations and rotations; a bound with the right sign for combinations.")
+        .def_property_readonly("bounds", [](const geometry::Shape& s) {
+            const geometry::BoundingBox b = s.bounds();
+            const auto part = [&](const geometry::Point& p) {
+                return s.dim() == 2 ? py::make_tuple(p[0], p[1]) : py::make_tuple(p[0], p[1], p[2]);
+            };
+            return py::make_tuple(part(b.lo), part(b.hi));
+        }, "(lo, hi) of a box enclosing the shape [m].")
         .def_property_readonly("dim", &geometry::Shape::dim)
-        .def("__or__", [](geometry::ShapePtr a, geometry::ShapePtr b) { return geometry::unite(a, b); })
-        .def("__sub__", [](geometry::ShapePtr a, geometry::ShapePtr b) { return geometry::subtract(a, b); });
+        .def("__or__", [](ShapePtr a, ShapePtr b) { return geometry::unite(a, b); })
+        .def("__sub__", [](ShapePtr a, ShapePtr b) { return geometry::subtract(a, b); })
+        .def("__and__", [](ShapePtr a, ShapePtr b) { return geometry::intersect(a, b); });
     m.def("rectangle", &geometry::rectangle, py::arg("lo"), py::arg("hi"),
           "Axis-aligned rectangle [lo, hi) in m (2D).");
     m.def("box", &geometry::box, py::arg("lo"), py::arg("hi"), "Axis-aligned box [lo, hi) in m (3D).");
+    m.def("disc", [](const py::object& c, double r) { return geometry::disc(to_vec2(c, "disc: centre"), r); },
+          py::arg("centre"), py::arg("radius"), "Disc |p - centre| < radius [m] (2D).");
+    m.def("annulus",
+          [](const py::object& c, double r_in, double r_out) {
+              return geometry::annulus(to_vec2(c, "annulus: centre"), r_in, r_out);
+          },
+          py::arg("centre"), py::arg("r_in"), py::arg("r_out"), "Ring r_in <= |p - centre| < r_out [m] (2D).");
+    m.def("annular_sector",
+          [](const py::object& c, double r_in, double r_out, double start, double opening) {
+              return geometry::annular_sector(to_vec2(c, "annular_sector: centre"), r_in, r_out, start, opening);
+          },
+          py::arg("centre"), py::arg("r_in"), py::arg("r_out"), py::arg("start_angle"), py::arg("opening"),
+          "Arc band: the ring r_in <= r < r_out [m] between the polar angles start_angle and "
+          "start_angle + opening [degrees, counter-clockwise from +x] (2D), e.g. a shield.");
+    m.def("polygon", [](const py::object& v) { return geometry::polygon(to_vertices(v)); }, py::arg("vertices"),
+          "Simple polygon from >= 3 (x, y) vertices [m] in either orientation (2D).");
+    m.def("cylinder",
+          [](const py::object& c, double r, double z0, double z1) {
+              return geometry::cylinder(to_vec2(c, "cylinder: centre"), r, z0, z1);
+          },
+          py::arg("centre"), py::arg("radius"), py::arg("z0"), py::arg("z1"),
+          "Cylinder along z: |(x, y) - centre| < radius, z0 <= z < z1 [m] (3D).");
+    m.def("sphere", [](const py::object& c, double r) { return geometry::sphere(to_vec3(c, "sphere: centre"), r); },
+          py::arg("centre"), py::arg("radius"), "Ball |p - centre| < radius [m] (3D).");
+    m.def("extrude", &geometry::extrude, py::arg("shape"), py::arg("z0"), py::arg("z1"),
+          "A 2D shape extruded along z over [z0, z1) [m] (3D).");
+    m.def("unite", &geometry::unite, py::arg("a"), py::arg("b"), "Points in a or b (also a | b).");
+    m.def("subtract", &geometry::subtract, py::arg("a"), py::arg("b"), "Points in a, not in b (also a - b).");
+    m.def("intersect", &geometry::intersect, py::arg("a"), py::arg("b"), "Points in a and b (also a & b).");
+    m.def("translate",
+          [](ShapePtr s, const py::object& off) { return geometry::translate(std::move(s), to_vec3(off, "translate: offset")); },
+          py::arg("shape"), py::arg("offset"), "The shape moved by offset [m] (2 or 3 numbers).");
+    m.def("rotate",
+          [](ShapePtr s, double angle, const py::object& about) {
+              return geometry::rotate(std::move(s), angle, to_vec2(about, "rotate: about"));
+          },
+          py::arg("shape"), py::arg("angle"), py::arg("about") = py::make_tuple(0.0, 0.0),
+          "The shape turned counter-clockwise by angle [degrees] about the point about (x, y) "
+          "[m] (3D: about the axis parallel to z through it).");
+    m.def("offset", &geometry::offset, py::arg("shape"), py::arg("distance"),
+          "Points closer than distance [m] to the shape (grows it; < 0 shrinks it).");
+    m.def("wall_layer", &geometry::wall_layer, py::arg("shape"), py::arg("thickness"),
+          "offset(shape, thickness) - shape: the layer of wall particles around a region [m].");
     m.def(
         "lattice_fill",
-        [](const geometry::ShapePtr& s, double spacing, std::array<double, 3> origin) {
-            return points_array(geometry::lattice_fill(*s, spacing, origin), s->dim());
+        [](const ShapePtr& s, double spacing, const py::object& origin, std::optional<std::string> lattice) {
+            if (!s) throw std::invalid_argument("lattice_fill: shape is None");
+            const geometry::Point o = to_vec3(origin, "lattice_fill: origin");
+            std::vector<geometry::Point> pts;
+            {
+                py::gil_scoped_release release;
+                pts = geometry::lattice_fill(*s, spacing, o, to_lattice(lattice));
+            }
+            return points_array(pts, s->dim());
         },
-        py::arg("shape"), py::arg("spacing"), py::arg("origin") = std::array<double, 3>{0, 0, 0},
-        "Cell-centred square/cubic lattice points (N, dim) inside the shape.");
+        py::arg("shape"), py::arg("spacing"), py::arg("origin") = py::make_tuple(0.0, 0.0, 0.0),
+        py::kw_only(), py::arg("lattice") = py::none(),
+        "Lattice points (N, dim) [m] inside the shape. lattice: 'square' (2D default, cell "
+        "centres origin + (i + 1/2) spacing), 'hexagonal' (2D) or 'cubic' (3D default). spacing "
+        "[m] = (area or volume per point)^(1/dim) for every lattice.");
+    m.def(
+        "graded_fill",
+        [](const py::object& zones, std::optional<std::string> lattice, const py::object& origin) {
+            const auto z = to_zones(zones);
+            const geometry::Point o = to_vec3(origin, "graded_fill: origin");
+            std::vector<geometry::ZoneFill> fills;
+            {
+                py::gil_scoped_release release;
+                fills = geometry::graded_fill(z, to_lattice(lattice), o);
+            }
+            py::list out;
+            for (const auto& f : fills) out.append(py::make_tuple(points_array(f.positions, z[0].shape->dim()), f.spacing));
+            return out;
+        },
+        py::arg("zones"), py::kw_only(), py::arg("lattice") = py::none(),
+        py::arg("origin") = py::make_tuple(0.0, 0.0, 0.0),
+        "Variable resolution: zones = [(shape, spacing [m]), ...] from fine to coarse; returns "
+        "[(positions (N, dim), spacing), ...], one per zone, to add as one body each. Zones meet "
+        "without particles closer than half the finer spacing; integer spacing ratios give an "
+        "interface gap of exactly the mean spacing.");
 
     // --- materials ------------------------------------------------------------------------
     py::class_<Material>(m, "Material")
