@@ -1,0 +1,344 @@
+"""Parameter sweeps: one run directory per parameter row, run here one after another or
+written as one SLURM batch script per row (never submitted).
+
+    from regosph.sweep import run_sweep
+    rows = [{"run": name} for name in ("E0", "E1", "P0")]
+    command = ["/usr/bin/python3", "examples/brush_sampler.py", "--run", "{run}",
+               "--output", "{output}", "--resolution", "coarse"]
+    status = run_sweep(command, rows, "runs/sampler", name=lambda row: row["run"])
+
+The base is a command template (a list of strings) or a Python callable:
+- template: "{column}" placeholders take the row's values, "{output}" the run directory and
+  "{name}" its name; every column not used by a placeholder is appended as "--column value"
+  (underscores become hyphens: end_time -> --end-time).
+- callable: called as base(output_dir, **row); raising or returning a non-zero int fails the
+  row. For batch scripts it must be importable (a module-level function).
+
+Run directories are <root>/<name>; the default name joins "column=value" pairs with "__" in
+the row's column order, with characters other than letters, digits and ".+-=" replaced by "_"
+(e.g. "gravity_m_s2=0.0057__rpm=100"); names longer than 100 characters are cut and end in a
+hash of the row. Two rows with the same name are an error.
+
+A row is finished, and skipped, when its directory holds
+- the marker file SWEEP_MARKER ("sweep_done.json", written after the base succeeded, with the
+  row and the command), or
+- a run.json and a snapshot at its run.end_time_s (a regosph run that reached its end time,
+  also one started by hand),
+and, when the row has an "end_time" column, the run's end time is not earlier than it.
+A directory that holds an unfinished run gets resume_args appended (e.g. ["--restart"]) so
+the run continues from its checkpoint instead of refusing the occupied directory.
+
+run_sweep writes <root>/sweep.csv (name, directory, status and the row, one line per row) and
+returns 0 when every row is finished (or, in batch mode, has its script), 1 otherwise, so
+scripts can sys.exit() with it. Batch mode writes <root>/<name>/job.sbatch and
+<root>/submit_all.sh (one sbatch line per unfinished row).
+"""
+import csv
+import hashlib
+import inspect
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SWEEP_MARKER = "sweep_done.json"
+_UNSAFE = re.compile(r"[^A-Za-z0-9.+\-=]")
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+MAX_NAME = 100
+
+
+def _text(value):
+    """A parameter value as it appears in names and on command lines."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return repr(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if hasattr(value, "item"):  # NumPy scalars from a DataFrame
+        return _text(value.item())
+    return str(value)
+
+
+def run_name(row):
+    """Stable, filesystem-safe directory name of a parameter row (see the module docstring)."""
+    if not row:
+        raise ValueError("row: empty parameter row has no name")
+    name = "__".join(_UNSAFE.sub("_", f"{k}={_text(v)}") for k, v in row.items())
+    if len(name) > MAX_NAME:
+        digest = hashlib.sha1(json.dumps({k: _text(v) for k, v in row.items()},
+                                         sort_keys=True).encode()).hexdigest()[:10]
+        name = name[: MAX_NAME - 11] + "_" + digest
+    return name
+
+
+def _rows(rows):
+    if hasattr(rows, "to_dict"):  # a pandas DataFrame
+        rows = rows.to_dict(orient="records")
+    rows = [dict(r) for r in rows]
+    for i, r in enumerate(rows):
+        for k in r:
+            if not isinstance(k, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", k):
+                raise ValueError(f"rows[{i}]: column name {k!r} is not an identifier-like name")
+            if k in ("output", "name"):
+                raise ValueError(f"rows[{i}]: column name {k!r} is reserved for the run "
+                                 "directory and its name")
+    return rows
+
+
+def command_for(template, row, output, name):
+    """The command line of one row: placeholders filled, unused columns appended."""
+    values = {**{k: _text(v) for k, v in row.items()}, "output": str(output), "name": name}
+    used = set()
+    cmd = []
+    for part in template:
+        for key in _PLACEHOLDER.findall(part):
+            if key not in values:
+                raise KeyError(f"command: placeholder {{{key}}} in {part!r} is not a column of "
+                               f"the row ({', '.join(row)}) nor output/name")
+            used.add(key)
+        cmd.append(_PLACEHOLDER.sub(lambda m: values[m.group(1)], part))
+    for k, v in row.items():
+        if k not in used:
+            cmd += ["--" + k.replace("_", "-"), _text(v)]
+    return cmd
+
+
+def is_finished(run_dir, end_time=None):
+    """True when run_dir holds the sweep marker or a regosph run that reached its end time
+    (and, with end_time [s], that end time is not earlier)."""
+    run_dir = Path(run_dir)
+    marker = run_dir / SWEEP_MARKER
+    config = run_dir / "run.json"
+    recorded_end = None
+    if config.is_file():
+        try:
+            recorded_end = float(json.loads(config.read_text())["run"]["end_time_s"])
+        except (ValueError, KeyError, TypeError):
+            recorded_end = None
+    if end_time is not None and recorded_end is not None and recorded_end < end_time - 1e-12:
+        return False
+    if marker.is_file():
+        return True
+    if recorded_end is None:
+        return False
+    from .post.run import Run
+
+    try:
+        return Run(run_dir).finished
+    except (OSError, ValueError):
+        return False
+
+
+@dataclass
+class PlannedRun:
+    """One row of a sweep."""
+    name: str
+    directory: Path
+    row: dict
+    finished: bool
+    resume: bool  # the directory holds an unfinished run
+    command: list = field(default=None)  # for a template base
+
+
+def plan_sweep(base, rows, root_dir, name=None, resume_args=()):
+    """The PlannedRun of every row (nothing is run or written)."""
+    rows = _rows(rows)
+    root = Path(root_dir)
+    namer = name or run_name
+    planned, seen = [], {}
+    for i, row in enumerate(rows):
+        n = namer(row)
+        if not n or _UNSAFE.sub("_", n) != n:
+            raise ValueError(f"rows[{i}]: run name {n!r} is empty or not filesystem-safe")
+        if n in seen:
+            raise ValueError(f"rows[{seen[n]}] and rows[{i}] both map to the run name {n!r}")
+        seen[n] = i
+        d = root / n
+        end = row.get("end_time")
+        done = is_finished(d, float(end) if end is not None else None)
+        resume = not done and (d / "run.json").is_file()
+        cmd = None
+        if not callable(base):
+            cmd = command_for(base, row, d, n) + (list(resume_args) if resume else [])
+        planned.append(PlannedRun(n, d, row, done, resume, cmd))
+    return planned
+
+
+def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log=True,
+              batch_options=None):
+    """Run (mode="local") or write batch scripts for (mode="batch") every unfinished row; see
+    the module docstring. batch_options: dict of SLURM settings (time "24:00:00",
+    cpus_per_task 2, partition, extra: list of further "#SBATCH" option strings).
+    Returns 0 when every row is finished (batch: has its script), else 1."""
+    if mode not in ("local", "batch"):
+        raise ValueError(f"mode: {mode!r} is not 'local' or 'batch'")
+    if not callable(base) and (isinstance(base, str) or not list(base)):
+        raise ValueError("base: expected a command template (a non-empty list of strings) "
+                         "or a callable")
+    if callable(base) and mode == "batch":
+        _importable(base)
+    root = Path(root_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    planned = plan_sweep(base, rows, root, name, resume_args)
+    status = {}
+    scripts = []
+    for p in planned:
+        if p.finished:
+            status[p.name] = "skipped (finished)"
+            continue
+        p.directory.mkdir(parents=True, exist_ok=True)
+        (p.directory / SWEEP_MARKER).unlink(missing_ok=True)
+        if mode == "batch":
+            scripts.append(write_batch_script(base, p, batch_options or {}))
+            status[p.name] = "batch script"
+        else:
+            ok = _run_local(base, p, log)
+            status[p.name] = "done" if ok else "failed"
+    if mode == "batch":
+        _write_submit_all(root, scripts)
+    _write_table(root, planned, status)
+    failed = [n for n, s in status.items() if s == "failed"]
+    if log:
+        print(f"sweep {root}: {len(planned)} rows, "
+              f"{sum(s.startswith('skipped') for s in status.values())} already finished, "
+              f"{sum(s == 'done' for s in status.values())} run, "
+              f"{len(scripts)} batch scripts, {len(failed)} failed"
+              + (f" ({', '.join(failed)})" if failed else ""))
+    return 1 if failed else 0
+
+
+def _run_local(base, p, log):
+    started = time.time()
+    if log:
+        print(f"sweep: {p.name} -> {p.directory}", flush=True)
+    if callable(base):
+        try:
+            result = base(p.directory, **p.row)
+            ok = result is None or result == 0
+        except Exception as e:  # one failing row must not stop the sweep
+            print(f"sweep: {p.name} failed: {type(e).__name__}: {e}", file=sys.stderr)
+            ok = False
+        command = f"{base.__module__}.{base.__qualname__}"
+    else:
+        with open(p.directory / "sweep.log", "w") as out:
+            ok = subprocess.run(p.command, stdout=out, stderr=subprocess.STDOUT).returncode == 0
+        command = p.command
+        if not ok:
+            print(f"sweep: {p.name} failed; see {p.directory / 'sweep.log'}", file=sys.stderr)
+    if ok:
+        _write_marker(p.directory, p.row, command, time.time() - started)
+    return ok
+
+
+def _write_marker(directory, row, command, seconds):
+    tmp = directory / (SWEEP_MARKER + ".tmp")
+    tmp.write_text(json.dumps({"row": {k: _text(v) for k, v in row.items()}, "command": command,
+                               "wall_seconds": round(seconds, 3)}, indent=1))
+    tmp.replace(directory / SWEEP_MARKER)
+
+
+def _importable(fn):
+    module = getattr(fn, "__module__", None)
+    qualname = getattr(fn, "__qualname__", "")
+    if module in (None, "__main__") or "<" in qualname or not inspect.isfunction(fn):
+        raise ValueError("base: a callable must be a module-level function of an importable "
+                         f"module to go into a batch script (got {fn!r})")
+    return module, qualname
+
+
+def write_batch_script(base, p, options):
+    """<run dir>/job.sbatch for one row; returns its path. On SIGTERM before the time limit the
+    script forwards the signal to the run, which checkpoints and exits; rerunning the sweep
+    then resumes it."""
+    lines = ["#!/bin/bash",
+             f"#SBATCH --job-name={p.name[:64]}",
+             f"#SBATCH --output={p.directory.resolve()}/slurm-%j.out",
+             f"#SBATCH --time={options.get('time', '24:00:00')}",
+             "#SBATCH --ntasks=1",
+             f"#SBATCH --cpus-per-task={int(options.get('cpus_per_task', 2))}",
+             "#SBATCH --signal=B:TERM@300"]
+    if options.get("partition"):
+        lines.append(f"#SBATCH --partition={options['partition']}")
+    lines += [f"#SBATCH {extra}" for extra in options.get("extra", [])]
+    if callable(base):
+        module, qualname = _importable(base)
+        row = {k: v.item() if hasattr(v, "item") else v for k, v in p.row.items()}
+        code = (f"import importlib, sys\nf = importlib.import_module({module!r})\n"
+                f"for a in {qualname.split('.')!r}: f = getattr(f, a)\n"
+                f"r = f({str(p.directory.resolve())!r}, **{row!r})\n"
+                "sys.exit(0 if r in (None, 0) else 1)")
+        cmd = [sys.executable, "-c", code]
+    else:
+        cmd = p.command
+    env = {k: os.environ[k] for k in ("PYTHONPATH",) if os.environ.get(k)}
+    marker = {"row": {k: _text(v) for k, v in p.row.items()}, "command": cmd}
+    lines += ["set -u",
+              f"cd {shlex.quote(os.getcwd())}",
+              *[f"export {k}={shlex.quote(v)}" for k, v in env.items()],
+              "export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1} OMP_WAIT_POLICY=passive",
+              " ".join(shlex.quote(c) for c in cmd) + " &",
+              "child=$!",
+              'trap \'kill -TERM "$child"\' TERM',
+              'wait "$child"; status=$?',
+              # wait returns early when the trap fires; the second wait collects the child
+              'if [ "$status" -gt 128 ] && kill -0 "$child" 2>/dev/null; then wait "$child"; '
+              'status=$?; fi',
+              'if [ "$status" -eq 0 ]; then',
+              f"  printf '%s\\n' {shlex.quote(json.dumps(marker))} > "
+              f"{shlex.quote(str(p.directory.resolve() / SWEEP_MARKER))}",
+              "fi",
+              'exit "$status"', ""]
+    script = p.directory / "job.sbatch"
+    script.write_text("\n".join(lines))
+    script.chmod(0o755)
+    return script
+
+
+def _write_submit_all(root, scripts):
+    text = ["#!/bin/sh", "# Submits every unfinished row of this sweep (written by regosph.sweep)."]
+    text += [f"sbatch {shlex.quote(str(s.resolve()))}" for s in scripts]
+    path = root / "submit_all.sh"
+    path.write_text("\n".join(text) + "\n")
+    path.chmod(0o755)
+
+
+def _write_table(root, planned, status):
+    columns = ["name", "directory", "status"]
+    for p in planned:
+        columns += [k for k in p.row if k not in columns]
+    with open(root / "sweep.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns)
+        w.writeheader()
+        for p in planned:
+            w.writerow({"name": p.name, "directory": str(p.directory), "status": status[p.name],
+                        **{k: _text(v) for k, v in p.row.items()}})
+
+
+def read_rows(path):
+    """Parameter rows from a CSV file (header = column names) or a JSON list of objects;
+    numbers are parsed where they parse."""
+    from .post.run import parse_value
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such parameter table")
+    if path.suffix == ".json":
+        try:
+            rows = json.loads(path.read_text())
+        except ValueError as e:
+            raise ValueError(f"{path}: not valid JSON ({e})") from e
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise ValueError(f"{path}: expected a JSON list of objects")
+        return rows
+    with open(path, newline="") as f:
+        rows = [{k: parse_value(v) for k, v in r.items()} for r in csv.DictReader(f)]
+    if not rows:
+        raise ValueError(f"{path}: no parameter rows")
+    for i, r in enumerate(rows):
+        if None in r or any(v is None for v in r.values()):
+            raise ValueError(f"{path}: row {i + 2} does not have one value per column")
+    return rows

@@ -1,0 +1,178 @@
+"""regosph.sweep: run names, command templates, skipping finished rows, batch scripts."""
+import csv
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from regosph import sweep
+from test_post_format import particles, write_run
+
+# A stand-in for a setup script (json and h5py only, to start fast): records its arguments,
+# writes run.json and a snapshot at the end time, fails with --fail.
+FAKE_SETUP = textwrap.dedent("""
+    import argparse, json, os, sys
+    import h5py
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--run"); ap.add_argument("--output")
+    ap.add_argument("--end-time", type=float, default=0.5)
+    ap.add_argument("--rpm"); ap.add_argument("--restart", action="store_true")
+    ap.add_argument("--fail", default="no")
+    a = ap.parse_args()
+    with open({calls!r}, "a") as f:
+        f.write(json.dumps(sys.argv[1:]) + "\\n")
+    if a.fail == "yes":
+        sys.exit("simulated failure of " + a.run)
+    os.makedirs(a.output, exist_ok=True)
+    with open(os.path.join(a.output, "run.json"), "w") as f:
+        json.dump({{"dim": 2, "materials": [], "bodies": [], "metadata": {{"run": a.run}},
+                   "run": {{"start_time_s": 0, "end_time_s": a.end_time}}}}, f)
+    with h5py.File(os.path.join(a.output, "snapshot_000001.h5"), "w") as f:
+        f.attrs["time"] = a.end_time
+        f.attrs["step"] = 10
+        f.create_group("particles")
+""")
+
+
+@pytest.fixture
+def fake(tmp_path):
+    calls = tmp_path / "calls.txt"
+    script = tmp_path / "fake_setup.py"
+    script.write_text(FAKE_SETUP.format(calls=str(calls)))
+    template = [sys.executable, str(script), "--run", "{run}", "--output", "{output}"]
+
+    def invocations():
+        return [json.loads(x) for x in calls.read_text().splitlines()] if calls.exists() else []
+    return template, invocations
+
+
+def test_run_names_are_stable_and_filesystem_safe():
+    row = {"gravity_m_s2": 0.0057, "rpm": -100, "soil": "dry/loose sand", "c": 500.0}
+    assert sweep.run_name(row) == "gravity_m_s2=0.0057__rpm=-100__soil=dry_loose_sand__c=500"
+    assert sweep.run_name(dict(row)) == sweep.run_name(row)
+    long_a = {"note": "x" * 200, "k": 1}
+    long_b = {"note": "x" * 200, "k": 2}
+    assert len(sweep.run_name(long_a)) == sweep.MAX_NAME
+    assert sweep.run_name(long_a) != sweep.run_name(long_b)
+
+
+def test_command_template_fills_placeholders_and_appends_the_rest():
+    cmd = sweep.command_for(["py", "setup.py", "--run", "{run}", "--output", "{output}"],
+                            {"run": "E0", "end_time": 0.5, "rpm": 300}, Path("/r/E0"), "E0")
+    assert cmd == ["py", "setup.py", "--run", "E0", "--output", "/r/E0",
+                   "--end-time", "0.5", "--rpm", "300"]
+    with pytest.raises(KeyError, match="placeholder {phi}"):
+        sweep.command_for(["x", "{phi}"], {"run": "E0"}, Path("/r"), "E0")
+
+
+def test_bad_rows(tmp_path):
+    with pytest.raises(ValueError, match=r"rows\[0\] and rows\[1\] both map to the run name"):
+        sweep.plan_sweep(["x"], [{"run": "A", "rpm": 1}, {"run": "A", "rpm": 2}], tmp_path,
+                         name=lambda r: r["run"])
+    with pytest.raises(ValueError, match="reserved"):
+        sweep.plan_sweep(["x"], [{"output": "A"}], tmp_path)
+    with pytest.raises(ValueError, match="mode"):
+        sweep.run_sweep(["x"], [{"a": 1}], tmp_path, mode="cloud")
+
+
+def test_local_sweep_runs_each_row_once(tmp_path, fake):
+    template, invocations = fake
+    rows = [{"run": "E0", "rpm": 100}, {"run": "E1", "rpm": 300}]
+    root = tmp_path / "sweep"
+    assert sweep.run_sweep(template, rows, root, name=lambda r: r["run"], log=False) == 0
+    calls = invocations()
+    assert [c[1] for c in calls] == ["E0", "E1"]
+    assert calls[1][2:] == ["--output", str(root / "E1"), "--rpm", "300"]
+    marker = json.loads((root / "E1" / sweep.SWEEP_MARKER).read_text())
+    assert marker["row"] == {"run": "E1", "rpm": "300"}
+    # Again: everything is finished, nothing runs.
+    assert sweep.run_sweep(template, rows, root, name=lambda r: r["run"], log=False) == 0
+    assert len(invocations()) == 2
+    with open(root / "sweep.csv") as f:
+        table = list(csv.DictReader(f))
+    assert [(r["name"], r["status"], r["rpm"]) for r in table] == [
+        ("E0", "skipped (finished)", "100"), ("E1", "skipped (finished)", "300")]
+
+
+def test_finished_is_judged_from_the_run_files(tmp_path, fake):
+    template, invocations = fake
+    root = tmp_path / "sweep"
+    # Run by hand to its end time (no marker): skipped.
+    write_run(root / "run=A", [(0.0, particles([[0, 0]])), (0.5, particles([[0, 0]]))])
+    # Stopped before its end time: continued with the resume arguments.
+    write_run(root / "run=B", [(0.0, particles([[0, 0]]))], end_time=0.5)
+    rows = [{"run": "A"}, {"run": "B"}]
+    assert sweep.is_finished(root / "run=A") and not sweep.is_finished(root / "run=B")
+    assert sweep.run_sweep(template, rows, root, resume_args=["--restart"], log=False) == 0
+    assert invocations() == [["--run", "B", "--output", str(root / "run=B"), "--restart"]]
+    # A longer end time than the finished run's makes the row unfinished again.
+    assert not sweep.is_finished(root / "run=A", end_time=1.0)
+    sweep.run_sweep(template, [{"run": "A", "end_time": 1.0}], root, log=False)
+    assert invocations()[-1][-2:] == ["--end-time", "1"]
+
+
+def test_a_failing_row_is_reported_and_the_others_run(tmp_path, fake):
+    template, invocations = fake
+    root = tmp_path / "sweep"
+    rows = [{"run": "E0", "fail": "yes"}, {"run": "E1", "fail": "no"}]
+    assert sweep.run_sweep(template, rows, root, name=lambda r: r["run"], log=False) == 1
+    assert not (root / "E0" / sweep.SWEEP_MARKER).exists()
+    assert "simulated failure of E0" in (root / "E0" / "sweep.log").read_text()
+    assert sweep.is_finished(root / "E1")
+    assert len(invocations()) == 2
+
+
+def test_callable_base(tmp_path):
+    seen = []
+
+    def setup(output, run, rpm):
+        seen.append((output.name, rpm))
+        if rpm < 0:
+            raise ValueError("clearing is not modelled here")
+        write_run(output, [(0.0, particles([[0, 0]]))], end_time=0.0)
+
+    rows = [{"run": "P0", "rpm": 100}, {"run": "P7", "rpm": -100}]
+    assert sweep.run_sweep(setup, rows, tmp_path, name=lambda r: r["run"], log=False) == 1
+    assert seen == [("P0", 100), ("P7", -100)]
+    assert sweep.is_finished(tmp_path / "P0") and not sweep.is_finished(tmp_path / "P7")
+    with pytest.raises(ValueError, match="module-level function"):
+        sweep.run_sweep(setup, rows, tmp_path, mode="batch")
+
+
+def test_batch_scripts(tmp_path, fake):
+    template, invocations = fake
+    root = tmp_path / "sweep"
+    write_run(root / "E0", [(0.0, particles([[0, 0]])), (0.5, particles([[0, 0]]))])
+    rows = [{"run": "E0"}, {"run": "E1", "end_time": 0.25}]
+    status = sweep.run_sweep(template, rows, root, mode="batch", name=lambda r: r["run"],
+                             batch_options={"time": "02:00:00", "partition": "short"}, log=False)
+    assert status == 0 and invocations() == []  # nothing ran
+    assert not (root / "E0" / "job.sbatch").exists()  # finished rows get no job
+    script = (root / "E1" / "job.sbatch").read_text()
+    assert "#SBATCH --time=02:00:00" in script and "#SBATCH --partition=short" in script
+    assert "#SBATCH --job-name=E1" in script
+    assert f"--output {root / 'E1'} --end-time 0.25" in script
+    submit = (root / "submit_all.sh").read_text().splitlines()
+    assert submit[-1] == f"sbatch {(root / 'E1' / 'job.sbatch').resolve()}"
+    # The script is plain bash: run without SLURM, it runs the row and marks it finished.
+    done = subprocess.run(["bash", str(root / "E1" / "job.sbatch")], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert invocations()[0][:2] == ["--run", "E1"]
+    assert sweep.is_finished(root / "E1")
+    marker = json.loads((root / "E1" / sweep.SWEEP_MARKER).read_text())
+    assert marker["row"] == {"run": "E1", "end_time": "0.25"}
+
+
+def test_read_rows(tmp_path):
+    (tmp_path / "rows.csv").write_text("run,rpm,cohesion_Pa\nE0,100,0\nP8,-100,100.5\n")
+    assert sweep.read_rows(tmp_path / "rows.csv") == [
+        {"run": "E0", "rpm": 100, "cohesion_Pa": 0}, {"run": "P8", "rpm": -100, "cohesion_Pa": 100.5}]
+    (tmp_path / "bad.csv").write_text("run,rpm\nE0\n")
+    with pytest.raises(ValueError, match="bad.csv: row 2"):
+        sweep.read_rows(tmp_path / "bad.csv")
+    with pytest.raises(FileNotFoundError, match="no such parameter table"):
+        sweep.read_rows(tmp_path / "none.csv")
