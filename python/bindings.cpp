@@ -386,6 +386,32 @@ PYBIND11_MODULE(_core, m) {
           py::arg("dilatancy_angle") = 0.0, py::arg("viscosity_sound_speed") = 0.0,
           "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees.");
     m.def(
+        "ElasticSolid",
+        [](const std::string& name, double density, std::optional<double> bulk_modulus,
+           std::optional<double> shear_modulus, std::optional<double> youngs_modulus,
+           std::optional<double> poisson_ratio, double murnaghan_n, double viscosity_sound_speed,
+           double artificial_stress, double artificial_stress_exponent, double xsph) {
+            const ElasticModuli k = elastic_moduli(name, bulk_modulus, shear_modulus,
+                                                   youngs_modulus, poisson_ratio);
+            const ElasticSolid es{density,           k.bulk_modulus,
+                                  k.shear_modulus,   murnaghan_n,
+                                  artificial_stress, artificial_stress_exponent,
+                                  xsph};
+            Material mat{name, es, viscosity_sound_speed};
+            validate(mat);
+            return mat;
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus") = py::none(),
+        py::arg("shear_modulus") = py::none(), py::arg("youngs_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("murnaghan_n") = 1.0,
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("artificial_stress") = 0.0,
+        py::arg("artificial_stress_exponent") = 4.0, py::arg("xsph") = 0.0,
+        "Elastic solid (SPEC.md section 4): Murnaghan EoS p = (K0/n)((rho/rho0)^n - 1) with "
+        "K0 = bulk_modulus, Hooke deviatoric stress with the Jaumann rate. Give exactly two of "
+        "bulk_modulus, shear_modulus, youngs_modulus [Pa], poisson_ratio. artificial_stress: "
+        "Monaghan (2000) epsilon with exponent artificial_stress_exponent (0 = off); xsph: XSPH "
+        "epsilon (0 = off). SI units.");
+    m.def(
         "Rigid",
         [](const std::string& name, double density) {
             Material mat{name, Rigid{density}, 0.0};

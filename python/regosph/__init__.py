@@ -16,6 +16,7 @@ from ._core import (  # noqa: F401  (re-exported API)
     BlowUpError,
     Diagnostics,
     DruckerPrager,
+    ElasticSolid,
     IntegratorOptions,
     Kinematics,
     Material,

@@ -104,6 +104,15 @@ void write_material(JsonWriter& j, const Material& m) {
         j.field("friction_angle_deg", dp->friction_angle * deg);
         j.field("cohesion_Pa", dp->cohesion);
         j.field("dilatancy_angle_deg", dp->dilatancy_angle * deg);
+    } else if (const auto* es = std::get_if<ElasticSolid>(&m.model)) {
+        j.field("model", std::string("ElasticSolid"));
+        j.field("density_kg_m3", es->density);
+        j.field("bulk_modulus_Pa", es->bulk_modulus);
+        j.field("shear_modulus_Pa", es->shear_modulus);
+        j.field("murnaghan_n", es->murnaghan_n);
+        j.field("artificial_stress", es->artificial_stress);
+        j.field("artificial_stress_exponent", es->artificial_stress_exponent);
+        j.field("xsph", es->xsph);
     } else if (const auto* r = std::get_if<Rigid>(&m.model)) {
         j.field("model", std::string("Rigid"));
         j.field("density_kg_m3", r->density);

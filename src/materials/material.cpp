@@ -25,6 +25,27 @@ constexpr double kDeg = 180.0 / std::numbers::pi;
 void require_positive(const Material& m, const char* field, double v, const char* unit) {
     if (!(std::isfinite(v) && v > 0.0)) fail(m, field, v, std::string(unit) + " must be positive");
 }
+
+void require_in(const Material& m, const char* field, double v, double lo, double hi) {
+    if (!(std::isfinite(v) && v >= lo && v <= hi)) {
+        std::ostringstream rule;
+        rule << "must lie in [" << lo << ", " << hi << "]";
+        fail(m, field, v, rule.str());
+    }
+}
+
+void validate_elastic_solid(const Material& m, const ElasticSolid& es) {
+    require_positive(m, "density", es.density, "kg/m^3");
+    require_positive(m, "bulk_modulus", es.bulk_modulus, "Pa");
+    if (!(std::isfinite(es.shear_modulus) && es.shear_modulus >= 0.0))
+        fail(m, "shear_modulus", es.shear_modulus, "Pa must not be negative");
+    if (!(std::isfinite(es.murnaghan_n) && es.murnaghan_n > 0.0))
+        fail(m, "murnaghan_n", es.murnaghan_n, "must be > 0");
+    require_in(m, "artificial_stress", es.artificial_stress, 0.0, 1.0);
+    if (!(std::isfinite(es.artificial_stress_exponent) && es.artificial_stress_exponent > 0.0))
+        fail(m, "artificial_stress_exponent", es.artificial_stress_exponent, "must be > 0");
+    require_in(m, "xsph", es.xsph, 0.0, 1.0);
+}
 }  // namespace
 
 double reference_density(const Material& m) {
@@ -33,6 +54,7 @@ double reference_density(const Material& m) {
 
 double elastic_wave_speed(const Material& m) {
     return std::visit(overloaded{[](const DruckerPrager& dp) { return elastic_wave_speed(dp); },
+                                 [](const ElasticSolid& es) { return elastic_wave_speed(es); },
                                  [](const Rigid&) { return 0.0; }},
                       m.model);
 }
@@ -64,6 +86,7 @@ void validate(const Material& m) {
                            fail(m, "cohesion", 0.0,
                                 "Pa with friction_angle 0: the material would have no strength");
                    },
+                   [&](const ElasticSolid& es) { validate_elastic_solid(m, es); },
                    [&](const Rigid& r) { require_positive(m, "density", r.density, "kg/m^3"); }},
                m.model);
 }

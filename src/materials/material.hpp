@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "materials/drucker_prager.hpp"
+#include "materials/elastic_solid.hpp"
 
 namespace regosph {
 
@@ -16,7 +17,7 @@ struct Rigid {
     double density = 0.0;  // [kg/m^3]
 };
 
-using Model = std::variant<DruckerPrager, Rigid>;
+using Model = std::variant<DruckerPrager, ElasticSolid, Rigid>;
 
 struct Material {
     std::string name;
@@ -27,7 +28,7 @@ struct Material {
 };
 
 double reference_density(const Material& m);    // [kg/m^3]
-double elastic_wave_speed(const Material& m);    // [m/s], 0 for Rigid
+double elastic_wave_speed(const Material& m);    // [m/s] at the reference density, 0 for Rigid
 double viscosity_sound_speed(const Material& m); // [m/s], the c of eq. 35
 
 // Throws std::invalid_argument naming the material and the offending field, e.g.

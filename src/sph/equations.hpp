@@ -1,7 +1,9 @@
 // Right-hand side of the SPH equations (SPEC.md section 2, Schaefer et al. 2017 section 3):
 // continuity, momentum with the full stress tensor and Monaghan artificial viscosity,
 // strain and rotation rates, and the objective (Jaumann) stress rate of each particle's
-// material. Only dynamic particles get derivatives; boundary particles enter as partners.
+// material; for elastic solids optionally Monaghan's (2000) artificial stress in the momentum
+// equation and the XSPH position rate. Only dynamic particles get derivatives; boundary
+// particles enter as partners.
 #pragma once
 
 #include <array>
@@ -28,8 +30,15 @@ struct MaterialTable {
     MaterialTable(const std::vector<Material>& materials, int dim);
     std::vector<Material> materials;
     std::vector<DruckerPragerConstants> drucker_prager;  // unused entries for other models
-    std::vector<double> wave_speed;                      // elastic wave speed [m/s]
+    std::vector<double> wave_speed;                      // elastic wave speed at rho0 [m/s]
     std::vector<double> viscosity_speed;                 // c of the artificial viscosity [m/s]
+    std::vector<double> artificial_stress;           // Monaghan (2000) epsilon, 0 = off [-]
+    std::vector<double> artificial_stress_exponent;  // n of f_ab^n [-]
+    std::vector<double> xsph;                        // XSPH epsilon, 0 = off [-]
+    // Whether any material uses the option: runs without it take a pair loop that does not
+    // contain the term at all.
+    bool any_artificial_stress = false;
+    bool any_xsph = false;
 };
 
 // Per-particle quantities the pair loop reads, staged once per evaluation so that the loop
@@ -38,9 +47,16 @@ struct StagedParticles {
     std::vector<double> volume;                               // m / rho [m^3]
     std::array<std::vector<double>, kSymComponents> s_rho2;   // sigma / rho^2 [Pa m^6/kg^2]
     std::vector<double> c_visc;  // artificial-viscosity sound speed [m/s]; < 0 for boundary
+    // Artificial stress (only staged when some material uses it): R of each particle
+    // [Pa m^6/kg^2] (0 where its material does not use it), its exponent n (0 there) and its
+    // particle spacing (m / rho)^(1/dim) [m].
+    std::array<std::vector<double>, kSymComponents> r_art;
+    std::vector<double> n_art;
+    std::vector<double> spacing;
 };
 
 struct Derivatives {
+    std::array<std::vector<double>, 3> dx;  // position rate [m/s]: v, plus the XSPH term
     std::array<std::vector<double>, 3> dv;                    // acceleration [m/s^2]
     std::vector<double> drho;                                 // [kg/m^3/s]
     std::array<std::vector<double>, kSymComponents> dstress;  // [Pa/s]

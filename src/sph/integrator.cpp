@@ -78,8 +78,10 @@ bool finite_state(const ParticleSet& p, std::size_t a) {
 }  // namespace
 
 // Predictor (final == false): y = y0 + dt k1. Corrector (final == true):
-// y = y0 + dt/2 (k1 + k2). Both followed by Bui's stress corrections. The corrector returns
-// the error norm divided by the tolerance (+inf if the new state is not finite).
+// y = y0 + dt/2 (k1 + k2). Both followed by Bui's stress corrections (regolith) or the
+// equation of state (elastic solids). The position rate is k.dx: v, plus the XSPH term for
+// materials that use it. The corrector returns the error norm divided by the tolerance (+inf
+// if the new state is not finite).
 double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, double dt,
                                   bool final) {
     const std::size_t n = p.size();
@@ -91,14 +93,13 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
         if (p.kind[a] != ParticleKind::dynamic) continue;
         double ex2 = 0.0, ev2 = 0.0;
         for (int d = 0; d < dim; ++d) {
-            const double v_pred = p.v[d][a];  // after the predictor: v0 + dt a1
             if (!final) {
-                p.x[d][a] = x0_[d][a] + dt * v0_[d][a];
+                p.x[d][a] = x0_[d][a] + dt * k1_.dx[d][a];
                 p.v[d][a] = v0_[d][a] + dt * k1_.dv[d][a];
             } else {
-                p.x[d][a] = x0_[d][a] + 0.5 * dt * (v0_[d][a] + v_pred);
+                p.x[d][a] = x0_[d][a] + 0.5 * dt * (k1_.dx[d][a] + k2_.dx[d][a]);
                 p.v[d][a] = v0_[d][a] + 0.5 * dt * (k1_.dv[d][a] + k2_.dv[d][a]);
-                const double dxe = 0.5 * dt * (v_pred - v0_[d][a]);
+                const double dxe = 0.5 * dt * (k2_.dx[d][a] - k1_.dx[d][a]);
                 const double dve = 0.5 * dt * (k2_.dv[d][a] - k1_.dv[d][a]);
                 ex2 += dxe * dxe;
                 ev2 += dve * dve;
@@ -114,8 +115,11 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
             sigma[c] = stress0_[c][a] + w1 * k1_.dstress[c][a] + w2 * k2.dstress[c][a];
         bool corrected = false;
         const int mat = p.material[a];
-        if (std::holds_alternative<DruckerPrager>(mt.materials[mat].model))
+        const Model& model = mt.materials[mat].model;
+        if (std::holds_alternative<DruckerPrager>(model))
             corrected = drucker_prager_return(mt.drucker_prager[mat], sigma);
+        else if (const auto* es = std::get_if<ElasticSolid>(&model))
+            apply_equation_of_state(*es, p.rho[a], sigma);  // sigma = S - p(rho) I
         for (int c = 0; c < kSymComponents; ++c) p.stress[c][a] = sigma[c];
 
         if (final) {

@@ -1,0 +1,143 @@
+#include "materials/elastic_solid.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include <Eigen/Eigenvalues>
+
+namespace regosph {
+
+double murnaghan_pressure(const ElasticSolid& m, double rho) {
+    const double n = m.murnaghan_n;
+    const double ratio = rho / m.density;
+    // n == 1 exactly: p = K0 (rho / rho0 - 1), without a pow (the rings benchmark's EoS).
+    const double power = n == 1.0 ? ratio : std::pow(ratio, n);
+    return m.bulk_modulus / n * (power - 1.0);
+}
+
+double murnaghan_sound_speed(const ElasticSolid& m, double rho) {
+    const double n = m.murnaghan_n;
+    const double stiffening = n == 1.0 ? 1.0 : std::pow(rho / m.density, n - 1.0);
+    return std::sqrt(m.bulk_modulus * stiffening / m.density);
+}
+
+double elastic_wave_speed(const ElasticSolid& m, double rho) {
+    const double c = murnaghan_sound_speed(m, rho);
+    return std::sqrt(c * c + 4.0 * m.shear_modulus / (3.0 * rho));
+}
+
+double elastic_wave_speed(const ElasticSolid& m) { return elastic_wave_speed(m, m.density); }
+
+SymTensor hooke_deviatoric_rate(const ElasticSolid& m, const SymTensor& strain_rate) {
+    const SymTensor e = deviator(strain_rate);
+    SymTensor rate;
+    for (int c = 0; c < kSymComponents; ++c) rate[c] = 2.0 * m.shear_modulus * e[c];
+    return rate;
+}
+
+void apply_equation_of_state(const ElasticSolid& m, double rho, SymTensor& sigma) {
+    const double shift = trace(sigma) / 3.0 + murnaghan_pressure(m, rho);  // old mean + p
+    for (int c = XX; c <= ZZ; ++c) sigma[c] -= shift;
+}
+
+namespace {
+// Monaghan (2000): only tensile principal stresses get a (repulsive) correction.
+inline double principal_correction(double epsilon, double principal, double inv_rho2) {
+    return principal > 0.0 ? -epsilon * principal * inv_rho2 : 0.0;
+}
+}  // namespace
+
+SymTensor artificial_stress(double epsilon, const SymTensor& sigma, double rho, int dim) {
+    const double inv_rho2 = 1.0 / (rho * rho);
+    SymTensor r{};
+    if (dim == 2) {
+        // Principal stresses of the in-plane block, m +- radius, at the angle theta with
+        // cos(2 theta) = d / radius, sin(2 theta) = sigma_xy / radius (Gray et al. 2001 eq. 4.5).
+        const double mean = 0.5 * (sigma[XX] + sigma[YY]);
+        const double d = 0.5 * (sigma[XX] - sigma[YY]);
+        const double radius = std::hypot(d, sigma[XY]);
+        const double cos2 = radius > 0.0 ? d / radius : 1.0;
+        const double sin2 = radius > 0.0 ? sigma[XY] / radius : 0.0;
+        const double r1 = principal_correction(epsilon, mean + radius, inv_rho2);
+        const double r2 = principal_correction(epsilon, mean - radius, inv_rho2);
+        // Back to the x-y frame (Gray et al. 2001 eq. 4.7): cos^2 = (1 + cos2) / 2, ...
+        r[XX] = 0.5 * ((1.0 + cos2) * r1 + (1.0 - cos2) * r2);
+        r[YY] = 0.5 * ((1.0 - cos2) * r1 + (1.0 + cos2) * r2);
+        r[XY] = 0.5 * sin2 * (r1 - r2);
+        return r;
+    }
+    Eigen::Matrix3d s;
+    s << sigma[XX], sigma[XY], sigma[XZ], sigma[XY], sigma[YY], sigma[YZ], sigma[XZ], sigma[YZ],
+        sigma[ZZ];
+    Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig;
+    eig.computeDirect(s);
+    Eigen::Vector3d rp;
+    for (int k = 0; k < 3; ++k) rp[k] = principal_correction(epsilon, eig.eigenvalues()[k], inv_rho2);
+    const Eigen::Matrix3d& v = eig.eigenvectors();
+    const Eigen::Matrix3d R = v * rp.asDiagonal() * v.transpose();
+    return {R(0, 0), R(1, 1), R(2, 2), R(0, 1), R(0, 2), R(1, 2)};
+}
+
+namespace {
+[[noreturn]] void fail(const std::string& material, const std::string& message) {
+    throw std::invalid_argument("material '" + material + "': " + message);
+}
+
+std::string number(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+}  // namespace
+
+ElasticModuli elastic_moduli(const std::string& material, std::optional<double> K,
+                             std::optional<double> mu, std::optional<double> E,
+                             std::optional<double> nu) {
+    const int given = K.has_value() + mu.has_value() + E.has_value() + nu.has_value();
+    if (given != 2)
+        fail(material, "give exactly two of bulk_modulus, shear_modulus, youngs_modulus and "
+                       "poisson_ratio (" + std::to_string(given) + " given)");
+    const auto finite = [&](const char* field, const std::optional<double>& v) {
+        if (v && !std::isfinite(*v)) fail(material, std::string(field) + " = " + number(*v) +
+                                                        " must be a finite number");
+    };
+    finite("bulk_modulus", K);
+    finite("shear_modulus", mu);
+    finite("youngs_modulus", E);
+    finite("poisson_ratio", nu);
+    if (nu && !(*nu > -1.0 && *nu < 0.5))
+        fail(material, "poisson_ratio = " + number(*nu) + " must lie in (-1, 0.5)");
+    if (E && !(*E > 0.0)) fail(material, "youngs_modulus = " + number(*E) + " Pa must be positive");
+
+    // Isotropic linear elasticity: K = E / (3 (1 - 2 nu)), mu = E / (2 (1 + nu)).
+    ElasticModuli m;
+    if (K && mu) {
+        m = {*K, *mu};
+    } else if (K && nu) {
+        m = {*K, 3.0 * *K * (1.0 - 2.0 * *nu) / (2.0 * (1.0 + *nu))};
+    } else if (K && E) {
+        // nu = (3K - E) / (6K) lies in (-1, 0.5) exactly when 0 < E < 9K.
+        if (*K > 0.0 && !(*E < 9.0 * *K))
+            fail(material, "youngs_modulus = " + number(*E) + " Pa must be below 9 bulk_modulus = " +
+                               number(9.0 * *K) + " Pa (Poisson's ratio > -1)");
+        m = {*K, 3.0 * *K * *E / (9.0 * *K - *E)};
+    } else if (mu && nu) {
+        m = {2.0 * *mu * (1.0 + *nu) / (3.0 * (1.0 - 2.0 * *nu)), *mu};
+    } else if (mu && E) {
+        // nu = E / (2 mu) - 1 lies in (-1, 0.5) exactly when 0 < E < 3 mu.
+        if (!(*E < 3.0 * *mu))
+            fail(material, "youngs_modulus = " + number(*E) + " Pa must be below 3 shear_modulus = " +
+                               number(3.0 * *mu) + " Pa (Poisson's ratio < 0.5)");
+        m = {*E * *mu / (3.0 * (3.0 * *mu - *E)), *mu};
+    } else {  // E and nu
+        m = {*E / (3.0 * (1.0 - 2.0 * *nu)), *E / (2.0 * (1.0 + *nu))};
+    }
+    if (!(m.bulk_modulus > 0.0))
+        fail(material, "bulk_modulus = " + number(m.bulk_modulus) + " Pa must be positive");
+    if (!(m.shear_modulus >= 0.0))
+        fail(material, "shear_modulus = " + number(m.shear_modulus) + " Pa must not be negative");
+    return m;
+}
+
+}  // namespace regosph
