@@ -12,7 +12,7 @@ RUN_DIR ?= runs/soil_collapse
 ENV     := PYTHONPATH=$(CURDIR)/$(BUILD)/python OMP_NUM_THREADS=$(THREADS) \
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: all bootstrap build run test sanitize bench clean
+.PHONY: all bootstrap build run test sanitize bench bench-collapse bench-rings clean
 
 all: build
 
@@ -67,8 +67,15 @@ sanitize: bootstrap
 	  rm -rf $$tmp; echo "sanitize: FAILED: collapse (status $$status, no report, or a sanitizer report)"; exit 1; fi; \
 	rm -rf $$tmp; echo "sanitize: ok (collapse exit status $$status; 0 or 1 accepted)"
 
-bench: build
+# bench: both benchmarks (bench/README.md); bench-collapse / bench-rings run one of them.
+bench: bench-collapse bench-rings
+
+bench-collapse: build
 	$(ENV) $(PYTHON) bench/collapse_bench.py
+
+# Colliding rubber rings, regosph next to PySPH (python3-pysph) on the same $(THREADS) threads.
+bench-rings: build
+	$(ENV) $(PYTHON) bench/rings_bench.py
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

@@ -9,6 +9,9 @@ packages=(
   pybind11-dev python3-pybind11 doctest-dev
   python3-dev python3-numpy python3-h5py python3-matplotlib python3-pandas python3-pytest
   python3-nbclient python3-ipykernel python3-mpi4py
+  # bench/rings_bench.py runs PySPH next to regosph; PySPH compiles its kernels at run time
+  # (Cython + g++ with OpenMP, into ~/.pysph)
+  python3-pysph cython3
 )
 
 missing=()
