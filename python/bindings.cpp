@@ -262,6 +262,11 @@ PYBIND11_MODULE(_core, m) {
     mpi::ensure_initialized();
     m.attr("__version__") = io::version_string();
     py::register_exception<BlowUpError>(m, "BlowUpError", PyExc_RuntimeError);
+    m.def("mpi_rank", &mpi::rank, "This process's MPI rank (0 without mpirun).");
+    m.def("mpi_size", &mpi::size, "Number of MPI ranks (1 without mpirun).");
+    m.def("_abort", [](const std::string& message, int status) { mpi::abort(message, status); },
+          py::arg("message"), py::arg("status") = 1,
+          "Print message to stderr and stop every MPI rank (MPI_Abort).");
 
     // --- geometry -------------------------------------------------------------------------
     // Shapes: signed distances in m (negative inside), angles in degrees (geometry/shapes.hpp).
@@ -614,6 +619,25 @@ PYBIND11_MODULE(_core, m) {
         .def("advance", &Simulation::advance, py::arg("dt_cap"),
              py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].")
         .def("diagnostics", [](const Simulation& s) { return compute_diagnostics(s.particles()); })
+        .def(
+            "parallel_statistics",
+            [](const Simulation& s) {
+                const parallel::DomainStatistics& d = s.domain_statistics();
+                py::dict out;
+                out["rank"] = mpi::rank();
+                out["ranks"] = mpi::size();
+                out["owned_particles"] = s.particles().owned();
+                out["bytes_sent"] = d.bytes_sent;
+                out["halo_bytes_sent"] = d.halo_bytes_sent;
+                out["halo_updates"] = d.halo_updates;
+                out["halo_builds"] = d.halo_builds;
+                out["migrations"] = d.migrations;
+                out["particles_migrated"] = d.particles_migrated;
+                out["rebalances"] = d.rebalances;
+                return out;
+            },
+            "This rank's decomposition counters (cumulative): owned particles, bytes sent in "
+            "halo exchanges and migrations, halo builds and updates, rebalances.")
         .def("describe", [](const Simulation& s) { return s.describe(RunOptions{}); })
         .def("derivatives", [](Simulation& s) {
             const Derivatives& d = s.evaluate_derivatives();

@@ -10,7 +10,15 @@ Setups are short scripts against this package::
                  material=soil, motion="dynamic", spacing=2.5e-3, smoothing_length=6.25e-3)
 
 SI units everywhere; angles in degrees at this interface.
+
+Under MPI (``mpirun -n N /usr/bin/python3 script.py``) every rank runs the same script and
+builds the same setup; the first run keeps each rank's own particles. Only rank 0 prints
+(standard output of the other ranks is discarded), and an uncaught exception on any rank stops
+every rank with its traceback instead of leaving the others waiting.
 """
+import os
+import sys
+import traceback
 
 from ._core import (  # noqa: F401  (re-exported API)
     BlowUpError,
@@ -38,6 +46,8 @@ from ._core import (  # noqa: F401  (re-exported API)
     intersect,
     kernel_value,
     lattice_fill,
+    mpi_rank,
+    mpi_size,
     offset,
     polygon,
     rectangle,
@@ -53,3 +63,27 @@ from ._core import (  # noqa: F401  (re-exported API)
 STRESS_COMPONENTS = ("xx", "yy", "zz", "xy", "xz", "yz")
 # Values of the `kind` field.
 KIND_DYNAMIC, KIND_BOUNDARY = 0, 1
+
+
+def is_root():
+    """True on MPI rank 0 (and without MPI): the rank that prints, plots and writes reports."""
+    return mpi_rank() == 0
+
+
+def _install_mpi_hooks():
+    if mpi_size() == 1:
+        return
+    if mpi_rank() != 0:
+        sys.stdout = open(os.devnull, "w")  # only rank 0 prints
+
+    def abort_all(exc_type, exc, tb):
+        text = "".join(traceback.format_exception(exc_type, exc, tb))
+        _abort(f"regosph: error on MPI rank {mpi_rank()} of {mpi_size()}; stopping all ranks\n"
+               f"{text}", 1)
+
+    sys.excepthook = abort_all
+
+
+from ._core import _abort  # noqa: E402
+
+_install_mpi_hooks()

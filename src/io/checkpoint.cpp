@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "io/snapshot.hpp"
+#include "parallel/mpi_env.hpp"
 
 namespace regosph::io {
 
@@ -31,15 +32,6 @@ double parse_exact(const std::string& s, const std::string& what) {
     return v;
 }
 
-template <class T>
-void hash_bytes(std::uint64_t& h, const std::vector<T>& v) {
-    const auto* bytes = reinterpret_cast<const unsigned char*>(v.data());
-    for (std::size_t i = 0; i < v.size() * sizeof(T); ++i) {
-        h ^= bytes[i];
-        h *= 0x100000001b3ULL;
-    }
-}
-
 std::int64_t step_of(const fs::path& file) {
     const std::string name = file.filename().string();
     const std::string digits =
@@ -58,20 +50,22 @@ bool is_checkpoint_name(const std::string& name) {
 }  // namespace
 
 std::uint64_t checksum(const ParticleSet& p) {
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (const auto& c : p.x) hash_bytes(h, c);
-    for (const auto& c : p.v) hash_bytes(h, c);
-    hash_bytes(h, p.rho);
-    hash_bytes(h, p.mass);
-    hash_bytes(h, p.h);
-    for (const auto& c : p.stress) hash_bytes(h, c);
-    hash_bytes(h, p.plastic_strain);
-    hash_bytes(h, p.yielding);
-    hash_bytes(h, p.material);
-    hash_bytes(h, p.body);
-    hash_bytes(h, p.kind);
-    hash_bytes(h, p.id);
-    return h;
+    // Sum (modulo 2^64) of one FNV-1a hash per particle over the bytes of all its fields: the
+    // same for any order of the particles and any split over ranks.
+    auto& set = const_cast<ParticleSet&>(p);  // for_each_array only reads here
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < p.owned(); ++i) {
+        std::uint64_t h = 0xcbf29ce484222325ULL;
+        set.for_each_array([&](auto& a) {
+            const auto* bytes = reinterpret_cast<const unsigned char*>(&a[i]);
+            for (std::size_t k = 0; k < sizeof(a[i]); ++k) {
+                h ^= bytes[k];
+                h *= 0x100000001b3ULL;
+            }
+        });
+        total += h;
+    }
+    return total;
 }
 
 std::vector<fs::path> list_checkpoints(const fs::path& dir) {
@@ -94,12 +88,14 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
     write_particle_file(file, p, s.time, s.step,
                         {{"checkpoint_time", exact(s.time)},
                          {"checkpoint_dt_next", exact(s.dt_next)},
-                         {"checkpoint_checksum", std::to_string(checksum(p))}});
-    const auto all = list_checkpoints(dir);
-    for (std::size_t i = static_cast<std::size_t>(std::max(keep, 1)); i < all.size(); ++i) {
-        std::error_code ec;
-        fs::remove(all[i], ec);
-    }
+                         {"checkpoint_checksum", std::to_string(mpi::sum_wrapping(checksum(p)))}});
+    mpi::on_root_first([&] {
+        const auto all = list_checkpoints(dir);
+        for (std::size_t i = static_cast<std::size_t>(std::max(keep, 1)); i < all.size(); ++i) {
+            std::error_code ec;
+            fs::remove(all[i], ec);
+        }
+    });
     return file;
 }
 

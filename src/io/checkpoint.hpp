@@ -18,11 +18,13 @@ struct CheckpointState {
     double dt_next = 0.0;    // step the integrator proposed next [s]
 };
 
-// FNV-1a 64-bit hash over the bytes of every particle array.
+// Order-independent hash of the owned particles: the sum modulo 2^64 of a 64-bit FNV-1a hash
+// of each particle's fields. Local: the sum over ranks is mpi::sum_wrapping of it.
 std::uint64_t checksum(const ParticleSet& p);
 
-// Writes checkpoint_<step>.h5 in `dir` atomically, then removes all but the newest `keep`
-// checkpoints. Returns the new file.
+// Writes checkpoint_<step>.h5 in `dir` atomically (collective under MPI: the particles of all
+// ranks in id order, as snapshots), then removes all but the newest `keep` checkpoints.
+// Returns the new file. A checkpoint can be read on any number of ranks.
 std::filesystem::path write_checkpoint(const std::filesystem::path& dir, const ParticleSet& p,
                                        const CheckpointState& state, int keep = 2);
 

@@ -1,8 +1,11 @@
 #include "io/snapshot.hpp"
 
 #include "io/json.hpp"
+#include "parallel/mpi_env.hpp"
+#include "parallel/redistribute.hpp"
 
 #include <hdf5.h>
+#include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -138,24 +141,54 @@ struct DatasetInfo {
     const char* extra_value = nullptr;
 };
 
-// The one place where datasets are created and written: switching to collective MPI-IO (each
-// rank writing its own row range) changes this function and the file access list only.
-// Shape (rows) when cols == 1, else (rows, cols), row-major.
+// Where this process's rows of a dataset go. Serial files: all rows, one writer. Parallel
+// snapshots: every rank writes its id slice [first, first + rows) of `total` rows, collectively.
+struct RowSlice {
+    bool collective = false;
+    std::size_t first = 0;
+    std::size_t total = 0;
+};
+
+// The one place where datasets are created and written. Shape (rows) when cols == 1, else
+// (rows, cols), row-major.
 template <class T>
 void write_dataset(hid_t group, const DatasetInfo& info, const std::vector<T>& data,
-                   std::size_t rows, std::size_t cols) {
-    const hsize_t dims[2] = {rows, cols};
+                   std::size_t rows, std::size_t cols, const RowSlice& slice = {}) {
+    const hsize_t total = slice.collective ? slice.total : rows;
+    const int rank = cols == 1 ? 1 : 2;
+    const hsize_t dims[2] = {total, cols};
     const std::string what = std::string("dataset '/particles/") + info.name + "'";
-    Handle space(h5_try(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), "H5Screate_simple"),
-                 H5Sclose);
+    Handle space(h5_try(H5Screate_simple(rank, dims, nullptr), "H5Screate_simple"), H5Sclose);
     Handle dset(h5_try(H5Dcreate2(group, info.name, h5_types<T>().second, space, H5P_DEFAULT,
                                   H5P_DEFAULT, H5P_DEFAULT),
                        "creating " + what),
                 H5Dclose);
-    // HDF5 rejects a null buffer even for zero elements; an empty dataset needs no write.
-    if (rows > 0)
+    if (slice.collective) {
+        // Every rank takes part, also with no rows of its own (an empty selection).
+        const hsize_t start[2] = {slice.first, 0};
+        const hsize_t count[2] = {rows, cols};
+        const hsize_t one[2] = {1, cols};
+        Handle file_space(h5_try(H5Dget_space(dset), "H5Dget_space"), H5Sclose);
+        Handle mem_space(h5_try(H5Screate_simple(rank, rows > 0 ? count : one, nullptr),
+                                "H5Screate_simple"),
+                         H5Sclose);
+        if (rows > 0) {
+            h5_try(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+                   "selecting rows of " + what);
+        } else {
+            h5_try(H5Sselect_none(file_space), "H5Sselect_none");
+            h5_try(H5Sselect_none(mem_space), "H5Sselect_none");
+        }
+        Handle xfer(h5_try(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"), H5Pclose);
+        h5_try(H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+        const T dummy[2] = {};
+        h5_try(H5Dwrite(dset, h5_types<T>().first, mem_space, file_space, xfer,
+                        rows > 0 ? static_cast<const void*>(data.data()) : dummy),
+               "writing " + what);
+    } else if (rows > 0) {  // HDF5 rejects a null buffer even for zero elements
         h5_try(H5Dwrite(dset, h5_types<T>().first, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
                "writing " + what);
+    }
     write_string_attribute(dset, "units", info.units);
     write_string_attribute(dset, "description", info.description);
     if (info.extra_name) write_string_attribute(dset, info.extra_name, info.extra_value);
@@ -231,33 +264,42 @@ void check_consistent(const ParticleSet& p) {
     if (!ok) throw std::runtime_error("the particle arrays have different lengths");
 }
 
-void write_particles(hid_t g, const ParticleSet& p) {
+void write_particles(hid_t g, const ParticleSet& p, const RowSlice& slice) {
     const std::size_t n = p.size();
     std::vector<std::uint8_t> kind(n);
     std::transform(p.kind.begin(), p.kind.end(), kind.begin(),
                    [](ParticleKind k) { return static_cast<std::uint8_t>(k); });
-    write_dataset(g, {"position", "m", "position, z = 0 in 2D"}, interleave(p.x, n), n, 3);
-    write_dataset(g, {"velocity", "m/s", "velocity"}, interleave(p.v, n), n, 3);
-    write_dataset(g, {"density", "kg/m^3", "mass density"}, p.rho, n, 1);
-    write_dataset(g, {"mass", "kg", "particle mass"}, p.mass, n, 1);
-    write_dataset(g, {"smoothing_length", "m", "kernel support radius h"}, p.h, n, 1);
+    const RowSlice& s = slice;
+    write_dataset(g, {"position", "m", "position, z = 0 in 2D"}, interleave(p.x, n), n, 3, s);
+    write_dataset(g, {"velocity", "m/s", "velocity"}, interleave(p.v, n), n, 3, s);
+    write_dataset(g, {"density", "kg/m^3", "mass density"}, p.rho, n, 1, s);
+    write_dataset(g, {"mass", "kg", "particle mass"}, p.mass, n, 1, s);
+    write_dataset(g, {"smoothing_length", "m", "kernel support radius h"}, p.h, n, 1, s);
     write_dataset(
         g, {"stress", "Pa", "Cauchy stress, tension positive", "components", "xx yy zz xy xz yz"},
-        interleave(p.stress, n), n, kSymComponents);
+        interleave(p.stress, n), n, kSymComponents, s);
     write_dataset(g, {"plastic_strain", "-", "accumulated plastic strain (plastic multiplier)"},
-                  p.plastic_strain, n, 1);
+                  p.plastic_strain, n, 1, s);
     write_dataset(g, {"yielding", "-", "1 if the particle yielded in the last step"}, p.yielding, n,
-                  1);
-    write_dataset(g, {"material", "-", "material index"}, p.material, n, 1);
-    write_dataset(g, {"body", "-", "body index"}, p.body, n, 1);
-    write_dataset(g, {"kind", "-", "particle kind", "values", "0 dynamic, 1 boundary"}, kind, n, 1);
-    write_dataset(g, {"id", "-", "stable particle id"}, p.id, n, 1);
+                  1, s);
+    write_dataset(g, {"material", "-", "material index"}, p.material, n, 1, s);
+    write_dataset(g, {"body", "-", "body index"}, p.body, n, 1, s);
+    write_dataset(g, {"kind", "-", "particle kind", "values", "0 dynamic, 1 boundary"}, kind, n, 1,
+                  s);
+    write_dataset(g, {"id", "-", "stable particle id"}, p.id, n, 1, s);
 }
 
-void write_file(const fs::path& path, const ParticleSet& p, double time_s, std::int64_t step,
+// The particles in id order, whatever the number of ranks: each rank writes its id slice of
+// the owned particles (parallel::id_slice) into one file, collectively through MPI-IO.
+void write_file(const fs::path& path, const ParticleSet& owned, double time_s, std::int64_t step,
                 const std::map<std::string, std::string>& string_attributes) {
-    // Default (serial) file access list for now; collective MPI-IO will replace it.
-    Handle file(h5_try(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+    RowSlice slice;
+    slice.collective = mpi::size() > 1;
+    const ParticleSet p = parallel::id_slice(owned, slice.first, slice.total);
+    Handle access(h5_try(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
+    if (slice.collective)
+        h5_try(H5Pset_fapl_mpio(access, MPI_COMM_WORLD, MPI_INFO_NULL), "H5Pset_fapl_mpio");
+    Handle file(h5_try(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access),
                        "creating the file"),
                 H5Fclose);
     write_scalar_attribute(file, "time", time_s);
@@ -271,7 +313,7 @@ void write_file(const fs::path& path, const ParticleSet& p, double time_s, std::
         Handle group(h5_try(H5Gcreate2(file, "particles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                             "creating group '/particles'"),
                      H5Gclose);
-        write_particles(group, p);
+        write_particles(group, p, slice);
         group.close("closing group '/particles'");
     }
     h5_try(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");
@@ -370,7 +412,7 @@ std::string snapshot_file_name(std::size_t index) {
 }
 
 SnapshotWriter::SnapshotWriter(fs::path output_dir) : dir_(std::move(output_dir)) {
-    ensure_writable_directory(dir_);
+    mpi::on_root_first([this] { ensure_writable_directory(dir_); });
     QuietHdf5Errors quiet;
     for (const auto& entry : fs::directory_iterator(dir_)) {
         const auto index = parse_snapshot_index(entry.path().filename().string());
@@ -395,10 +437,11 @@ fs::path SnapshotWriter::write(const ParticleSet& p, double time_s, std::int64_t
                                const std::map<std::string, std::string>& string_attributes) {
     const fs::path final_path = dir_ / snapshot_file_name(next_index_);
     write_particle_file(final_path, p, time_s, step, string_attributes);
-    entries_.push_back({next_index_, time_s, p.size()});
+    const auto total = static_cast<std::size_t>(mpi::sum(static_cast<std::int64_t>(p.owned())));
+    entries_.push_back({next_index_, time_s, total});
     ++next_index_;
     ++written_;
-    write_xdmf();
+    mpi::on_root_first([this] { write_xdmf(); });
     return final_path;
 }
 
@@ -407,15 +450,27 @@ void write_particle_file(const fs::path& final_path, const ParticleSet& p, doubl
                          const std::map<std::string, std::string>& string_attributes) {
     fs::path tmp = final_path;
     tmp += ".tmp";
+    std::string error;
     try {
         QuietHdf5Errors quiet;
         check_consistent(p);
         write_file(tmp, p, time_s, step, string_attributes);  // closed when it returns
-        fs::rename(tmp, final_path);
     } catch (const std::exception& e) {
+        error = e.what();
+    }
+    // Collective: every rank learns of a failure on any rank, and rank 0 renames.
+    error = mpi::first_error(error);
+    if (error.empty()) {
+        try {
+            mpi::on_root_first([&] { fs::rename(tmp, final_path); });
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    }
+    if (!error.empty()) {
         std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw std::runtime_error("cannot write '" + final_path.string() + "': " + e.what());
+        if (mpi::rank() == 0) fs::remove(tmp, ignored);
+        throw std::runtime_error("cannot write '" + final_path.string() + "': " + error);
     }
 }
 

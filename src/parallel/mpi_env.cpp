@@ -2,7 +2,9 @@
 
 #include <mpi.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace regosph::mpi {
 
@@ -34,6 +36,23 @@ void finalize_at_exit() {
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Finalize();
 }
+
+// Reductions are skipped on a single rank (also when MPI is not initialised).
+bool parallel() { return size() > 1; }
+
+template <class T>
+T reduce(T local, MPI_Datatype type, MPI_Op op) {
+    if (!parallel()) return local;
+    T out{};
+    MPI_Allreduce(&local, &out, 1, type, op, MPI_COMM_WORLD);
+    return out;
+}
+
+template <class T>
+void reduce_vector(std::vector<T>& v, MPI_Datatype type, MPI_Op op) {
+    if (!parallel() || v.empty()) return;
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), type, op, MPI_COMM_WORLD);
+}
 }  // namespace
 
 void ensure_initialized() {
@@ -43,6 +62,66 @@ void ensure_initialized() {
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     std::atexit(finalize_at_exit);
+}
+
+double max(double local) { return reduce(local, MPI_DOUBLE, MPI_MAX); }
+double min(double local) { return reduce(local, MPI_DOUBLE, MPI_MIN); }
+double sum(double local) { return reduce(local, MPI_DOUBLE, MPI_SUM); }
+std::int64_t sum(std::int64_t local) { return reduce(local, MPI_INT64_T, MPI_SUM); }
+std::int64_t max(std::int64_t local) { return reduce(local, MPI_INT64_T, MPI_MAX); }
+std::int64_t min(std::int64_t local) { return reduce(local, MPI_INT64_T, MPI_MIN); }
+std::uint64_t sum_wrapping(std::uint64_t local) { return reduce(local, MPI_UINT64_T, MPI_SUM); }
+bool any(bool local) { return reduce(local ? 1 : 0, MPI_INT, MPI_LOR) != 0; }
+void sum_in_place(std::vector<double>& v) { reduce_vector(v, MPI_DOUBLE, MPI_SUM); }
+void sum_in_place(std::vector<std::int64_t>& v) { reduce_vector(v, MPI_INT64_T, MPI_SUM); }
+void min_in_place(std::vector<double>& v) { reduce_vector(v, MPI_DOUBLE, MPI_MIN); }
+void max_in_place(std::vector<double>& v) { reduce_vector(v, MPI_DOUBLE, MPI_MAX); }
+
+void barrier() {
+    if (parallel()) MPI_Barrier(MPI_COMM_WORLD);
+}
+
+std::vector<std::string> allgather(const std::string& local) {
+    if (!parallel()) return {local};
+    const int n = size();
+    const int len = static_cast<int>(local.size());
+    std::vector<int> lengths(n), offsets(n, 0);
+    MPI_Allgather(&len, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 1; r < n; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+    std::string all(static_cast<std::size_t>(offsets[n - 1] + lengths[n - 1]), '\0');
+    MPI_Allgatherv(local.data(), len, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                   MPI_CHAR, MPI_COMM_WORLD);
+    std::vector<std::string> out;
+    for (int r = 0; r < n; ++r) out.push_back(all.substr(offsets[r], lengths[r]));
+    return out;
+}
+
+std::string first_error(const std::string& local) {
+    if (!parallel()) return local;
+    for (std::string& e : allgather(local))
+        if (!e.empty()) return e;
+    return {};
+}
+
+void on_root_first(const std::function<void()>& fn) {
+    std::string error;
+    if (rank() == 0) {
+        try {
+            fn();
+        } catch (const std::exception& e) {
+            error = e.what();
+            if (error.empty()) error = "unknown error";
+        }
+    }
+    error = first_error(error);
+    if (!error.empty()) throw std::runtime_error(error);
+}
+
+void abort(const std::string& message, int status) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    std::fflush(stderr);
+    if (parallel()) MPI_Abort(MPI_COMM_WORLD, status);
+    std::exit(status);
 }
 
 }  // namespace regosph::mpi

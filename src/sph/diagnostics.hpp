@@ -17,6 +17,7 @@ struct Diagnostics {
     std::size_t dynamic_particles = 0;
 };
 
+// Over the owned particles of every rank (collective under MPI).
 Diagnostics compute_diagnostics(const ParticleSet& p);
 
 }  // namespace regosph

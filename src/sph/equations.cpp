@@ -236,9 +236,9 @@ void strain_and_spin(const double (&L)[Dim][Dim], SymTensor& eps, Spin& w) {
 template <int Dim, bool ArtStress, bool Xsph>
 void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                       const PhysicsParameters& pp, Derivatives& out) {
-    const std::size_t n = p.size();
+    const std::size_t n = p.owned();  // halo particles are partners only
     StagedParticles& st = out.staged;
-    stage_particles(p, mt, st);
+    stage_particles(p, mt, st);       // all, halo included
 
 #pragma omp parallel for schedule(dynamic, 256)
     for (std::size_t a = 0; a < n; ++a) {
@@ -324,7 +324,7 @@ namespace {
 template <int Dim>
 void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
                       const std::array<std::vector<double>, 3>* wall_acc) {
-    const std::size_t n = p.size();
+    const std::size_t n = p.owned();  // halo walls get their values from their owners
 #pragma omp parallel for schedule(dynamic, 256)
     for (std::size_t w = 0; w < n; ++w) {
         if (p.kind[w] != ParticleKind::boundary) continue;

@@ -67,6 +67,7 @@ struct Derivatives {
     void resize(std::size_t n);
 };
 
+// Derivatives of the owned dynamic particles (halo particles enter as partners).
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out);
 
@@ -75,7 +76,8 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
 //   sigma_w = sum_f [sigma_f - rho_f ((g - a_w) . (x_w - x_f)) I] W_wf / sum_f W_wf,
 // so that the wall carries the hydrostatic load it must, and m_w = rho_w V_w with the
 // particle's fixed volume V_w. A boundary particle without dynamic neighbours keeps its
-// density and gets zero stress. a_w is the acceleration of the body: wall_acceleration (one
+// density and gets zero stress. Owned boundary particles only: under MPI the owners send the
+// values to the halo copies (parallel::Domain::update_halo). a_w is the acceleration of the body: wall_acceleration (one
 // entry per particle, [m/s^2]) for kinematic bodies, zero when null (fixed walls).
 void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
                           const std::array<std::vector<double>, 3>* wall_acceleration = nullptr);

@@ -6,7 +6,10 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
+#include <string>
+#include <utility>
 
+#include "parallel/mpi_env.hpp"
 #include "sph/motion.hpp"
 
 namespace regosph {
@@ -29,43 +32,72 @@ void AdaptiveHeun::place(ParticleSet& p, double t) {
     if (bodies_) place_kinematic_bodies(p, *bodies_, t, wall_acceleration_);
 }
 
-void AdaptiveHeun::prepare_boundary(ParticleSet& p, NeighbourList& nl,
-                                    const PhysicsParameters& pp) {
+void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp,
+                           double t, bool step_start) {
     auto clock = std::chrono::steady_clock::now();
-    if (nl.needs_rebuild(p)) {
-        const double h_max = *std::max_element(p.h.begin(), p.h.end());
-        nl.build(p, opt_.neighbour_skin * h_max);
+    if (mpi::any(nl.needs_rebuild(p))) {
+        if (domain_) {
+            if (step_start)
+                domain_->migrate(p);  // owned particles change only between steps
+            else
+                parallel::Domain::drop_halo(p);
+        }
+        double h_max = 0.0;
+        for (std::size_t i = 0; i < p.owned(); ++i) h_max = std::max(h_max, p.h[i]);
+        h_max = mpi::max(h_max);
+        const double skin = opt_.neighbour_skin * h_max;
+        // Every pair within h_ab + skin, h_ab <= h_max, is then on the rank of either particle.
+        if (domain_) domain_->build_halo(p, h_max + skin);
+        nl.build(p, skin);
+        place(p, t);  // the wall accelerations follow the new particle order
+    } else if (domain_) {
+        domain_->update_halo(p, parallel::HaloFields::dynamic_state);
     }
     times_.neighbours += seconds_since(clock);
     const bool moving = bodies_ && wall_acceleration_[0].size() == p.size();
     extrapolate_boundary(p, nl, pp, moving ? &wall_acceleration_ : nullptr);
+    if (domain_) domain_->update_halo(p, parallel::HaloFields::boundary_values);
     times_.boundary += seconds_since(clock);
 }
 
 void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
-                            const PhysicsParameters& pp, Derivatives& out) {
-    prepare_boundary(p, nl, pp);
+                            const PhysicsParameters& pp, double t, bool step_start,
+                            Derivatives& out) {
+    prepare(p, nl, pp, t, step_start);
     auto clock = std::chrono::steady_clock::now();
     compute_derivatives(p, nl, mt, pp, out);
     times_.derivatives += seconds_since(clock);
 }
 
+// Only the owned particles: the halo is refreshed by the next evaluation, and a mid-step halo
+// rebuild may change its length.
 void AdaptiveHeun::save_start(const ParticleSet& p) {
-    x0_ = p.x;
-    v0_ = p.v;
-    rho0_ = p.rho;
-    mass0_ = p.mass;
-    stress0_ = p.stress;
-    plastic0_ = p.plastic_strain;
+    const std::size_t n = p.owned();
+    const auto keep = [n](std::vector<double>& to, const std::vector<double>& from) {
+        to.assign(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(n));
+    };
+    for (int d = 0; d < 3; ++d) {
+        keep(x0_[d], p.x[d]);
+        keep(v0_[d], p.v[d]);
+    }
+    keep(rho0_, p.rho);
+    keep(mass0_, p.mass);
+    for (int c = 0; c < kSymComponents; ++c) keep(stress0_[c], p.stress[c]);
+    keep(plastic0_, p.plastic_strain);
 }
 
 void AdaptiveHeun::restore_start(ParticleSet& p) const {
-    p.x = x0_;
-    p.v = v0_;
-    p.rho = rho0_;
-    p.mass = mass0_;
-    p.stress = stress0_;
-    p.plastic_strain = plastic0_;
+    const auto put = [](std::vector<double>& to, const std::vector<double>& from) {
+        std::copy(from.begin(), from.end(), to.begin());
+    };
+    for (int d = 0; d < 3; ++d) {
+        put(p.x[d], x0_[d]);
+        put(p.v[d], v0_[d]);
+    }
+    put(p.rho, rho0_);
+    put(p.mass, mass0_);
+    for (int c = 0; c < kSymComponents; ++c) put(p.stress[c], stress0_[c]);
+    put(p.plastic_strain, plastic0_);
 }
 
 namespace {
@@ -84,7 +116,7 @@ bool finite_state(const ParticleSet& p, std::size_t a) {
 // if the new state is not finite).
 double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, double dt,
                                   bool final) {
-    const std::size_t n = p.size();
+    const std::size_t n = p.owned();
     const int dim = p.dim;
     particle_error_.assign(n, 0.0);
     double worst = 0.0;
@@ -132,20 +164,21 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
             worst = std::max(worst, e);
         }
     }
-    return worst / opt_.tolerance;
+    return mpi::max(worst) / opt_.tolerance;  // the step is the same on every rank
 }
 
 void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
                            const std::string& why) const {
     // Report the worst particles: largest error of the failed attempt or, before any attempt,
-    // the smallest Courant limit (the particles that force the step down).
-    const std::size_t n = p.size();
+    // the smallest Courant limit (the particles that force the step down). Every rank reports
+    // its own worst; the lines of all ranks are merged, so every rank throws the same report.
+    const std::size_t n = p.owned();
     const bool have_errors = particle_error_.size() == n;
     std::vector<double> badness(n, 0.0);
     for (std::size_t a = 0; a < n; ++a) {
         if (have_errors)
             badness[a] = particle_error_[a] / opt_.tolerance;
-        else if (k1_.dt_limit.size() == n)
+        else if (k1_.dt_limit.size() >= n)
             badness[a] = 1.0 / k1_.dt_limit[a];
     }
     std::vector<std::size_t> order(n);
@@ -153,19 +186,43 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
     const std::size_t shown = std::min<std::size_t>(5, n);
     std::partial_sort(order.begin(), order.begin() + shown, order.end(),
                       [&](std::size_t a, std::size_t b) { return badness[a] > badness[b]; });
+    // One line per particle: "<badness>\t<text>", badness first for the merge below.
+    std::ostringstream mine;
+    mine.precision(17);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const std::size_t a = order[i];
+        mine << badness[a] << '\t';
+        mine.precision(6);
+        mine << "  id " << p.id[a] << ": (" << x0_[0][a] << ", " << x0_[1][a] << ", "
+             << x0_[2][a] << "), " << badness[a] << "; velocity (" << v0_[0][a] << ", "
+             << v0_[1][a] << ", " << v0_[2][a] << ") m/s, density " << rho0_[a]
+             << " kg/m^3, stress (xx yy zz xy xz yz) (";
+        for (int c = 0; c < kSymComponents; ++c) mine << (c ? " " : "") << stress0_[c][a];
+        mine << ") Pa";
+        if (mpi::size() > 1) mine << ", rank " << mpi::rank();
+        mine << '\n';
+        mine.precision(17);
+    }
+    std::vector<std::pair<double, std::string>> lines;
+    for (const std::string& text : mpi::allgather(mine.str())) {
+        std::istringstream in(text);
+        std::string line;
+        while (std::getline(in, line)) {
+            const auto tab = line.find('\t');
+            if (tab == std::string::npos) continue;
+            double b = std::strtod(line.substr(0, tab).c_str(), nullptr);
+            if (std::isnan(b)) b = std::numeric_limits<double>::infinity();
+            lines.emplace_back(b, line.substr(tab + 1));
+        }
+    }
+    std::stable_sort(lines.begin(), lines.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
     std::ostringstream os;
     os << "blow-up at t = " << time << " s, step " << step << ", dt = " << dt << " s: " << why
        << ". Worst particles (id: position at step start [m], "
        << (have_errors ? "error/tolerance" : "1/Courant limit [1/s]") << "):";
-    for (std::size_t i = 0; i < shown; ++i) {
-        const std::size_t a = order[i];
-        os << "\n  id " << p.id[a] << ": (" << x0_[0][a] << ", " << x0_[1][a] << ", "
-           << x0_[2][a] << "), " << badness[a] << "; velocity (" << v0_[0][a] << ", "
-           << v0_[1][a] << ", " << v0_[2][a] << ") m/s, density " << rho0_[a]
-           << " kg/m^3, stress (xx yy zz xy xz yz) (";
-        for (int c = 0; c < kSymComponents; ++c) os << (c ? " " : "") << stress0_[c][a];
-        os << ") Pa";
-    }
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, lines.size()); ++i)
+        os << "\n" << lines[i].second;
     restore_start(p);
     throw BlowUpError(os.str());
 }
@@ -173,13 +230,17 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
 StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                               const PhysicsParameters& pp, double time, std::int64_t step,
                               double dt_cap) {
+    prepare(p, nl, pp, time, true);  // particles may change ranks here, before the step
     auto clock = std::chrono::steady_clock::now();
     particle_error_.clear();
     save_start(p);
     times_.updates += seconds_since(clock);
-    evaluate(p, nl, mt, pp, k1_);
+    clock = std::chrono::steady_clock::now();
+    compute_derivatives(p, nl, mt, pp, k1_);
+    times_.derivatives += seconds_since(clock);
     double dt_courant = std::numeric_limits<double>::infinity();
-    for (std::size_t a = 0; a < p.size(); ++a) dt_courant = std::min(dt_courant, k1_.dt_limit[a]);
+    for (std::size_t a = 0; a < p.owned(); ++a) dt_courant = std::min(dt_courant, k1_.dt_limit[a]);
+    dt_courant = mpi::min(dt_courant);
 
     double dt = dt_next_ > 0.0 ? dt_next_ : (opt_.dt_initial > 0.0 ? opt_.dt_initial : dt_courant);
     dt = std::min({dt, dt_courant, opt_.dt_max});
@@ -195,7 +256,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
         stage_update(p, mt, dt, false);
         place(p, time + dt);  // kinematic bodies at the end of the step (exact, not integrated)
         times_.updates += seconds_since(clock);
-        evaluate(p, nl, mt, pp, k2_);
+        evaluate(p, nl, mt, pp, time + dt, false, k2_);
         clock = std::chrono::steady_clock::now();
         const double err = stage_update(p, mt, dt, true);
         times_.updates += seconds_since(clock);

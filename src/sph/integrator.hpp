@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "geometry/body.hpp"
+#include "parallel/domain.hpp"
 #include "sph/equations.hpp"
 #include "sph/neighbours.hpp"
 
@@ -66,14 +67,22 @@ public:
     // The bodies of the run: particles of kinematic bodies are placed at each stage time.
     // Must outlive the integrator; null (the default) means no kinematic bodies.
     void set_bodies(const std::vector<Body>* bodies);
-    // Place the kinematic bodies at time t [s] (a no-op without any).
+    // Place the kinematic bodies at time t [s] (a no-op without any); halo copies included.
     void place(ParticleSet& p, double t);
 
-    // Ensure neighbours and boundary values (wall density and stress) for the current state.
-    void prepare_boundary(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp);
-    // prepare_boundary, then the derivatives.
+    // The domain decomposition (must outlive the integrator, and have distributed the
+    // particles). Null: a serial run without MPI.
+    void set_domain(parallel::Domain* domain) { domain_ = domain; }
+
+    // Neighbours, halo copies and boundary values (wall density and stress) for the state at
+    // time t [s]. When some particle moved more than half the skin on any rank, the neighbour
+    // lists and halos are rebuilt; at a step boundary (`step_start`) particles first migrate
+    // to the ranks that own them now. Collective under MPI.
+    void prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp, double t,
+                 bool step_start);
+    // prepare, then the derivatives of the owned dynamic particles.
     void evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
-                  const PhysicsParameters& pp, Derivatives& out);
+                  const PhysicsParameters& pp, double t, bool step_start, Derivatives& out);
 
 private:
     void save_start(const ParticleSet& p);
@@ -85,13 +94,14 @@ private:
     IntegratorOptions opt_;
     PhaseTimes times_;
     double dt_next_ = 0.0;
-    // Start-of-step state of every particle (boundary particles included, they are cheap).
+    // Start-of-step state of every owned particle (boundary particles included, they are cheap).
     std::array<std::vector<double>, 3> x0_, v0_;
     std::vector<double> rho0_, mass0_, plastic0_;
     std::array<std::vector<double>, kSymComponents> stress0_;
     Derivatives k1_, k2_;
     std::vector<double> particle_error_;
     const std::vector<Body>* bodies_ = nullptr;  // set when some body is kinematic
+    parallel::Domain* domain_ = nullptr;
     std::array<std::vector<double>, 3> wall_acceleration_;  // of kinematic particles [m/s^2]
 };
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "parallel/mpi_env.hpp"
 #include "sph/kernel.hpp"
 
 namespace regosph {
@@ -47,7 +48,7 @@ template <int Dim>
 std::vector<BodyLoad> loads_impl(const ParticleSet& p, const NeighbourList& nl,
                                  const MaterialTable& mt, const PhysicsParameters& pp,
                                  const std::vector<Body>& bodies, double t) {
-    const std::size_t n = p.size();
+    const std::size_t n = p.owned();  // every wall particle is counted by its owner
     // Force of the dynamic particles on each kinematic particle, summed serially over its row.
     std::array<std::vector<double>, 3> f;
     for (auto& c : f) c.assign(n, 0.0);
@@ -113,6 +114,17 @@ std::vector<BodyLoad> loads_impl(const ParticleSet& p, const NeighbourList& nl,
         L.torque[1] += r[2] * F[0] - r[0] * F[2];
         L.torque[2] += r[0] * F[1] - r[1] * F[0];
     }
+    std::vector<double> sums;  // over the ranks
+    for (const BodyLoad& L : loads) {
+        sums.insert(sums.end(), L.force.begin(), L.force.end());
+        sums.insert(sums.end(), L.torque.begin(), L.torque.end());
+    }
+    mpi::sum_in_place(sums);
+    for (std::size_t k = 0; k < loads.size(); ++k)
+        for (int d = 0; d < 3; ++d) {
+            loads[k].force[d] = sums[6 * k + d];
+            loads[k].torque[d] = sums[6 * k + 3 + d];
+        }
     return loads;
 }
 

@@ -36,6 +36,7 @@ struct BodyLoad {
 //   F = - sum_{a, b} m_a m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab,
 // and the torque is sum_b (x_b - pivot(t)) x F_b. The boundary values (density, stress) must
 // be current (extrapolate_boundary). Deterministic: independent of the thread count.
+// Collective under MPI: the sums run over every rank's particles.
 std::vector<BodyLoad> kinematic_body_loads(const ParticleSet& p, const NeighbourList& nl,
                                            const MaterialTable& mt, const PhysicsParameters& pp,
                                            const std::vector<Body>& bodies, double t);

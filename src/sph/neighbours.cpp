@@ -27,7 +27,7 @@ void search(const ParticleSet& p, double skin, std::vector<std::vector<std::uint
     Tree tree(Dim, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));  // builds the tree
 
     const double h_max = *std::max_element(p.h.begin(), p.h.end());
-    const std::size_t n = p.size();
+    const std::size_t n = p.owned();
 #pragma omp parallel
     {
         std::vector<std::pair<std::uint32_t, double>> found;
@@ -48,7 +48,11 @@ void search(const ParticleSet& p, double skin, std::vector<std::vector<std::uint
                 const double r_max = 0.5 * (p.h[a] + p.h[b]) + skin;
                 if (r2 < r_max * r_max) row.push_back(b);
             }
-            std::sort(row.begin(), row.end());
+            // By particle id, not index: the index order changes with the MPI decomposition,
+            // the id order does not, so the sums over a row come out the same on any number
+            // of ranks (and threads).
+            std::sort(row.begin(), row.end(),
+                      [&p](std::uint32_t i, std::uint32_t j) { return p.id[i] < p.id[j]; });
         }
     }
 }
@@ -59,9 +63,9 @@ void NeighbourList::build(const ParticleSet& p, double skin) {
     if (p.size() >= std::size_t{0xffffffff})
         throw std::length_error("NeighbourList: more than 2^32 - 1 particles on one rank");
     skin_ = skin;
-    const std::size_t n = p.size();
+    const std::size_t n = p.owned();
     std::vector<std::vector<std::uint32_t>> rows(n);
-    if (n > 0) {
+    if (p.size() > 0) {
         if (p.dim == 2)
             search<2>(p, skin, rows);
         else
@@ -73,13 +77,15 @@ void NeighbourList::build(const ParticleSet& p, double skin) {
 #pragma omp parallel for schedule(static)
     for (std::size_t a = 0; a < n; ++a)
         std::copy(rows[a].begin(), rows[a].end(), indices_.begin() + offsets_[a]);
-    for (int d = 0; d < 3; ++d) x_at_build_[d] = p.x[d];
+    for (int d = 0; d < 3; ++d) x_at_build_[d].assign(p.x[d].begin(), p.x[d].begin() + n);
+    built_size_ = p.size();
     ++builds_;
 }
 
 bool NeighbourList::needs_rebuild(const ParticleSet& p) const {
-    const std::size_t n = p.size();
-    if (offsets_.size() != n + 1 || x_at_build_[0].size() != n) return true;
+    const std::size_t n = p.owned();
+    if (offsets_.size() != n + 1 || x_at_build_[0].size() != n || built_size_ != p.size())
+        return true;
     const double limit2 = 0.25 * skin_ * skin_;
     bool moved = false;
 #pragma omp parallel for reduction(|| : moved) schedule(static)

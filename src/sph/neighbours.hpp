@@ -4,8 +4,9 @@
 // list stores every b within h_ab + skin, so it stays valid until some particle has moved
 // more than skin / 2 since the build; `needs_rebuild` checks exactly that. Rows of dynamic
 // particles hold all their neighbours, rows of boundary particles only dynamic ones (a wall
-// never interacts with a wall). Rows are sorted by index, so sums over a row do not depend
-// on the thread count.
+// never interacts with a wall). Only owned particles have rows (ParticleSet::owned()); halo
+// particles appear as neighbours. Rows are sorted by particle id, so sums over a row depend
+// neither on the thread count nor on the MPI decomposition.
 #pragma once
 
 #include <cstddef>
@@ -22,8 +23,9 @@ public:
     // skin: extra search distance [m] beyond the interaction radius.
     void build(const ParticleSet& p, double skin);
 
-    // True when the list is empty, sized for another particle set, or some particle moved
-    // more than skin / 2 since the build.
+    // True when the list is empty, sized for another particle set, or some owned particle
+    // moved more than skin / 2 since the build. Local: under MPI the caller combines the
+    // answers of all ranks (halo particles are checked by their owners).
     bool needs_rebuild(const ParticleSet& p) const;
 
     std::span<const std::uint32_t> row(std::size_t i) const {
@@ -38,6 +40,7 @@ private:
     std::vector<std::uint32_t> indices_;
     std::array<std::vector<double>, 3> x_at_build_;
     double skin_ = 0.0;
+    std::size_t built_size_ = 0;  // owned + halo particles at the build
     std::size_t builds_ = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "sph/observers.hpp"
 
+#include "parallel/mpi_env.hpp"
+
 namespace regosph {
 
 std::vector<ObserverReading> read_observers(const ParticleSet& p,
@@ -12,7 +14,7 @@ std::vector<ObserverReading> read_observers(const ParticleSet& p,
             o.body >= 0 && bodies[o.body].motion == Motion::kinematic ? &bodies[o.body].kinematics
                                                                       : nullptr;
         ObserverReading& r = out[k];
-        for (std::size_t a = 0; a < p.size(); ++a) {
+        for (std::size_t a = 0; a < p.owned(); ++a) {
             if (p.kind[a] != ParticleKind::dynamic) continue;
             if (o.material >= 0 && p.material[a] != o.material) continue;
             geometry::Point x{p.x[0][a], p.x[1][a], p.x[2][a]};
@@ -22,6 +24,16 @@ std::vector<ObserverReading> read_observers(const ParticleSet& p,
             r.mass += p.mass[a];
         }
     }
+    // Over the ranks: the counts exactly, the masses to round-off.
+    std::vector<std::int64_t> counts;
+    std::vector<double> masses;
+    for (const ObserverReading& r : out) {
+        counts.push_back(r.count);
+        masses.push_back(r.mass);
+    }
+    mpi::sum_in_place(counts);
+    mpi::sum_in_place(masses);
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = {counts[k], masses[k]};
     return out;
 }
 

@@ -26,7 +26,7 @@ struct ObserverReading {
 
 // Reads every observer at time t [s]: a particle is inside when its position, carried back
 // to the t = 0 frame of the observer's body (Kinematics::to_reference), lies in the region.
-// Serial, so that the mass sums do not depend on the thread count.
+// Serial, so that the mass sums do not depend on the thread count. Collective under MPI.
 std::vector<ObserverReading> read_observers(const ParticleSet& p,
                                             const std::vector<Observer>& observers,
                                             const std::vector<Body>& bodies, double t);

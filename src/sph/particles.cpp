@@ -1,31 +1,15 @@
 #include "sph/particles.hpp"
 
-namespace regosph {
+#include <stdexcept>
 
-namespace {
-// Apply `fn` to every per-particle array, so that resize/reserve/permute cannot forget one.
-template <class Set, class Fn>
-void for_each_array(Set& p, Fn&& fn) {
-    for (auto& c : p.x) fn(c);
-    for (auto& c : p.v) fn(c);
-    fn(p.rho);
-    fn(p.mass);
-    fn(p.h);
-    for (auto& c : p.stress) fn(c);
-    fn(p.plastic_strain);
-    fn(p.yielding);
-    fn(p.material);
-    fn(p.body);
-    fn(p.kind);
-    fn(p.id);
-}
-}  // namespace
+namespace regosph {
 
 void ParticleSet::push_back(const std::array<double, 3>& position,
                             const std::array<double, 3>& velocity, double density,
                             double particle_mass, double support_radius,
                             std::int32_t material_index, std::int32_t body_index, ParticleKind k,
                             std::int64_t particle_id) {
+    if (n_halo != 0) throw std::logic_error("ParticleSet::push_back with a halo attached");
     const std::size_t n = size();
     resize(n + 1);
     for (int d = 0; d < 3; ++d) {
@@ -42,15 +26,16 @@ void ParticleSet::push_back(const std::array<double, 3>& position,
 }
 
 void ParticleSet::resize(std::size_t n) {
-    for_each_array(*this, [n](auto& a) { a.resize(n); });
+    for_each_array([n](auto& a) { a.resize(n); });
+    if (n_halo > n) n_halo = 0;
 }
 
 void ParticleSet::reserve(std::size_t n) {
-    for_each_array(*this, [n](auto& a) { a.reserve(n); });
+    for_each_array([n](auto& a) { a.reserve(n); });
 }
 
 void ParticleSet::permute(const std::vector<std::size_t>& order) {
-    for_each_array(*this, [&order](auto& a) {
+    for_each_array([&order](auto& a) {
         auto copy = a;
         for (std::size_t i = 0; i < order.size(); ++i) a[i] = copy[order[i]];
     });

@@ -42,21 +42,47 @@ struct ParticleSet {
     std::vector<std::int32_t> material;  // index into Simulation::materials
     std::vector<std::int32_t> body;      // index into Simulation::bodies
     std::vector<ParticleKind> kind;
-    std::vector<std::int64_t> id;  // stable particle id, unique in a run
+    std::vector<std::int64_t> id;  // stable particle id, unique in a run (0 ... N-1)
 
-    std::size_t size() const { return rho.size(); }
+    // Under MPI the first owned() entries belong to this rank; the last n_halo entries are
+    // read-only copies of particles that other ranks own and that lie within interaction range
+    // (src/parallel/domain.hpp). Only owned particles are integrated, extrapolated, written and
+    // counted; halo particles only appear as neighbours. Without MPI n_halo stays 0.
+    std::size_t n_halo = 0;
 
-    // Append one particle; unset fields start at zero.
+    std::size_t size() const { return rho.size(); }     // owned + halo
+    std::size_t owned() const { return size() - n_halo; }
+
+    // Append one owned particle (no halo may be attached); unset fields start at zero.
     void push_back(const std::array<double, 3>& position, const std::array<double, 3>& velocity,
                    double density, double particle_mass, double support_radius,
                    std::int32_t material_index, std::int32_t body_index, ParticleKind k,
                    std::int64_t particle_id);
 
+    // Resize to n particles; drops the halo (n_halo = 0) unless it still fits.
     void resize(std::size_t n);
     void reserve(std::size_t n);
 
     // Apply a permutation: new index i takes the particle that was at order[i].
     void permute(const std::vector<std::size_t>& order);
+
+    // Calls fn(array) for every per-particle array (std::vector of some element type), so that
+    // code moving whole particles (resize, permute, MPI migration, halos) cannot forget one.
+    template <class Fn>
+    void for_each_array(Fn&& fn) {
+        for (auto& c : x) fn(c);
+        for (auto& c : v) fn(c);
+        fn(rho);
+        fn(mass);
+        fn(h);
+        for (auto& c : stress) fn(c);
+        fn(plastic_strain);
+        fn(yielding);
+        fn(material);
+        fn(body);
+        fn(kind);
+        fn(id);
+    }
 };
 
 }  // namespace regosph

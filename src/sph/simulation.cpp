@@ -42,6 +42,9 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
                          const std::optional<geometry::Kinematics>& kinematics) {
     const std::string where = "body '" + name + "': ";
     if (name.empty()) throw std::invalid_argument("body: name must not be empty");
+    if (decomposition_.distributed() && mpi::size() > 1)
+        throw std::invalid_argument(where + "bodies must be added before the first run or step "
+                                    "(the particles are distributed over the MPI ranks now)");
     for (const Body& b : bodies_)
         if (b.name == name) throw std::invalid_argument(where + "name already used");
     if (material < 0 || material >= static_cast<int>(materials_.size()))
@@ -188,8 +191,10 @@ std::vector<BodyLoad> Simulation::body_loads() {
     validate_setup();
     ensure_integrator();
     if (!has_kinematic_bodies(bodies_)) return std::vector<BodyLoad>(bodies_.size());
-    integrator_->prepare_boundary(particles_, neighbours_, physics_);
-    return kinematic_body_loads(particles_, neighbours_, *table_, physics_, bodies_, time_);
+    integrator_->prepare(particles_, neighbours_, physics_, time_, true);
+    auto loads = kinematic_body_loads(particles_, neighbours_, *table_, physics_, bodies_, time_);
+    release_halo();
+    return loads;
 }
 
 void Simulation::set_domain(const geometry::Point& lo, const geometry::Point& hi) {
@@ -202,7 +207,7 @@ void Simulation::set_domain(const geometry::Point& lo, const geometry::Point& hi
 
 std::ptrdiff_t Simulation::first_outside_domain() const {
     if (!domain_) return -1;
-    for (std::size_t i = 0; i < particles_.size(); ++i)
+    for (std::size_t i = 0; i < particles_.owned(); ++i)
         for (int d = 0; d < particles_.dim; ++d)
             if (!(particles_.x[d][i] >= domain_->lo[d] && particles_.x[d][i] <= domain_->hi[d]))
                 return static_cast<std::ptrdiff_t>(i);
@@ -210,14 +215,13 @@ std::ptrdiff_t Simulation::first_outside_domain() const {
 }
 
 void Simulation::validate_setup() const {
-    if (mpi::size() > 1)
-        throw std::invalid_argument(
-            "simulation: started on " + std::to_string(mpi::size()) +
-            " MPI ranks, but this version has no domain decomposition; run with one rank");
+    // Every rank reaches the same verdict: the setup is replicated, or the counts are global.
     const auto& p = particles_;
-    if (p.size() == 0) throw std::invalid_argument("simulation: the setup has zero particles");
-    if (std::none_of(p.kind.begin(), p.kind.end(),
-                     [](ParticleKind k) { return k == ParticleKind::dynamic; }))
+    if (!mpi::any(p.owned() > 0))
+        throw std::invalid_argument("simulation: the setup has zero particles");
+    const bool dynamic = std::any_of(p.kind.begin(), p.kind.begin() + p.owned(),
+                                     [](ParticleKind k) { return k == ParticleKind::dynamic; });
+    if (!mpi::any(dynamic))
         throw std::invalid_argument("simulation: no dynamic body; nothing would move");
     for (int d = 0; d < 3; ++d)
         if (!std::isfinite(physics_.gravity[d]))
@@ -230,14 +234,15 @@ void Simulation::validate_setup() const {
             "physics: av_alpha and av_beta must be >= 0 and av_epsilon > 0");
     if (!positive(physics_.courant) || physics_.courant > 1.0)
         throw std::invalid_argument("physics: courant must lie in (0, 1]");
+    std::ostringstream outside;
     if (const auto i = first_outside_domain(); i >= 0) {
         const auto u = static_cast<std::size_t>(i);
-        std::ostringstream os;
-        os << "body '" << bodies_[p.body[u]].name << "': particle id " << p.id[u] << " at ("
-           << p.x[0][u] << ", " << p.x[1][u] << ", " << p.x[2][u]
-           << ") m lies outside the domain";
-        throw std::invalid_argument(os.str());
+        outside << "body '" << bodies_[p.body[u]].name << "': particle id " << p.id[u] << " at ("
+                << p.x[0][u] << ", " << p.x[1][u] << ", " << p.x[2][u]
+                << ") m lies outside the domain";
     }
+    if (const std::string e = mpi::first_error(outside.str()); !e.empty())
+        throw std::invalid_argument(e);
     const auto& io = integrator_options_;
     if (!positive(io.tolerance)) throw std::invalid_argument("integrator: tolerance must be > 0");
     if (!positive(io.dt_min)) throw std::invalid_argument("integrator: dt_min must be > 0 s");
@@ -250,9 +255,11 @@ void Simulation::validate_setup() const {
 
 void Simulation::ensure_integrator() {
     if (!table_) table_ = std::make_unique<MaterialTable>(materials_, particles_.dim);
+    if (!decomposition_.distributed()) decomposition_.distribute(particles_);
     if (!integrator_) {
         integrator_ = std::make_unique<AdaptiveHeun>(integrator_options_);
         integrator_->set_bodies(&bodies_);
+        integrator_->set_domain(&decomposition_);
         integrator_->place(particles_, time_);
     }
 }
@@ -261,8 +268,14 @@ StepReport Simulation::advance(double dt_cap) {
     if (!(dt_cap > 0.0)) throw std::invalid_argument("advance: dt_cap must be > 0 s");
     validate_setup();
     ensure_integrator();
-    const StepReport r =
-        integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_, dt_cap);
+    StepReport r;
+    try {
+        r = integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_, dt_cap);
+    } catch (...) {
+        release_halo();
+        throw;
+    }
+    release_halo();
     time_ += r.dt;
     ++step_;
     return r;
@@ -271,7 +284,16 @@ StepReport Simulation::advance(double dt_cap) {
 const Derivatives& Simulation::evaluate_derivatives() {
     validate_setup();
     ensure_integrator();
-    integrator_->evaluate(particles_, neighbours_, *table_, physics_, scratch_);
+    integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
+    release_halo();
+    const std::size_t n = particles_.size();
+    for (auto& c : scratch_.dx) c.resize(n);
+    for (auto& c : scratch_.dv) c.resize(n);
+    scratch_.drho.resize(n);
+    for (auto& c : scratch_.dstress) c.resize(n);
+    scratch_.dplastic.resize(n);
+    scratch_.yielding.resize(n);
+    scratch_.dt_limit.resize(n);
     return scratch_;
 }
 
@@ -450,6 +472,9 @@ private:
 }  // namespace
 
 std::string Simulation::restart(const std::string& run_dir, std::vector<std::string>* rejected) {
+    if (decomposition_.distributed() && mpi::size() > 1)
+        throw std::invalid_argument("restart: call it on a new setup, before any run or step "
+                                    "(the particles are distributed over the MPI ranks now)");
     validate_setup();
     const fs::path dir(run_dir);
     if (!fs::is_directory(dir))
@@ -467,7 +492,8 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     if (q.material != particles_.material) mismatch("particle materials");
     if (q.body != particles_.body) mismatch("particle bodies");
     if (q.kind != particles_.kind) mismatch("particle kinds");
-    particles_ = q;
+    particles_ = q;  // every particle, on every rank: the next run distributes them
+    decomposition_ = parallel::Domain{};
     time_ = ck.state.time;
     step_ = ck.state.step;
     resumed_from_ = run_dir;
@@ -501,9 +527,9 @@ RunSummary Simulation::run(const RunOptions& o) {
             throw std::invalid_argument("run: output_dir '" + o.output_dir +
                                         "' already holds a run; pass overwrite to replace it "
                                         "or restart from it");
-        remove_run_files(o.output_dir);
+        mpi::on_root_first([&] { remove_run_files(o.output_dir); });
     }
-    if (resumed) remove_snapshots_after(resumed_from_, time_);
+    if (resumed) mpi::on_root_first([&] { remove_snapshots_after(resumed_from_, time_); });
     ensure_integrator();
     if (resumed) integrator_->set_proposed_dt(resumed_dt_next_);
     resumed_from_.clear();
@@ -534,32 +560,38 @@ RunSummary Simulation::run(const RunOptions& o) {
         observer_columns.push_back(ob.name + ".count [-]");
         observer_columns.push_back(ob.name + (planar ? ".mass [kg/m]" : ".mass [kg]"));
     }
-    if (!o.output_dir.empty()) {
+    // Output: snapshots and checkpoints are written by all ranks together; the text files and
+    // time series by rank 0 (the others compute their share of each row).
+    const bool writing = !o.output_dir.empty();
+    const bool observing = writing && !observers_.empty();
+    if (writing) {
         writer = std::make_unique<io::SnapshotWriter>(o.output_dir);  // checks writability
-        if (!resumed)
-            io::write_text_atomically(std::filesystem::path(o.output_dir) / "run.json",
-                                      describe(o) + "\n");
-        diagnostics = std::make_unique<io::CsvTimeSeries>(
-            std::filesystem::path(o.output_dir) / "diagnostics.csv", diagnostic_columns,
-            resumed ? time_ : std::numeric_limits<double>::quiet_NaN());
-        if (!observers_.empty())
-            observations = std::make_unique<io::CsvTimeSeries>(
-                std::filesystem::path(o.output_dir) / "observers.csv", observer_columns,
+        mpi::on_root_first([&] {
+            if (!resumed)
+                io::write_text_atomically(std::filesystem::path(o.output_dir) / "run.json",
+                                          describe(o) + "\n");
+            diagnostics = std::make_unique<io::CsvTimeSeries>(
+                std::filesystem::path(o.output_dir) / "diagnostics.csv", diagnostic_columns,
                 resumed ? time_ : std::numeric_limits<double>::quiet_NaN());
+            if (observing)
+                observations = std::make_unique<io::CsvTimeSeries>(
+                    std::filesystem::path(o.output_dir) / "observers.csv", observer_columns,
+                    resumed ? time_ : std::numeric_limits<double>::quiet_NaN());
+        });
     }
     RunSummary summary;
     std::int64_t rejected_since_row = 0;
     double last_dt = 0.0;
     std::int64_t last_row_step = -1;
     const auto write_diagnostics = [&] {
-        if (!diagnostics || step_ == last_row_step) return;  // one row per step at most
+        if (!writing || step_ == last_row_step) return;  // one row per step at most
         last_row_step = step_;
         const Diagnostics g = compute_diagnostics(particles_);
         std::vector<double> row = {time_, last_dt, g.kinetic_energy, g.momentum[0], g.momentum[1],
                                    g.momentum[2], g.max_speed, static_cast<double>(g.yielding),
                                    g.mass, static_cast<double>(rejected_since_row)};
         if (!loaded.empty()) {
-            integrator_->prepare_boundary(particles_, neighbours_, physics_);
+            integrator_->prepare(particles_, neighbours_, physics_, time_, true);
             const auto loads =
                 kinematic_body_loads(particles_, neighbours_, *table_, physics_, bodies_, time_);
             for (const std::size_t k : loaded) {
@@ -570,25 +602,27 @@ RunSummary Simulation::run(const RunOptions& o) {
                     for (int d = 0; d < 3; ++d) row.push_back(loads[k].torque[d]);
             }
         }
-        diagnostics->append(row);
+        if (diagnostics) diagnostics->append(row);  // rank 0
         rejected_since_row = 0;
     };
     std::int64_t last_observed_step = -1;
     const auto write_observers = [&] {
-        if (!observations || step_ == last_observed_step) return;
+        if (!observing || step_ == last_observed_step) return;
         last_observed_step = step_;
         std::vector<double> row = {time_, static_cast<double>(step_)};
         for (const ObserverReading& r : observe()) {
             row.push_back(static_cast<double>(r.count));
             row.push_back(r.mass);
         }
-        observations->append(row);
+        if (observations) observations->append(row);  // rank 0
     };
-    // observers.h5 mirrors observers.csv; rewritten at checkpoints and at the end.
+    // observers.h5 mirrors observers.csv; rewritten at checkpoints and at the end (rank 0).
     const auto write_observers_h5 = [&] {
-        if (!observations) return;
-        io::write_time_series_file(std::filesystem::path(o.output_dir) / "observers.h5",
-                                   observations->columns(), observations->rows(), o.metadata);
+        if (!observing) return;
+        mpi::on_root_first([&] {
+            io::write_time_series_file(std::filesystem::path(o.output_dir) / "observers.h5",
+                                       observations->columns(), observations->rows(), o.metadata);
+        });
     };
     const auto write_snapshot = [&] {
         if (!writer) return;
@@ -652,7 +686,7 @@ RunSummary Simulation::run(const RunOptions& o) {
             write_observers_h5();
         } catch (const std::exception&) {  // the crash report matters more
         }
-        if (!o.output_dir.empty()) {
+        if (writing) {
             char name[48];
             std::snprintf(name, sizeof name, "crash_%012lld.h5", static_cast<long long>(step_));
             const auto file = std::filesystem::path(o.output_dir) / name;
@@ -675,13 +709,16 @@ RunSummary Simulation::run(const RunOptions& o) {
             throw crash(e);
         }
         time_ = (time_ + r.dt >= target - t_eps) ? target : time_ + r.dt;
+        std::ostringstream left;
         if (const auto i = first_outside_domain(); i >= 0) {
             const auto u = static_cast<std::size_t>(i);
-            std::ostringstream os;
-            os << "blow-up at t = " << time_ << " s, step " << step_ + 1 << ": particle id "
-               << particles_.id[u] << " left the domain at (" << particles_.x[0][u] << ", "
-               << particles_.x[1][u] << ", " << particles_.x[2][u] << ") m";
-            throw crash(BlowUpError(os.str()));
+            left << "blow-up at t = " << time_ << " s, step " << step_ + 1 << ": particle id "
+                 << particles_.id[u] << " left the domain at (" << particles_.x[0][u] << ", "
+                 << particles_.x[1][u] << ", " << particles_.x[2][u] << ") m";
+        }
+        if (domain_) {
+            if (const std::string e = mpi::first_error(left.str()); !e.empty())
+                throw crash(BlowUpError(e));
         }
         ++step_;
         last_dt = r.dt;
@@ -698,12 +735,17 @@ RunSummary Simulation::run(const RunOptions& o) {
         }
         progress(false);
         const bool by_steps = o.checkpoint_every > 0 && step_ % o.checkpoint_every == 0;
+        // Wall clocks and signals differ between ranks: decide together.
         const bool by_wall =
             o.checkpoint_interval > 0.0 &&
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint_wall)
-                    .count() >= o.checkpoint_interval;
-        if (g_pending_signal != 0 && o.checkpoint_on_signal) {
-            summary.interrupted_by = g_pending_signal;
+            mpi::any(std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                   last_checkpoint_wall)
+                         .count() >= o.checkpoint_interval);
+        const auto signal = o.checkpoint_on_signal
+                                ? static_cast<int>(mpi::max(std::int64_t{g_pending_signal}))
+                                : 0;
+        if (signal != 0) {
+            summary.interrupted_by = signal;
             if (diagnostics) diagnostics->flush();
             write_checkpoint();
             if (root)
@@ -732,6 +774,7 @@ RunSummary Simulation::run(const RunOptions& o) {
             : 0.0;
     summary.neighbour_builds = neighbours_.build_count();
     summary.phases = integrator_->phase_times();
+    release_halo();
     return summary;
 }
 

@@ -14,6 +14,7 @@
 #include "geometry/body.hpp"
 #include "geometry/shapes.hpp"
 #include "materials/material.hpp"
+#include "parallel/domain.hpp"
 #include "sph/diagnostics.hpp"
 #include "sph/equations.hpp"
 #include "sph/integrator.hpp"
@@ -97,8 +98,8 @@ public:
     double time() const { return time_; }
     std::int64_t step_count() const { return step_; }
 
-    // Integrate to options.end_time. Throws std::invalid_argument on a bad setup before
-    // anything runs, BlowUpError when the run cannot continue (the particle set then holds
+    // Integrate to options.end_time. Under MPI each rank keeps (and afterwards holds) only the
+    // particles it owns. Throws std::invalid_argument on a bad setup before anything runs, BlowUpError when the run cannot continue (the particle set then holds
     // the last good state; snapshots already written stay intact).
     RunSummary run(const RunOptions& options);
 
@@ -119,10 +120,17 @@ public:
     std::string describe(const RunOptions& options) const;
 
     // Throws std::invalid_argument when the setup cannot run (no dynamic particles, ...).
+    // Collective under MPI, like run, advance, restart, body_loads, observe and
+    // evaluate_derivatives: every rank must call them, in the same order.
     void validate_setup() const;
+
+    // MPI: the decomposition's counters on this rank (halo traffic, migrations).
+    const parallel::DomainStatistics& domain_statistics() const { return decomposition_.statistics(); }
 
 private:
     void ensure_integrator();
+    // After a public call: only owned particles stay visible (Python views the arrays).
+    void release_halo() { parallel::Domain::drop_halo(particles_); }
     void check_overlap(const std::string& name, const std::vector<geometry::Point>& positions,
                        double spacing) const;
     std::ptrdiff_t first_outside_domain() const;  // index of a particle outside, or -1
@@ -136,6 +144,9 @@ private:
     std::unique_ptr<MaterialTable> table_;
     std::unique_ptr<AdaptiveHeun> integrator_;
     NeighbourList neighbours_;
+    // Which rank owns which particle. Setups build the whole particle set on every rank; the
+    // first run (or advance) keeps each rank's own part.
+    parallel::Domain decomposition_;
     Derivatives scratch_;
     double time_ = 0.0;
     std::int64_t step_ = 0;
