@@ -251,7 +251,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
         if (capped) dt = dt_cap;
         if (!(dt >= opt_.dt_min) && !capped)
             blow_up(p, time, step, dt, "the step fell below the floor dt_min = " +
-                                           std::to_string(opt_.dt_min) + " s");
+                                           (std::ostringstream() << opt_.dt_min).str() + " s");
         auto clock = std::chrono::steady_clock::now();
         stage_update(p, mt, dt, false);
         place(p, time + dt);  // kinematic bodies at the end of the step (exact, not integrated)
