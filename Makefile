@@ -12,7 +12,7 @@ RUN_DIR ?= runs/soil_collapse
 ENV     := PYTHONPATH=$(CURDIR)/$(BUILD)/python OMP_NUM_THREADS=$(THREADS) \
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: all bootstrap build run test sanitize bench bench-collapse bench-rings clean
+.PHONY: all bootstrap build run test sanitize bench bench-collapse bench-rings bench-mpi clean
 
 all: build
 
@@ -67,8 +67,8 @@ sanitize: bootstrap
 	  rm -rf $$tmp; echo "sanitize: FAILED: collapse (status $$status, no report, or a sanitizer report)"; exit 1; fi; \
 	rm -rf $$tmp; echo "sanitize: ok (collapse exit status $$status; 0 or 1 accepted)"
 
-# bench: both benchmarks (bench/README.md); bench-collapse / bench-rings run one of them.
-bench: bench-collapse bench-rings
+# bench: every benchmark (bench/README.md); bench-collapse / bench-rings / bench-mpi run one.
+bench: bench-collapse bench-rings bench-mpi
 
 bench-collapse: build
 	$(ENV) $(PYTHON) bench/collapse_bench.py
@@ -76,6 +76,10 @@ bench-collapse: build
 # Colliding rubber rings, regosph next to PySPH (python3-pysph) on the same $(THREADS) threads.
 bench-rings: build
 	$(ENV) $(PYTHON) bench/rings_bench.py
+
+# MPI strong scaling (1 rank, 2 ranks, 1 rank x 2 threads) and halo traffic (bench/README.md).
+bench-mpi: build
+	$(ENV) $(PYTHON) bench/mpi_scaling.py
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

@@ -314,7 +314,7 @@ def run_one(args):
     print(f"brush sampler {args.run}: {sim.size} particles, inner spacing {spacing * 1e3:.2f} mm")
     status = run_control.run(sim, args, metadata(args.run, args.resolution, spacing),
                              diagnostics_every=args.observe_every, observe_every=args.observe_every)
-    if status == 0:
+    if status == 0 and rs.is_root():  # under MPI, rank 0 plots
         times = [t for t in args.plot_times if t <= args.end_time + 1e-12]
         for f in plot_speed(args.output, times):
             print(f"wrote {f}")

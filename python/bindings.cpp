@@ -634,6 +634,8 @@ PYBIND11_MODULE(_core, m) {
                 out["migrations"] = d.migrations;
                 out["particles_migrated"] = d.particles_migrated;
                 out["rebalances"] = d.rebalances;
+                out["halo_particles"] = d.halo_particles;
+                out["halo_partners"] = d.halo_partners;
                 return out;
             },
             "This rank's decomposition counters (cumulative): owned particles, bytes sent in "

@@ -326,6 +326,8 @@ void Domain::build_halo(ParticleSet& p, double reach) {
     for (const auto c : in_count) halo += c;
     p.resize(n + halo);
     p.n_halo = halo;
+    stats_.halo_particles = static_cast<std::int64_t>(halo);
+    stats_.halo_partners = static_cast<std::int64_t>(k_partners);
     std::size_t first = n;
     for (std::size_t k = 0; k < k_partners; ++k) {
         std::size_t offset = 0;

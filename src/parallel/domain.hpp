@@ -43,6 +43,8 @@ struct DomainStatistics {
     std::int64_t migrations = 0;        // migrate calls
     std::int64_t particles_migrated = 0;  // sent away by this rank
     std::int64_t rebalances = 0;        // ORB trees computed
+    std::int64_t halo_particles = 0;    // copies received at the last halo build
+    std::int64_t halo_partners = 0;     // ranks exchanged with at the last halo build
 };
 
 class Domain {

@@ -18,6 +18,7 @@ sys.path.insert(0, str(HERE.parents[1] / "examples"))
 
 import compare  # noqa: E402
 import soil_collapse  # noqa: E402
+import regosph as rs  # noqa: E402
 from regosph import run_control  # noqa: E402
 
 
@@ -45,6 +46,8 @@ def main(argv=None):
                                  "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)})
         if status != 0:
             return status
+        if not rs.is_root():
+            return 0  # under MPI, rank 0 compares and writes the report
 
     snapshots = sorted(out.glob("snapshot_*.h5"))
     if len(snapshots) < 2:
