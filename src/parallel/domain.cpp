@@ -222,6 +222,7 @@ void Domain::distribute(ParticleSet& p) {
         if (owner({p.x[0][i], p.x[1][i], p.x[2][i]}) == me) keep.push_back(i);
     p.permute(keep);
     p.resize(keep.size());
+    p.for_each_array([](auto& a) { a.shrink_to_fit(); });  // the replicated set is gone
 }
 
 void Domain::drop_halo(ParticleSet& p) {

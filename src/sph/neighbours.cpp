@@ -19,8 +19,14 @@ struct PositionCloud {
     }
 };
 
+// Particles per block of the build: rows are searched in parallel into a reusable block
+// buffer and appended to the flat list, so the build needs the list plus one block, not twice
+// the list (what decides the peak memory of large 3D runs).
+constexpr std::size_t kBuildBlock = 8192;
+
 template <int Dim>
-void search(const ParticleSet& p, double skin, std::vector<std::vector<std::uint32_t>>& rows) {
+void search(const ParticleSet& p, double skin, std::vector<std::size_t>& offsets,
+            std::vector<std::uint32_t>& indices) {
     using Tree = nanoflann::KDTreeSingleIndexAdaptor<
         nanoflann::L2_Simple_Adaptor<double, PositionCloud>, PositionCloud, Dim, std::uint32_t>;
     const PositionCloud cloud{p};
@@ -28,31 +34,45 @@ void search(const ParticleSet& p, double skin, std::vector<std::vector<std::uint
 
     const double h_max = *std::max_element(p.h.begin(), p.h.end());
     const std::size_t n = p.owned();
+    std::vector<std::vector<std::uint32_t>> rows(std::min(n, kBuildBlock));
+    for (std::size_t first = 0; first < n; first += kBuildBlock) {
+        const std::size_t last = std::min(n, first + kBuildBlock);
 #pragma omp parallel
-    {
-        std::vector<std::pair<std::uint32_t, double>> found;
-        nanoflann::SearchParams params;
-        params.sorted = false;
+        {
+            std::vector<std::pair<std::uint32_t, double>> found;
+            nanoflann::SearchParams params;
+            params.sorted = false;
 #pragma omp for schedule(static)
-        for (std::size_t a = 0; a < n; ++a) {
-            const double query[3] = {p.x[0][a], p.x[1][a], p.x[2][a]};
-            const double reach = 0.5 * (p.h[a] + h_max) + skin;
-            found.clear();
-            tree.radiusSearch(query, reach * reach, found, params);
-            auto& row = rows[a];
-            row.clear();
-            const bool a_is_boundary = p.kind[a] == ParticleKind::boundary;
-            for (const auto& [b, r2] : found) {
-                if (b == a) continue;
-                if (a_is_boundary && p.kind[b] == ParticleKind::boundary) continue;
-                const double r_max = 0.5 * (p.h[a] + p.h[b]) + skin;
-                if (r2 < r_max * r_max) row.push_back(b);
+            for (std::size_t a = first; a < last; ++a) {
+                const double query[3] = {p.x[0][a], p.x[1][a], p.x[2][a]};
+                const double reach = 0.5 * (p.h[a] + h_max) + skin;
+                found.clear();
+                tree.radiusSearch(query, reach * reach, found, params);
+                auto& row = rows[a - first];
+                row.clear();
+                const bool a_is_boundary = p.kind[a] == ParticleKind::boundary;
+                for (const auto& [b, r2] : found) {
+                    if (b == a) continue;
+                    if (a_is_boundary && p.kind[b] == ParticleKind::boundary) continue;
+                    const double r_max = 0.5 * (p.h[a] + p.h[b]) + skin;
+                    if (r2 < r_max * r_max) row.push_back(b);
+                }
+                // By particle id, not index: the index order changes with the MPI
+                // decomposition, the id order does not, so the sums over a row come out the
+                // same on any number of ranks (and threads).
+                std::sort(row.begin(), row.end(),
+                          [&p](std::uint32_t i, std::uint32_t j) { return p.id[i] < p.id[j]; });
             }
-            // By particle id, not index: the index order changes with the MPI decomposition,
-            // the id order does not, so the sums over a row come out the same on any number
-            // of ranks (and threads).
-            std::sort(row.begin(), row.end(),
-                      [&p](std::uint32_t i, std::uint32_t j) { return p.id[i] < p.id[j]; });
+        }
+        if (first == 0 && indices.capacity() == 0) {  // room for all rows, from the first block
+            std::size_t block_total = 0;
+            for (std::size_t a = first; a < last; ++a) block_total += rows[a - first].size();
+            indices.reserve(block_total * n / (last - first) * 11 / 10 + 16);
+        }
+        for (std::size_t a = first; a < last; ++a) {
+            const auto& row = rows[a - first];
+            indices.insert(indices.end(), row.begin(), row.end());
+            offsets[a + 1] = indices.size();
         }
     }
 }
@@ -64,19 +84,15 @@ void NeighbourList::build(const ParticleSet& p, double skin) {
         throw std::length_error("NeighbourList: more than 2^32 - 1 particles on one rank");
     skin_ = skin;
     const std::size_t n = p.owned();
-    std::vector<std::vector<std::uint32_t>> rows(n);
+    offsets_.assign(n + 1, 0);
+    // Keep the capacity of the previous build (its size is a good estimate of this one's).
+    indices_.clear();
     if (p.size() > 0) {
         if (p.dim == 2)
-            search<2>(p, skin, rows);
+            search<2>(p, skin, offsets_, indices_);
         else
-            search<3>(p, skin, rows);
+            search<3>(p, skin, offsets_, indices_);
     }
-    offsets_.assign(n + 1, 0);
-    for (std::size_t a = 0; a < n; ++a) offsets_[a + 1] = offsets_[a] + rows[a].size();
-    indices_.resize(offsets_[n]);
-#pragma omp parallel for schedule(static)
-    for (std::size_t a = 0; a < n; ++a)
-        std::copy(rows[a].begin(), rows[a].end(), indices_.begin() + offsets_[a]);
     for (int d = 0; d < 3; ++d) x_at_build_[d].assign(p.x[d].begin(), p.x[d].begin() + n);
     built_size_ = p.size();
     ++builds_;
