@@ -7,9 +7,24 @@ run call that honours them, so that setups in examples/ stay short.
     args = ap.parse_args()
     sys.exit(run_control.run(build(args), args, metadata={"setup": "..."}))
 """
+import os
 import sys
 
+from . import _core
 from ._core import BlowUpError
+
+# Rank variables the MPI launchers set (OpenMPI's mpirun, PMIx and PMI-2 under srun).
+_RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK")
+
+
+def is_root():
+    """True on MPI rank 0 and in a run without MPI. Every rank runs the same setup script;
+    only rank 0 prints and plots. Uses the core's rank when it offers one, otherwise the
+    launcher's environment (valid before MPI is initialised)."""
+    rank = getattr(_core, "mpi_rank", None)
+    if rank is not None:
+        return rank() == 0
+    return all(os.environ.get(v, "0") == "0" for v in _RANK_VARIABLES)
 
 
 def add_arguments(ap):
@@ -28,11 +43,13 @@ def run(sim, args, metadata, **run_options):
     0 done, 3 blow-up (the crash dump and report are in the run directory), 128 + signal when
     interrupted (SIGTERM/SIGINT; a checkpoint was written). Extra keyword arguments go to
     Simulation.run (e.g. diagnostics_every, observe_every)."""
+    root = is_root()
     if args.restart:
         used, rejected = sim.restart(args.output)
-        for r in rejected:
-            print(f"warning: skipped corrupt checkpoint {r}", file=sys.stderr)
-        print(f"restarting from {used} at t = {sim.time:.6g} s, step {sim.step}")
+        if root:
+            for r in rejected:
+                print(f"warning: skipped corrupt checkpoint {r}", file=sys.stderr)
+            print(f"restarting from {used} at t = {sim.time:.6g} s, step {sim.step}")
     try:
         summary = sim.run(args.end_time, output_dir=args.output,
                           snapshot_interval=args.snapshot_interval, overwrite=args.overwrite,
@@ -40,10 +57,11 @@ def run(sim, args, metadata, **run_options):
                           checkpoint_interval=60.0 * args.checkpoint_minutes,
                           metadata={**metadata, "command": " ".join(sys.argv)}, **run_options)
     except BlowUpError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {e}", file=sys.stderr)  # every rank: the message must not be lost
         return 3
-    print(f"{summary.steps} steps ({summary.rejected} rejected) in {summary.wall_seconds:.1f} s "
-          f"wall, {summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s")
+    if root:
+        print(f"{summary.steps} steps ({summary.rejected} rejected) in {summary.wall_seconds:.1f} s "
+              f"wall, {summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s")
     if summary.interrupted_by:
         return 128 + summary.interrupted_by  # the shell convention for "killed by signal"
     return 0
