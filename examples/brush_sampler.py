@@ -33,6 +33,7 @@ Materials: regolith Drucker-Prager (K = 3.33 MPa, mu = 370 kPa, rho = 1500 kg/m^
 and c per run); tools Murnaghan (K0 = 24.2 GPa, rho0 = 2700 kg/m^3, n = 6) moving kinematically.
 """
 import argparse
+import collections
 import math
 import os
 import sys
@@ -91,6 +92,7 @@ TRAY_FLOOR_CLEARANCE = 0.003    # floor underside above the bristle-tip circle
 DESCENT_SPEED, DESCENT_TIME = 0.05, 0.2  # m/s, s
 INNER = (0.30, 0.06)            # bed regions: width, depth
 DAMPING = ((0.50, 0.14), (0.74, 0.24))
+ZONE_SPACING_FACTORS = (1, 2, 4)  # spacing of the inner region and damping zones / dx
 
 
 def _rotate(points, angle, centre):
@@ -130,15 +132,16 @@ def arc_points(centre, r_inner, start_deg, opening_deg, dx, rows=2):
 
 
 def tray_geometry(dx):
-    """(outer shape of the tray walls, interior region): floor with the central opening,
-    two side walls and a ceiling, walls two rows thick."""
+    """(walls, interior, outline, corner) of the tray: the walls (a floor with the central
+    opening, two side walls and a ceiling, two rows thick), the region they enclose, the outer
+    rectangle and its lower-left corner (x, y) [m]."""
     wall = 2 * dx
     bottom = PIVOT_HEIGHT + TIP_RADIUS + TRAY_FLOOR_CLEARANCE
     half = 0.5 * TRAY_WIDTH
     outer = rs.rectangle((-half, bottom), (half, bottom + TRAY_HEIGHT))
     interior = rs.rectangle((-half + wall, bottom + wall), (half - wall, bottom + TRAY_HEIGHT - wall))
     opening = rs.rectangle((-0.5 * TRAY_OPENING, bottom - 1e-9), (0.5 * TRAY_OPENING, bottom + wall + 1e-9))
-    return outer - interior - opening, interior, (-half, bottom)
+    return outer - interior - opening, interior, outer, (-half, bottom)
 
 
 def snap(length, cell):
@@ -146,28 +149,33 @@ def snap(length, cell):
     return math.ceil(length / cell - 1e-9) * cell
 
 
-def build(run="P0", resolution="default", spacing=None):
-    """The sampler setup for one row of the run table. spacing [m] overrides the resolution."""
-    if run not in RUNS:
-        raise ValueError(f"run: {run!r} is not one of {', '.join(RUNS)}")
+# A body of the sampler in the (x, y) plane. role: "regolith" (dynamic), "bed wall" (fixed) or
+# "tool" (kinematic, with its Kinematics); points (N, 2) [m]; spacing [m].
+Part = collections.namedtuple("Part", "name role points spacing kinematics")
+MOTION = {"regolith": "dynamic", "bed wall": "fixed", "tool": "kinematic"}
+
+
+def inner_spacing(resolution="default", spacing=None):
+    """The inner-region spacing [m]: `spacing` if given, else that of `resolution`."""
     dx = spacing if spacing is not None else RESOLUTIONS.get(resolution)
     if dx is None:
         raise ValueError(f"resolution: {resolution!r} is not one of {', '.join(RESOLUTIONS)}")
     if not (math.isfinite(dx) and 0.0 < dx <= 0.01):
         raise ValueError(f"spacing = {dx!r} m must lie in (0, 0.01] m")
-    g, rpm, phi, cohesion = RUNS[run]
-    h = SMOOTHING_FACTOR * dx
+    return dx
 
-    sim = rs.Simulation(dim=2)
-    sim.physics.gravity = (0.0, -g)
-    regolith = sim.add_material(rs.DruckerPrager("regolith", **REGOLITH, friction_angle=phi,
-                                                 cohesion=cohesion))
-    tool = sim.add_material(_tool_material())
-    wall = sim.add_material(rs.Rigid("bed wall", density=REGOLITH["density"]))
 
+def layout(run, dx):
+    """The sampler in the (x, y) plane for one row of the run table at inner spacing dx [m],
+    shared by the plane-strain setup and its extrusion (brush_sampler_3d.py): the bodies as
+    Parts in the order they are added, and the tray's (walls, interior, outline, corner)."""
+    if run not in RUNS:
+        raise ValueError(f"run: {run!r} is not one of {', '.join(RUNS)}")
+    rpm = RUNS[run][1]
+    parts = []
     # Regolith bed: inner region and two damping zones, lattices aligned at the bed's corner
     # so that neighbouring zones meet at the mean of their spacings.
-    spacings = (dx, 2 * dx, 4 * dx)
+    spacings = tuple(f * dx for f in ZONE_SPACING_FACTORS)
     coarse = spacings[-1]
     sizes = [(snap(0.5 * w, coarse), snap(d, coarse)) for w, d in (INNER,) + DAMPING]
     half_w, depth = sizes[-1]
@@ -177,16 +185,13 @@ def build(run="P0", resolution="default", spacing=None):
         zone = rs.rectangle((-hw, -d), (hw, 0.0))
         region = zone if previous is None else zone - previous
         name = "regolith" if k == 0 else f"regolith damping {k}"
-        sim.add_body(name, rs.lattice_fill(region, s, origin=origin), material=regolith,
-                     motion="dynamic", spacing=s, smoothing_length=SMOOTHING_FACTOR * s)
+        parts.append(Part(name, "regolith", rs.lattice_fill(region, s, origin=origin), s, None))
         previous = zone
-    set_geostatic_stress(sim, g)
     # The outermost layer is fixed (SPEC.md section 6): a wall one coarse support radius thick.
     t = snap(SMOOTHING_FACTOR * coarse, coarse)
     box = rs.rectangle((-half_w - t, -depth - t), (half_w + t, 0.0))
-    sim.add_body("bed wall", rs.lattice_fill(box - previous, coarse, origin=origin),
-                 material=wall, motion="fixed", spacing=coarse,
-                 smoothing_length=SMOOTHING_FACTOR * coarse)
+    parts.append(Part("bed wall", "bed wall", rs.lattice_fill(box - previous, coarse, origin=origin),
+                      coarse, None))
 
     # Tools: all descend together; the brushes turn about their own (descending) pivots.
     descent = [(DESCENT_TIME, (0.0, -DESCENT_SPEED))]
@@ -194,17 +199,47 @@ def build(run="P0", resolution="default", spacing=None):
         pivot = (sign * 0.5 * PIVOT_DISTANCE, PIVOT_HEIGHT)
         # Collecting (rpm > 0): left counter-clockwise (+), right clockwise (-).
         turn = rs.Kinematics(translation=descent, rpm=-sign * rpm, pivot=pivot)
-        sim.add_body(f"brush {side}", brush_points(pivot, dx), material=tool, motion="kinematic",
-                     spacing=dx, smoothing_length=h, kinematics=turn)
+        parts.append(Part(f"brush {side}", "tool", brush_points(pivot, dx), dx, turn))
         start = 180.0 - 0.5 * SHIELD_OPENING if sign < 0 else -0.5 * SHIELD_OPENING
-        sim.add_body(f"shield {side}", arc_points(pivot, SHIELD_INNER_RADIUS, start, SHIELD_OPENING, dx),
-                     material=tool, motion="kinematic", spacing=dx, smoothing_length=h,
-                     kinematics=rs.Kinematics(translation=descent, pivot=pivot))
-    walls, interior, corner = tray_geometry(dx)
-    tray = sim.add_body("tray", rs.lattice_fill(walls, dx, origin=(corner[0], corner[1], 0.0)),
-                        material=tool, motion="kinematic", spacing=dx, smoothing_length=h,
-                        kinematics=rs.Kinematics(translation=descent, pivot=(0.0, corner[1])))
-    sim.add_observer("tray", interior, material=regolith, body=tray)
+        parts.append(Part(f"shield {side}", "tool",
+                          arc_points(pivot, SHIELD_INNER_RADIUS, start, SHIELD_OPENING, dx), dx,
+                          rs.Kinematics(translation=descent, pivot=pivot)))
+    tray = tray_geometry(dx)
+    walls, corner = tray[0], tray[3]
+    parts.append(Part("tray", "tool", rs.lattice_fill(walls, dx, origin=(corner[0], corner[1], 0.0)),
+                      dx, rs.Kinematics(translation=descent, pivot=(0.0, corner[1]))))
+    return parts, tray
+
+
+def add_materials(sim, run):
+    """Regolith (phi and c of the run), tool and bed-wall materials: {role: material index}."""
+    _, _, phi, cohesion = RUNS[run]
+    regolith = sim.add_material(rs.DruckerPrager("regolith", **REGOLITH, friction_angle=phi,
+                                                 cohesion=cohesion))
+    tool = sim.add_material(_tool_material())
+    wall = sim.add_material(rs.Rigid("bed wall", density=REGOLITH["density"]))
+    return {"regolith": regolith, "tool": tool, "bed wall": wall}
+
+
+def add_part(sim, materials, part, points=None):
+    """Add one Part as a body (points overrides its 2D points, e.g. extruded); returns its index."""
+    return sim.add_body(part.name, part.points if points is None else points,
+                        material=materials[part.role], motion=MOTION[part.role],
+                        spacing=part.spacing, smoothing_length=SMOOTHING_FACTOR * part.spacing,
+                        kinematics=part.kinematics)
+
+
+def build(run="P0", resolution="default", spacing=None):
+    """The sampler setup for one row of the run table. spacing [m] overrides the resolution."""
+    dx = inner_spacing(resolution, spacing)
+    parts, (_, interior, _, _) = layout(run, dx)
+    g = RUNS[run][0]
+    sim = rs.Simulation(dim=2)
+    sim.physics.gravity = (0.0, -g)
+    materials = add_materials(sim, run)
+    index = {p.name: add_part(sim, materials, p) for p in parts}
+    set_geostatic_stress(sim, g)
+    sim.add_observer("tray", interior, material=materials["regolith"], body=index["tray"])
     # Generous bounds: on Phobos, grains thrown at ~2 m/s fly for seconds.
     sim.set_domain((-20.0, -1.0, 0.0), (20.0, 40.0, 0.0))
     return sim
@@ -311,10 +346,12 @@ def main(argv=None):
 def run_one(args):
     spacing = args.spacing or RESOLUTIONS[args.resolution]
     sim = build(args.run, args.resolution, args.spacing)
-    print(f"brush sampler {args.run}: {sim.size} particles, inner spacing {spacing * 1e3:.2f} mm")
+    root = rs.is_root()  # under MPI only rank 0 prints and plots
+    if root:
+        print(f"brush sampler {args.run}: {sim.size} particles, inner spacing {spacing * 1e3:.2f} mm")
     status = run_control.run(sim, args, metadata(args.run, args.resolution, spacing),
                              diagnostics_every=args.observe_every, observe_every=args.observe_every)
-    if status == 0 and rs.is_root():  # under MPI, rank 0 plots
+    if status == 0 and root:
         times = [t for t in args.plot_times if t <= args.end_time + 1e-12]
         for f in plot_speed(args.output, times):
             print(f"wrote {f}")
@@ -332,8 +369,9 @@ def sweep(args):
                *[repr(t) for t in args.plot_times]]
     if args.spacing:
         command += ["--spacing", repr(args.spacing)]
+    # A directory with an unfinished run (stopped by SIGTERM, which checkpoints) continues.
     return sw.run_sweep(command, rows, args.sweep, mode="batch" if args.batch else "local",
-                        name=lambda row: row["run"])
+                        name=lambda row: row["run"], resume_args=["--restart"])
 
 
 if __name__ == "__main__":

@@ -38,15 +38,19 @@ FLOOR_LENGTH = 0.60       # m, beyond the runout (~0.45 m)
 WALL_HEIGHT = 0.12        # m
 
 
-def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED):
-    """The collapse setup at the given particle spacing [m].
+def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, depth=None):
+    """The collapse setup at the given particle spacing [m]: plane strain, or with depth [m]
+    the block extruded in z between two fixed side walls (examples/soil_collapse_3d.py).
 
     viscosity_sound_speed: c of the artificial viscosity [m/s]; 0 uses the soil's own
     elastic wave speed (~21 m/s) instead of the paper's 600 m/s.
     """
     if not (math.isfinite(spacing) and spacing > 0.0):
         raise ValueError(f"spacing = {spacing!r} m must be a positive, finite length")
-    sim = rs.Simulation(dim=2)
+    if depth is not None and not (math.isfinite(depth) and depth >= spacing):
+        raise ValueError(f"depth = {depth!r} m must be finite and at least one spacing "
+                         f"({spacing!r} m)")
+    sim = rs.Simulation(dim=2 if depth is None else 3)
     sim.physics.gravity = (0.0, -GRAVITY, 0.0)
     sim.physics.av_alpha, sim.physics.av_beta = 0.3, 0.7
 
@@ -56,15 +60,21 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED):
 
     # Whole particles only: floor(L / spacing) columns and rows (77 x 38 at the paper's spacing).
     nx, ny = int(BLOCK_LENGTH / spacing), int(BLOCK_HEIGHT / spacing)
-    block = rs.rectangle((0.0, 0.0), (nx * spacing, ny * spacing))
     h = SMOOTHING_FACTOR * spacing
+    # Fixed wall at x < 0 and floor at y < 0 (3D: side walls at z < 0 and z > depth), at
+    # least one support radius thick.
+    layers = -(-h // spacing) * spacing
+    if depth is None:
+        block = rs.rectangle((0.0, 0.0), (nx * spacing, ny * spacing))
+        outer = rs.rectangle((-layers, -layers), (FLOOR_LENGTH, WALL_HEIGHT))
+        inside = rs.rectangle((0.0, 0.0), (FLOOR_LENGTH + 1.0, WALL_HEIGHT + 1.0))
+    else:
+        width = int(depth / spacing) * spacing
+        block = rs.box((0.0, 0.0, 0.0), (nx * spacing, ny * spacing, width))
+        outer = rs.box((-layers, -layers, -layers), (FLOOR_LENGTH, WALL_HEIGHT, width + layers))
+        inside = rs.box((0.0, 0.0, 0.0), (FLOOR_LENGTH + 1.0, WALL_HEIGHT + 1.0, width))
     sim.add_body("soil", rs.lattice_fill(block, spacing), material=soil, motion="dynamic",
                  spacing=spacing, smoothing_length=h)
-
-    # Fixed wall at x < 0 and floor at y < 0, at least one support radius thick.
-    layers = -(-h // spacing) * spacing
-    outer = rs.rectangle((-layers, -layers), (FLOOR_LENGTH, WALL_HEIGHT))
-    inside = rs.rectangle((0.0, 0.0), (FLOOR_LENGTH + 1.0, WALL_HEIGHT + 1.0))
     sim.add_body("walls", rs.lattice_fill(outer - inside, spacing), material=wall,
                  motion="fixed", spacing=spacing, smoothing_length=h)
     return sim

@@ -9,6 +9,7 @@ run call that honours them, so that setups in examples/ stay short.
 """
 import sys
 
+from . import is_root
 from ._core import BlowUpError
 
 
@@ -28,22 +29,26 @@ def run(sim, args, metadata, **run_options):
     0 done, 3 blow-up (the crash dump and report are in the run directory), 128 + signal when
     interrupted (SIGTERM/SIGINT; a checkpoint was written). Extra keyword arguments go to
     Simulation.run (e.g. diagnostics_every, observe_every)."""
+    root = is_root()
     if args.restart:
         used, rejected = sim.restart(args.output)
-        for r in rejected:
-            print(f"warning: skipped corrupt checkpoint {r}", file=sys.stderr)
-        print(f"restarting from {used} at t = {sim.time:.6g} s, step {sim.step}")
+        if root:
+            for r in rejected:
+                print(f"warning: skipped corrupt checkpoint {r}", file=sys.stderr)
+            print(f"restarting from {used} at t = {sim.time:.6g} s, step {sim.step}")
     try:
         summary = sim.run(args.end_time, output_dir=args.output,
                           snapshot_interval=args.snapshot_interval, overwrite=args.overwrite,
                           checkpoint_every=args.checkpoint_every,
                           checkpoint_interval=60.0 * args.checkpoint_minutes,
                           metadata={**metadata, "command": " ".join(sys.argv)}, **run_options)
-    except BlowUpError as e:
-        print(f"error: {e}", file=sys.stderr)
+    except BlowUpError as e:  # raised on every rank with the same report
+        if root:
+            print(f"error: {e}", file=sys.stderr)
         return 3
-    print(f"{summary.steps} steps ({summary.rejected} rejected) in {summary.wall_seconds:.1f} s "
-          f"wall, {summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s")
+    if root:
+        print(f"{summary.steps} steps ({summary.rejected} rejected) in {summary.wall_seconds:.1f} s "
+              f"wall, {summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s")
     if summary.interrupted_by:
         return 128 + summary.interrupted_by  # the shell convention for "killed by signal"
     return 0
