@@ -28,15 +28,18 @@ def build(particles, dim):
         # The collapse block is 0.2 m x 0.1 m: spacing from the particle count.
         spacing = math.sqrt(soil_collapse.BLOCK_LENGTH * soil_collapse.BLOCK_HEIGHT / particles)
         return soil_collapse.build(spacing), spacing
-    import soil_collapse_3d
-    return soil_collapse_3d.build_for_particles(particles)
+    import soil_collapse_3d  # 3D: the count includes the walls
+    return soil_collapse_3d.build(target_particles=particles)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--particles", type=float, default=2e5, help="soil particles (target)")
+    ap.add_argument("--particles", type=float, default=2e5,
+                    help="soil particles (2D), all particles (3D); a target")
     ap.add_argument("--steps", type=int, default=30, help="timed steps")
     ap.add_argument("--dim", type=int, default=2, choices=[2, 3])
+    ap.add_argument("--output", help="run directory: the timed run also writes its initial and "
+                                     "final snapshots (parallel HDF5) there")
     args = ap.parse_args()
     comm = MPI.COMM_WORLD
 
@@ -51,7 +54,8 @@ def main():
     before = sim.parallel_statistics()
     comm.Barrier()
     start = time.perf_counter()
-    summary = sim.run(sim.time + args.steps * dt, progress_interval=0)
+    summary = sim.run(sim.time + args.steps * dt, progress_interval=0,
+                      output_dir=args.output or "", overwrite=True)
     comm.Barrier()
     wall = time.perf_counter() - start
     after = sim.parallel_statistics()
@@ -73,6 +77,7 @@ def main():
             dt_s=dt, neighbour_builds=summary.neighbour_builds,
             halo_bytes_per_step=sum(r["halo_bytes"] for r in per_rank) / max(steps, 1),
             bytes_per_step=sum(r["bytes"] for r in per_rank) / max(steps, 1),
+            bytes_per_particle=[r["max_rss_kib"] * 1024 / max(r["owned"], 1) for r in per_rank],
             ranks_detail=per_rank, warmup_steps=warm.steps)))
     return 0
 

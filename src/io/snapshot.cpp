@@ -264,10 +264,10 @@ void check_consistent(const ParticleSet& p) {
     if (!ok) throw std::runtime_error("the particle arrays have different lengths");
 }
 
-void write_particles(hid_t g, const ParticleSet& p, const RowSlice& slice) {
-    const std::size_t n = p.size();
+// The first n particles of p (the owned ones: a halo may follow).
+void write_particles(hid_t g, const ParticleSet& p, std::size_t n, const RowSlice& slice) {
     std::vector<std::uint8_t> kind(n);
-    std::transform(p.kind.begin(), p.kind.end(), kind.begin(),
+    std::transform(p.kind.begin(), p.kind.begin() + static_cast<std::ptrdiff_t>(n), kind.begin(),
                    [](ParticleKind k) { return static_cast<std::uint8_t>(k); });
     const RowSlice& s = slice;
     write_dataset(g, {"position", "m", "position, z = 0 in 2D"}, interleave(p.x, n), n, 3, s);
@@ -295,7 +295,18 @@ void write_file(const fs::path& path, const ParticleSet& owned, double time_s, s
                 const std::map<std::string, std::string>& string_attributes) {
     RowSlice slice;
     slice.collective = mpi::size() > 1;
-    const ParticleSet p = parallel::id_slice(owned, slice.first, slice.total);
+    // A single process whose particles are in id order (as Simulation keeps them on one rank)
+    // writes them as they are; otherwise a copy in id slices.
+    const std::size_t n_owned = owned.owned();
+    ParticleSet sorted;
+    const ParticleSet* rows = &owned;
+    if (slice.collective ||
+        !std::is_sorted(owned.id.begin(), owned.id.begin() + static_cast<std::ptrdiff_t>(n_owned))) {
+        sorted = parallel::id_slice(owned, slice.first, slice.total);
+        rows = &sorted;
+    }
+    const ParticleSet& p = *rows;
+    const std::size_t n = rows == &owned ? n_owned : p.size();
     Handle access(h5_try(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
     if (slice.collective)
         h5_try(H5Pset_fapl_mpio(access, MPI_COMM_WORLD, MPI_INFO_NULL), "H5Pset_fapl_mpio");
@@ -313,7 +324,7 @@ void write_file(const fs::path& path, const ParticleSet& owned, double time_s, s
         Handle group(h5_try(H5Gcreate2(file, "particles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                             "creating group '/particles'"),
                      H5Gclose);
-        write_particles(group, p, slice);
+        write_particles(group, p, n, slice);
         group.close("closing group '/particles'");
     }
     h5_try(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");

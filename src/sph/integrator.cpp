@@ -101,6 +101,12 @@ void AdaptiveHeun::restore_start(ParticleSet& p) const {
 }
 
 namespace {
+// The staged per-particle quantities are workspace of one evaluation: k1 and k2 take turns
+// with one set of arrays (about 64 bytes per particle less, which large 3D runs feel).
+void share_staging(Derivatives& next, Derivatives& previous) {
+    if (next.staged.volume.empty()) std::swap(next.staged, previous.staged);
+}
+
 bool finite_state(const ParticleSet& p, std::size_t a) {
     bool ok = std::isfinite(p.rho[a]) && std::isfinite(p.plastic_strain[a]);
     for (int d = 0; d < 3; ++d) ok = ok && std::isfinite(p.x[d][a]) && std::isfinite(p.v[d][a]);
@@ -236,6 +242,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     save_start(p);
     times_.updates += seconds_since(clock);
     clock = std::chrono::steady_clock::now();
+    share_staging(k1_, k2_);
     compute_derivatives(p, nl, mt, pp, k1_);
     times_.derivatives += seconds_since(clock);
     double dt_courant = std::numeric_limits<double>::infinity();
@@ -256,6 +263,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
         stage_update(p, mt, dt, false);
         place(p, time + dt);  // kinematic bodies at the end of the step (exact, not integrated)
         times_.updates += seconds_since(clock);
+        share_staging(k2_, k1_);
         evaluate(p, nl, mt, pp, time + dt, false, k2_);
         clock = std::chrono::steady_clock::now();
         const double err = stage_update(p, mt, dt, true);

@@ -9,7 +9,8 @@ collapse: the soil collapse of examples/soil_collapse.py at twice the paper's sp
 full 1 s, with an observer counting the soil beyond the initial toe (x > 0.2 m), so that the
 observer sums are checked too. sampler: the brush sampler's P0 run at the coarse resolution for
 0.06 s (the tools descend, turn and touch the bed), with its tray observer and an observer on
-the bed under the left brush.
+the bed under the left brush. sampler3d: the 3D sampler (examples/brush_sampler_3d.py, E3,
+coarse) for 0.01 s.
 """
 import argparse
 import sys
@@ -38,12 +39,19 @@ def sampler():
     return sim, 0.06, 0.03
 
 
+def sampler3d():
+    import brush_sampler_3d
+    sim = brush_sampler_3d.build("E3")  # coarse, 4 cm deep; 500 rpm: the brushes dig at once
+    return sim, 0.01, 0.005
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("case", choices=["collapse", "sampler"])
+    ap.add_argument("case", choices=["collapse", "sampler", "sampler3d"])
     ap.add_argument("--output", required=True)
     args = ap.parse_args()
-    sim, end_time, interval = {"collapse": collapse, "sampler": sampler}[args.case]()
+    sim, end_time, interval = {"collapse": collapse, "sampler": sampler,
+                                "sampler3d": sampler3d}[args.case]()
     summary = sim.run(end_time, output_dir=args.output, overwrite=True,
                       snapshot_interval=interval, observe_every=5, progress_interval=0)
     print(f"RESULT ok {args.case}: {summary.steps} steps on {rs.mpi_size()} ranks, "
