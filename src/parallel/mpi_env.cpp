@@ -98,6 +98,7 @@ std::vector<std::string> allgather(const std::string& local) {
 
 std::string first_error(const std::string& local) {
     if (!parallel()) return local;
+    if (!any(!local.empty())) return {};  // the common case: one small reduction
     for (std::string& e : allgather(local))
         if (!e.empty()) return e;
     return {};

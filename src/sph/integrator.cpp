@@ -35,7 +35,9 @@ void AdaptiveHeun::place(ParticleSet& p, double t) {
 void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp,
                            double t, bool step_start) {
     auto clock = std::chrono::steady_clock::now();
-    if (mpi::any(nl.needs_rebuild(p))) {
+    // At a step start, look one proposed step ahead: rebuilding (and migrating) then is
+    // cheaper than in the middle of the step, where particles cannot change ranks.
+    if (mpi::any(nl.needs_rebuild(p, step_start ? dt_next_ : 0.0))) {
         if (domain_) {
             if (step_start)
                 domain_->migrate(p);  // owned particles change only between steps
@@ -170,6 +172,7 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
             worst = std::max(worst, e);
         }
     }
+    if (!final) return 0.0;
     return mpi::max(worst) / opt_.tolerance;  // the step is the same on every rank
 }
 
@@ -184,7 +187,7 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
     for (std::size_t a = 0; a < n; ++a) {
         if (have_errors)
             badness[a] = particle_error_[a] / opt_.tolerance;
-        else if (k1_.dt_limit.size() >= n)
+        else if (k1_.dt_limit.size() >= n && p.kind[a] == ParticleKind::dynamic)
             badness[a] = 1.0 / k1_.dt_limit[a];
     }
     std::vector<std::size_t> order(n);
@@ -246,7 +249,10 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     compute_derivatives(p, nl, mt, pp, k1_);
     times_.derivatives += seconds_since(clock);
     double dt_courant = std::numeric_limits<double>::infinity();
-    for (std::size_t a = 0; a < p.owned(); ++a) dt_courant = std::min(dt_courant, k1_.dt_limit[a]);
+    // Dynamic particles only: the entries of wall particles are not written (and after a
+    // migration may hold another particle's old value).
+    for (std::size_t a = 0; a < p.owned(); ++a)
+        if (p.kind[a] == ParticleKind::dynamic) dt_courant = std::min(dt_courant, k1_.dt_limit[a]);
     dt_courant = mpi::min(dt_courant);
 
     double dt = dt_next_ > 0.0 ? dt_next_ : (opt_.dt_initial > 0.0 ? opt_.dt_initial : dt_courant);

@@ -1,6 +1,7 @@
 #include "sph/neighbours.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <nanoflann.hpp>
 #include <stdexcept>
 
@@ -98,20 +99,23 @@ void NeighbourList::build(const ParticleSet& p, double skin) {
     ++builds_;
 }
 
-bool NeighbourList::needs_rebuild(const ParticleSet& p) const {
+bool NeighbourList::needs_rebuild(const ParticleSet& p, double lookahead_dt) const {
     const std::size_t n = p.owned();
     if (offsets_.size() != n + 1 || x_at_build_[0].size() != n || built_size_ != p.size())
         return true;
-    const double limit2 = 0.25 * skin_ * skin_;
+    const double half_skin = 0.5 * skin_;
     bool moved = false;
 #pragma omp parallel for reduction(|| : moved) schedule(static)
     for (std::size_t a = 0; a < n; ++a) {
-        double d2 = 0.0;
+        double d2 = 0.0, v2 = 0.0;
         for (int d = 0; d < p.dim; ++d) {
             const double dx = p.x[d][a] - x_at_build_[d][a];
             d2 += dx * dx;
+            v2 += p.v[d][a] * p.v[d][a];
         }
-        moved = moved || !(d2 <= limit2);  // NaN positions force a rebuild (and fail later)
+        const double ahead = 1.25 * std::sqrt(v2) * lookahead_dt;
+        // NaN positions force a rebuild (and fail later)
+        moved = moved || !(std::sqrt(d2) + ahead <= half_skin);
     }
     return moved;
 }

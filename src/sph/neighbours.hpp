@@ -24,9 +24,12 @@ public:
     void build(const ParticleSet& p, double skin);
 
     // True when the list is empty, sized for another particle set, or some owned particle
-    // moved more than skin / 2 since the build. Local: under MPI the caller combines the
-    // answers of all ranks (halo particles are checked by their owners).
-    bool needs_rebuild(const ParticleSet& p) const;
+    // moved more than skin / 2 since the build. With a look-ahead time dt [s], also when a
+    // particle may get there within a step of dt (|dx| + 1.25 |v| dt > skin / 2): a step start
+    // then rebuilds (and migrates particles between ranks) instead of the middle of the step.
+    // Local: under MPI the caller combines the answers of all ranks (halo particles are
+    // checked by their owners).
+    bool needs_rebuild(const ParticleSet& p, double lookahead_dt = 0.0) const;
 
     std::span<const std::uint32_t> row(std::size_t i) const {
         return {indices_.data() + offsets_[i], indices_.data() + offsets_[i + 1]};
