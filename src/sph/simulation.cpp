@@ -522,7 +522,10 @@ RunSummary Simulation::run(const RunOptions& o) {
         throw std::invalid_argument("run: output_dir '" + o.output_dir +
                                     "' must be the directory restarted from, '" +
                                     resumed_from_ + "'");
-    if (!resumed && !o.output_dir.empty() && holds_run(o.output_dir)) {
+    // Rank 0 looks (it may start removing files while another rank still lists the directory):
+    // every rank must take the same branch.
+    if (!resumed && !o.output_dir.empty() &&
+        mpi::any(mpi::rank() == 0 && holds_run(o.output_dir))) {
         if (!o.overwrite)
             throw std::invalid_argument("run: output_dir '" + o.output_dir +
                                         "' already holds a run; pass overwrite to replace it "
