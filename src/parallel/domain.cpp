@@ -209,7 +209,6 @@ void Domain::compute_tree(const ParticleSet& p, bool global) {
 
 void Domain::distribute(ParticleSet& p) {
     drop_halo(p);
-    dim_ = p.dim;
     distributed_ = true;
     if (mpi::size() == 1) {
         tree_.assign(1, Node{0, 1});
@@ -223,13 +222,6 @@ void Domain::distribute(ParticleSet& p) {
     p.permute(keep);
     p.resize(keep.size());
     p.for_each_array([](auto& a) { a.shrink_to_fit(); });  // the replicated set is gone
-}
-
-void Domain::drop_halo(ParticleSet& p) {
-    if (p.n_halo == 0) return;
-    const std::size_t owned = p.owned();
-    p.n_halo = 0;
-    p.resize(owned);
 }
 
 void Domain::migrate(ParticleSet& p) {

@@ -75,7 +75,7 @@ public:
     void update_halo(ParticleSet& p, HaloFields fields);
 
     // Removes the halo copies (local).
-    static void drop_halo(ParticleSet& p);
+    static void drop_halo(ParticleSet& p) { p.drop_halo(); }
 
     // Rank that owns position x under the current tree (0 before any decomposition).
     int owner(const std::array<double, 3>& x) const;
@@ -98,7 +98,6 @@ private:
 
     std::vector<Node> tree_;
     bool distributed_ = false;
-    int dim_ = 2;
     // Halo bookkeeping of the last build: per partner rank, the owned indices sent to it and the
     // number of particles received from it (appended in partner order).
     std::vector<int> partners_;

@@ -15,11 +15,7 @@
 namespace regosph::parallel {
 
 std::int64_t redistribute(ParticleSet& p, const std::vector<int>& dest) {
-    if (p.n_halo != 0) {
-        const std::size_t owned = p.owned();
-        p.n_halo = 0;
-        p.resize(owned);
-    }
+    p.drop_halo();
     const int ranks = mpi::size();
     const std::size_t n = p.size();
     if (dest.size() != n) throw std::logic_error("redistribute: one destination per particle");
@@ -104,9 +100,8 @@ ParticleSet id_slice(const ParticleSet& p, std::size_t& first, std::size_t& tota
     const auto slice_start = [&](int r) {
         return static_cast<std::size_t>(r) * q + std::min<std::size_t>(r, m);
     };
-    ParticleSet slice = p;  // the owned particles only
-    slice.n_halo = 0;
-    slice.resize(n);
+    ParticleSet slice = p;
+    slice.drop_halo();  // the owned particles only
     std::vector<int> dest(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
         int lo_r = 0, hi_r = ranks - 1;  // the last rank whose slice starts at or before the id

@@ -42,7 +42,7 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParam
             if (step_start)
                 domain_->migrate(p);  // owned particles change only between steps
             else
-                parallel::Domain::drop_halo(p);
+                p.drop_halo();
         }
         double h_max = 0.0;
         for (std::size_t i = 0; i < p.owned(); ++i) h_max = std::max(h_max, p.h[i]);

@@ -59,8 +59,15 @@ struct ParticleSet {
                    std::int32_t material_index, std::int32_t body_index, ParticleKind k,
                    std::int64_t particle_id);
 
-    // Resize to n particles; drops the halo (n_halo = 0) unless it still fits.
+    // Resize to n particles (the caller keeps n_halo right; it is reset if it no longer fits).
     void resize(std::size_t n);
+
+    // Removes the halo copies: only the owned particles remain.
+    void drop_halo() {
+        const std::size_t n = owned();
+        n_halo = 0;
+        resize(n);
+    }
     void reserve(std::size_t n);
 
     // Apply a permutation: new index i takes the particle that was at order[i].

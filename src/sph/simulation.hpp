@@ -130,7 +130,7 @@ public:
 private:
     void ensure_integrator();
     // After a public call: only owned particles stay visible (Python views the arrays).
-    void release_halo() { parallel::Domain::drop_halo(particles_); }
+    void release_halo() { particles_.drop_halo(); }
     void check_overlap(const std::string& name, const std::vector<geometry::Point>& positions,
                        double spacing) const;
     std::ptrdiff_t first_outside_domain() const;  // index of a particle outside, or -1
