@@ -64,9 +64,18 @@ def main():
     if comm.size > 1 and args.case == "collapse" and not (migrated > 0 and halo_bytes > 0):
         print(f"RESULT failed: {migrated} particles migrated, {halo_bytes} halo bytes sent")
         return 1
+    # Load balance (parallel/domain.hpp): dynamic particles weigh 1, wall particles 0.25, and
+    # the decomposition is redone when the heaviest rank exceeds the mean by 5 %.
+    load = float((sim.kind == rs.KIND_DYNAMIC).sum() + 0.25 * (sim.kind != rs.KIND_DYNAMIC).sum())
+    loads = comm.allgather(load)
+    imbalance = max(loads) / (sum(loads) / len(loads))
+    if imbalance > 1.10:
+        print(f"RESULT failed: load imbalance {imbalance:.3f} (rank loads {loads})")
+        return 1
     print(f"RESULT ok {args.case}: {summary.steps} steps on {rs.mpi_size()} ranks, "
           f"{summary.wall_seconds:.1f} s wall; {migrated} particles migrated, "
-          f"{halo_bytes / 1e6:.1f} MB of halo updates, {stats['rebalances']} decompositions")
+          f"{halo_bytes / 1e6:.1f} MB of halo updates, {stats['rebalances']} decompositions, "
+          f"load imbalance {imbalance:.3f}")
     return 0
 
 
