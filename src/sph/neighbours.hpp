@@ -29,6 +29,8 @@ public:
     std::span<const std::uint32_t> row(std::size_t i) const {
         return {indices_.data() + offsets_[i], indices_.data() + offsets_[i + 1]};
     }
+    // Position of row i in the concatenation of all rows (row(i) starts there).
+    std::size_t offset(std::size_t i) const { return offsets_[i]; }
     std::size_t pair_count() const { return indices_.size(); }
     std::size_t build_count() const { return builds_; }
     double skin() const { return skin_; }
