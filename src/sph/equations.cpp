@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "sph/kernel.hpp"
 #include "sph/tensor.hpp"
@@ -84,69 +85,6 @@ struct Record {
 // Written without a branch (&, not &&): a third of the Verlet list's entries are skin.
 inline bool interacts(double r2, double h_ab) { return !(r2 >= h_ab * h_ab) & (r2 != 0.0); }
 
-// The records of all particles, and for the artificial stress without a common exponent its
-// per-particle data. Monaghan's artificial stress (Gray, Monaghan & Swift 2001):
-//   m_b (R_a + R_b) f_ab^n . grad_a W_ab,  f_ab = W(r_ab, h) / W(dp, h),
-// dp the initial particle spacing. Here dp is the particle's rest spacing V^(1/dim): V = m / rho0
-// with its material's reference density for a dynamic particle (its volume in the initial
-// lattice, constant in time), V = m / rho for a boundary particle (whose volume is fixed,
-// extrapolate_boundary); G = 1 / shape(dp / h) (0 if dp reaches the support), so that
-// f_ab = shape(q_ab) G for a uniformly filled body. With a common exponent n the record
-// holds R G^n and the pair takes (R_a G_a^n + R_b G_b^n) shape(q_ab)^n, which is the
-// formula above whenever G_a = G_b; otherwise f_ab = shape(q_ab) (G_a + G_b) / 2.
-template <int Dim>
-void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedParticles& st) {
-    using R = Record<Dim>;
-    const std::size_t n = p.size();
-    st.record_size = R::size;
-    st.record.resize(n * R::size);
-    const int power = mt.artificial_stress_power;
-    if (mt.any_artificial_stress && power == 0) {
-        st.n_art.resize(n);
-        st.inv_w_rest.resize(n);
-    }
-    std::vector<double> rho0(mt.materials.size());
-    for (std::size_t m = 0; m < rho0.size(); ++m) rho0[m] = reference_density(mt.materials[m]);
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) {
-        double* const rec = st.record.data() + i * R::size;
-        const bool boundary = p.kind[i] == ParticleKind::boundary;
-        const int mat = p.material[i];
-        const double inv_rho = 1.0 / p.rho[i];
-        for (int d = 0; d < Dim; ++d) {
-            rec[R::x + d] = p.x[d][i];
-            rec[R::v + d] = p.v[d][i];
-        }
-        rec[R::h] = p.h[i];
-        rec[R::rho] = p.rho[i];
-        rec[R::mass] = p.mass[i];
-        rec[R::volume] = p.mass[i] * inv_rho;
-        rec[R::c_visc] = boundary ? -1.0 : mt.viscosity_speed[mat];
-        rec[R::key] = boundary ? -1.0 : mat;
-        for (int t = 0; t < R::kTensor; ++t)
-            rec[R::stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
-        for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = 0.0;
-        const double eps = mt.artificial_stress[mat];
-        if (!mt.any_artificial_stress) continue;
-        const double rest_volume = p.mass[i] / (boundary ? p.rho[i] : rho0[mat]);
-        const double dp = Dim == 2 ? std::sqrt(rest_volume) : std::cbrt(rest_volume);
-        const double w = kernel::shape(dp / p.h[i]);
-        const double g = w > 0.0 ? 1.0 / w : 0.0;
-        if (power == 0) {
-            st.n_art[i] = eps > 0.0 ? mt.artificial_stress_exponent[mat] : 0.0;
-            st.inv_w_rest[i] = g;
-        }
-        if (eps > 0.0) {
-            SymTensor sigma;
-            for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][i];
-            const SymTensor r = artificial_stress(eps, sigma, p.rho[i], Dim);
-            double scale = 1.0;  // G^n
-            for (int k = 0; k < power; ++k) scale *= g;
-            for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = r[R::kComponent[t]] * scale;
-        }
-    }
-}
-
 // The pair loop takes the interacting neighbours of a in blocks of kBlock, the last one
 // padded with a itself (r = 0, which the support test turns into exact zeros). A block is one
 // branch-free loop that the compiler vectorises (`omp simd`): the kernel's two branches, the
@@ -162,45 +100,122 @@ inline std::size_t interacting_start(const NeighbourList& nl, std::size_t a) {
     return nl.offset(a) + kBlock * a;
 }
 
-// The interacting neighbours of every dynamic particle (StagedParticles::interacting), in row
-// order, by a branch-free copy (every entry is written, the count advances when the pair
-// interacts); the last block is padded with a itself. The Verlet list's skin entries and
+// Writes the record of particle i, and for the artificial stress without a common exponent
+// its per-particle data. Monaghan's artificial stress (Gray, Monaghan & Swift 2001):
+//   m_b (R_a + R_b) f_ab^n . grad_a W_ab,  f_ab = W(r_ab, h) / W(dp, h),
+// dp the initial particle spacing. Here dp is the particle's rest spacing V^(1/dim): V = m / rho0
+// with its material's reference density for a dynamic particle (its volume in the initial
+// lattice, constant in time), V = m / rho for a boundary particle (whose volume is fixed,
+// extrapolate_boundary); G = 1 / shape(dp / h) (0 if dp reaches the support), so that
+// f_ab = shape(q_ab) G for a uniformly filled body. With a common exponent n the record
+// holds R G^n and the pair takes (R_a G_a^n + R_b G_b^n) shape(q_ab)^n, which is the
+// formula above whenever G_a = G_b; otherwise f_ab = shape(q_ab) (G_a + G_b) / 2.
+template <int Dim>
+void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vector<double>& rho0,
+                  std::size_t i, StagedParticles& st) {
+    using R = Record<Dim>;
+    double* const rec = st.record.data() + i * R::size;
+    const bool boundary = p.kind[i] == ParticleKind::boundary;
+    const int mat = p.material[i];
+    const double inv_rho = 1.0 / p.rho[i];
+    for (int d = 0; d < Dim; ++d) {
+        rec[R::x + d] = p.x[d][i];
+        rec[R::v + d] = p.v[d][i];
+    }
+    rec[R::h] = p.h[i];
+    rec[R::rho] = p.rho[i];
+    rec[R::mass] = p.mass[i];
+    rec[R::volume] = p.mass[i] * inv_rho;
+    rec[R::c_visc] = boundary ? -1.0 : mt.viscosity_speed[mat];
+    rec[R::key] = boundary ? -1.0 : mat;
+    for (int t = 0; t < R::kTensor; ++t)
+        rec[R::stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
+    for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = 0.0;
+    if (!mt.any_artificial_stress) return;
+    const double eps = mt.artificial_stress[mat];
+    const int power = mt.artificial_stress_power;
+    const double rest_volume = p.mass[i] / (boundary ? p.rho[i] : rho0[mat]);
+    const double dp = Dim == 2 ? std::sqrt(rest_volume) : std::cbrt(rest_volume);
+    const double w = kernel::shape(dp / p.h[i]);
+    const double g = w > 0.0 ? 1.0 / w : 0.0;
+    if (power == 0) {
+        st.n_art[i] = eps > 0.0 ? mt.artificial_stress_exponent[mat] : 0.0;
+        st.inv_w_rest[i] = g;
+    }
+    if (eps > 0.0) {
+        SymTensor sigma;
+        for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][i];
+        const SymTensor r = artificial_stress(eps, sigma, p.rho[i], Dim);
+        double scale = 1.0;  // G^n
+        for (int k = 0; k < power; ++k) scale *= g;
+        for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = r[R::kComponent[t]] * scale;
+    }
+}
+
+// Copies the entries of `row` that interact with particle a to `out`, in row order (every
+// entry is written, the count advances when the pair interacts), pads the last block with a
+// itself and returns the number of interacting ones. The Verlet list's skin entries and
 // coincident particles never reach the pair terms.
 template <int Dim>
-void select_interacting(const ParticleSet& p, const NeighbourList& nl, StagedParticles& st) {
+std::uint32_t select_interacting(const ParticleSet& p, std::size_t a,
+                                 std::span<const std::uint32_t> row, std::uint32_t* out) {
     constexpr std::size_t kChunk = 64;
-    const std::size_t n = p.size();
-    st.interacting.resize(nl.pair_count() + kBlock * n);
-    st.n_interacting.assign(n, 0);
     const double* x[Dim];
-    for (int d = 0; d < Dim; ++d) x[d] = p.x[d].data();
+    double xa[Dim];
+    for (int d = 0; d < Dim; ++d) {
+        x[d] = p.x[d].data();
+        xa[d] = x[d][a];
+    }
     const double* const h = p.h.data();
-#pragma omp parallel for schedule(dynamic, 256)
-    for (std::size_t a = 0; a < n; ++a) {
-        if (p.kind[a] != ParticleKind::dynamic) continue;
-        std::uint32_t* const out = st.interacting.data() + interacting_start(nl, a);
-        double xa[Dim];
-        for (int d = 0; d < Dim; ++d) xa[d] = x[d][a];
-        const double h_a = h[a];
-        const std::span<const std::uint32_t> row = nl.row(a);
-        std::uint32_t count = 0;
-        for (std::size_t base = 0; base < row.size(); base += kChunk) {
-            const std::size_t len = std::min(kChunk, row.size() - base);
-            std::uint32_t keep[kChunk];
+    const double h_a = h[a];
+    std::uint32_t count = 0;
+    for (std::size_t base = 0; base < row.size(); base += kChunk) {
+        const std::size_t len = std::min(kChunk, row.size() - base);
+        std::uint32_t keep[kChunk];
 #pragma omp simd
-            for (std::size_t k = 0; k < len; ++k) {
-                const std::uint32_t b = row[base + k];
-                double r2 = 0.0;
-                for (int d = 0; d < Dim; ++d) r2 += (xa[d] - x[d][b]) * (xa[d] - x[d][b]);
-                keep[k] = interacts(r2, 0.5 * (h_a + h[b])) ? 1 : 0;
-            }
-            for (std::size_t k = 0; k < len; ++k) {
-                out[count] = row[base + k];
-                count += keep[k];
-            }
+        for (std::size_t k = 0; k < len; ++k) {
+            const std::uint32_t b = row[base + k];
+            double r2 = 0.0;
+            for (int d = 0; d < Dim; ++d) r2 += (xa[d] - x[d][b]) * (xa[d] - x[d][b]);
+            keep[k] = interacts(r2, 0.5 * (h_a + h[b])) ? 1 : 0;
         }
-        st.n_interacting[a] = count;
-        for (; count % kBlock != 0; ++count) out[count] = static_cast<std::uint32_t>(a);
+        for (std::size_t k = 0; k < len; ++k) {
+            out[count] = row[base + k];
+            count += keep[k];
+        }
+    }
+    for (std::uint32_t k = count; k % kBlock != 0; ++k) out[k] = static_cast<std::uint32_t>(a);
+    return count;
+}
+
+// The records of all particles and the interacting neighbours of the dynamic ones, in one
+// pass over the particles.
+template <int Dim>
+void stage_particles(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                     StagedParticles& st) {
+    const std::size_t n = p.size();
+    // The pair loop indexes records with 32-bit signed integers (gathers with 32-bit indices).
+    if (n >= std::size_t{0x7fffffff} / Record<Dim>::size)
+        throw std::length_error("compute_derivatives: too many particles on one rank for the "
+                                "32-bit record index");
+    st.record_size = Record<Dim>::size;
+    st.record.resize(n * Record<Dim>::size);
+    if (mt.any_artificial_stress && mt.artificial_stress_power == 0) {
+        st.n_art.resize(n);
+        st.inv_w_rest.resize(n);
+    }
+    st.interacting.resize(nl.pair_count() + kBlock * n);
+    st.n_interacting.resize(n);
+    std::vector<double> rho0(mt.materials.size());
+    for (std::size_t m = 0; m < rho0.size(); ++m) rho0[m] = reference_density(mt.materials[m]);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+        write_record<Dim>(p, mt, rho0, i, st);
+        st.n_interacting[i] =
+            p.kind[i] == ParticleKind::dynamic
+                ? select_interacting<Dim>(p, i, nl.row(i),
+                                          st.interacting.data() + interacting_start(nl, i))
+                : 0;
     }
 }
 
@@ -241,7 +256,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
                 const std::uint32_t b = partners[base + k];
-                const std::size_t ib = std::size_t{b} * R::size;  // record of b
+                const std::int32_t ib = static_cast<std::int32_t>(b) * R::size;  // record of b
                 double r2 = 0.0;
                 for (int d = 0; d < Dim; ++d)
                     r2 += (xa[d] - rec[ib + R::x + d]) * (xa[d] - rec[ib + R::x + d]);
@@ -254,7 +269,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
 #pragma omp simd
         for (std::size_t k = 0; k < kBlock; ++k) {
             const std::uint32_t b = partners[base + k];
-            const std::size_t ib = std::size_t{b} * R::size;  // record of b
+            const std::int32_t ib = static_cast<std::int32_t>(b) * R::size;  // record of b
             double dx[Dim];
             double r2 = 0.0;
             for (int d = 0; d < Dim; ++d) {
@@ -383,8 +398,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
                       const PhysicsParameters& pp, Derivatives& out) {
     const std::size_t n = p.size();
     StagedParticles& st = out.staged;
-    stage_particles<Dim>(p, mt, st);
-    select_interacting<Dim>(p, nl, st);
+    stage_particles<Dim>(p, nl, mt, st);
 
 #pragma omp parallel for schedule(dynamic, 256)
     for (std::size_t a = 0; a < n; ++a) {
