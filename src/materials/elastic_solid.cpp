@@ -8,39 +8,6 @@
 
 namespace regosph {
 
-double murnaghan_pressure(const ElasticSolid& m, double rho) {
-    const double n = m.murnaghan_n;
-    const double ratio = rho / m.density;
-    // n == 1 exactly: p = K0 (rho / rho0 - 1), without a pow (the rings benchmark's EoS).
-    const double power = n == 1.0 ? ratio : std::pow(ratio, n);
-    return m.bulk_modulus / n * (power - 1.0);
-}
-
-double murnaghan_sound_speed(const ElasticSolid& m, double rho) {
-    const double n = m.murnaghan_n;
-    const double stiffening = n == 1.0 ? 1.0 : std::pow(rho / m.density, n - 1.0);
-    return std::sqrt(m.bulk_modulus * stiffening / m.density);
-}
-
-double elastic_wave_speed(const ElasticSolid& m, double rho) {
-    const double c = murnaghan_sound_speed(m, rho);
-    return std::sqrt(c * c + 4.0 * m.shear_modulus / (3.0 * rho));
-}
-
-double elastic_wave_speed(const ElasticSolid& m) { return elastic_wave_speed(m, m.density); }
-
-SymTensor hooke_deviatoric_rate(const ElasticSolid& m, const SymTensor& strain_rate) {
-    const SymTensor e = deviator(strain_rate);
-    SymTensor rate;
-    for (int c = 0; c < kSymComponents; ++c) rate[c] = 2.0 * m.shear_modulus * e[c];
-    return rate;
-}
-
-void apply_equation_of_state(const ElasticSolid& m, double rho, SymTensor& sigma) {
-    const double shift = trace(sigma) / 3.0 + murnaghan_pressure(m, rho);  // old mean + p
-    for (int c = XX; c <= ZZ; ++c) sigma[c] -= shift;
-}
-
 namespace {
 // Monaghan (2000): only tensile principal stresses get a (repulsive) correction.
 inline double principal_correction(double epsilon, double principal, double inv_rho2) {
@@ -56,7 +23,7 @@ SymTensor artificial_stress(double epsilon, const SymTensor& sigma, double rho, 
         // cos(2 theta) = d / radius, sin(2 theta) = sigma_xy / radius (Gray et al. 2001 eq. 4.5).
         const double mean = 0.5 * (sigma[XX] + sigma[YY]);
         const double d = 0.5 * (sigma[XX] - sigma[YY]);
-        const double radius = std::hypot(d, sigma[XY]);
+        const double radius = std::sqrt(d * d + sigma[XY] * sigma[XY]);  // no overflow below 1e150 Pa
         const double cos2 = radius > 0.0 ? d / radius : 1.0;
         const double sin2 = radius > 0.0 ? sigma[XY] / radius : 0.0;
         const double r1 = principal_correction(epsilon, mean + radius, inv_rho2);

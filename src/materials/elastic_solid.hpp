@@ -7,6 +7,7 @@
 // instability, and XSPH velocity smoothing of the position update (Monaghan 1989).
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -24,25 +25,59 @@ struct ElasticSolid {
     double xsph = 0.0;             // epsilon of the XSPH position rate [-]; 0 = dx/dt = v
 };
 
+// The functions below run once per particle and evaluation or stage; they are inline, and a
+// whole-number Murnaghan exponent (n = 1 for the rubber rings, n = 6 for the brushes, SPEC.md
+// section 8) is multiplied out instead of calling std::pow.
+
+// x^n [-]: by repeated squaring for a whole number 0 <= n <= 64, else std::pow.
+inline double murnaghan_power(double x, double n) {
+    if (!(n >= 0.0 && n <= 64.0 && n == std::floor(n))) return std::pow(x, n);
+    double result = 1.0;
+    for (auto k = static_cast<unsigned>(n); k != 0; k >>= 1) {
+        if (k & 1u) result *= x;
+        x *= x;
+    }
+    return result;
+}
+
 // Murnaghan EoS p = (K0 / n) ((rho / rho0)^n - 1) [Pa] (SPEC.md section 4).
-double murnaghan_pressure(const ElasticSolid& m, double rho);
+inline double murnaghan_pressure(const ElasticSolid& m, double rho) {
+    return m.bulk_modulus / m.murnaghan_n * (murnaghan_power(rho / m.density, m.murnaghan_n) - 1.0);
+}
+
+// Square of the bulk sound speed, c^2 = dp/drho = K0 (rho / rho0)^(n-1) / rho0 [m^2/s^2].
+inline double murnaghan_sound_speed_squared(const ElasticSolid& m, double rho) {
+    return m.bulk_modulus * murnaghan_power(rho / m.density, m.murnaghan_n - 1.0) / m.density;
+}
 
 // Bulk sound speed c = sqrt(dp/drho) = sqrt(K0 (rho / rho0)^(n-1) / rho0) [m/s] (SPEC.md 4).
-double murnaghan_sound_speed(const ElasticSolid& m, double rho);
+inline double murnaghan_sound_speed(const ElasticSolid& m, double rho) {
+    return std::sqrt(murnaghan_sound_speed_squared(m, rho));
+}
 
 // Longitudinal (P-wave) speed c_p = sqrt(c(rho)^2 + 4 mu / (3 rho)) [m/s]; at rho0 this is
 // sqrt((K0 + 4 mu / 3) / rho0), the speed of a plane compression wave in the solid. The
 // Courant limit uses it (the fastest signal the solid carries).
-double elastic_wave_speed(const ElasticSolid& m, double rho);
-double elastic_wave_speed(const ElasticSolid& m);  // at rho0
+inline double elastic_wave_speed(const ElasticSolid& m, double rho) {
+    return std::sqrt(murnaghan_sound_speed_squared(m, rho) + 4.0 * m.shear_modulus / (3.0 * rho));
+}
+inline double elastic_wave_speed(const ElasticSolid& m) { return elastic_wave_speed(m, m.density); }
 
 // Hooke's deviatoric stress rate 2 mu (eps_dot - tr(eps_dot) / 3 I) [Pa/s] (SPEC.md section 4),
 // without the rotation terms. In 2D plane strain eps_dot_zz = 0, so the zz rate is
 // -2 mu tr(eps_dot) / 3: the deviator is three-dimensional.
-SymTensor hooke_deviatoric_rate(const ElasticSolid& m, const SymTensor& strain_rate);
+inline SymTensor hooke_deviatoric_rate(const ElasticSolid& m, const SymTensor& strain_rate) {
+    const SymTensor e = deviator(strain_rate);
+    SymTensor rate;
+    for (int c = 0; c < kSymComponents; ++c) rate[c] = 2.0 * m.shear_modulus * e[c];
+    return rate;
+}
 
 // Replace the isotropic part of sigma by -p(rho): sigma = dev(sigma) - p(rho) I.
-void apply_equation_of_state(const ElasticSolid& m, double rho, SymTensor& sigma);
+inline void apply_equation_of_state(const ElasticSolid& m, double rho, SymTensor& sigma) {
+    const double shift = trace(sigma) / 3.0 + murnaghan_pressure(m, rho);  // old mean + p
+    for (int c = XX; c <= ZZ; ++c) sigma[c] -= shift;
+}
 
 // Monaghan (2000) artificial stress R of one particle [Pa m^6/kg^2]: in the principal frame of
 // sigma, R'_k = -epsilon sigma'_k / rho^2 for a tensile principal stress sigma'_k > 0 and 0

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "sph/kernel.hpp"
 #include "sph/tensor.hpp"
@@ -24,6 +25,16 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim) : mater
         any_artificial_stress = any_artificial_stress || artificial_stress.back() > 0.0;
         any_xsph = any_xsph || xsph.back() > 0.0;
     }
+    // One whole-number exponent for every material with artificial stress?
+    double common = 0.0;
+    bool same = true;
+    for (std::size_t m = 0; m < mats.size(); ++m) {
+        if (!(artificial_stress[m] > 0.0)) continue;
+        same = same && (common == 0.0 || common == artificial_stress_exponent[m]);
+        common = artificial_stress_exponent[m];
+    }
+    if (same && common >= 1.0 && common <= 15.0 && common == std::floor(common))
+        artificial_stress_power = static_cast<int>(common);
 }
 
 void Derivatives::resize(std::size_t n) {
@@ -48,170 +59,304 @@ struct PairSums {
     double xsph[Dim] = {};         // sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab, same material [m/s]
 };
 
-// Component arrays t (six, Voigt order) of particle i as a Dim x Dim matrix.
+// Layout of a particle's record in StagedParticles::record: field offsets in doubles. A
+// symmetric tensor keeps its in-plane components in 2D (xx, yy, xy), all six in 3D (Voigt
+// order); kSlot gives the slot of entry (i, j).
 template <int Dim>
-inline void as_matrix(const std::array<std::vector<double>, kSymComponents>& t, std::size_t i,
-                      double (&s)[Dim][Dim]) {
-    s[0][0] = t[XX][i];
-    s[1][1] = t[YY][i];
-    s[0][1] = s[1][0] = t[XY][i];
-    if constexpr (Dim == 3) {
-        s[2][2] = t[ZZ][i];
-        s[0][2] = s[2][0] = t[XZ][i];
-        s[1][2] = s[2][1] = t[YZ][i];
+struct Record {
+    static constexpr int kTensor = Dim == 2 ? 3 : 6;
+    static constexpr int x = 0;                   // position [m], Dim entries
+    static constexpr int h = Dim;                 // support radius [m]
+    static constexpr int v = Dim + 1;             // velocity [m/s], Dim entries
+    static constexpr int rho = 2 * Dim + 1;       // [kg/m^3]
+    static constexpr int mass = rho + 1;          // [kg]
+    static constexpr int volume = rho + 2;        // m / rho [m^3]
+    static constexpr int c_visc = rho + 3;        // viscosity sound speed [m/s], < 0: boundary
+    static constexpr int key = rho + 4;           // XSPH partner key [-]
+    static constexpr int stress = rho + 5;        // sigma / rho^2 [Pa m^6/kg^2], kTensor entries
+    static constexpr int art = stress + kTensor;  // artificial stress R [Pa m^6/kg^2], kTensor
+    static constexpr int size = art + kTensor;
+    static constexpr int kSlot[3][3] = {{0, Dim == 2 ? 2 : 3, 4}, {Dim == 2 ? 2 : 3, 1, 5}, {4, 5, 2}};
+    static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
+};
+
+// Whether a and b interact: 0 < r_ab < h_ab. A NaN distance counts as interacting, so that
+// a broken state propagates into the derivatives (and the step is rejected).
+// Written without a branch (&, not &&): a third of the Verlet list's entries are skin.
+inline bool interacts(double r2, double h_ab) { return !(r2 >= h_ab * h_ab) & (r2 != 0.0); }
+
+// The pair loop takes the interacting neighbours of a in blocks of kBlock, the last one
+// padded with a itself (r = 0, which the support test turns into exact zeros). A block is one
+// branch-free loop that the compiler vectorises (`omp simd`): the kernel's two branches, the
+// viscosity of approaching pairs and the support test are selects, and every field of a
+// neighbour is gathered from its record. Lane k keeps its own partial sums (neighbours k,
+// k + kBlock, ...), and the lanes are added in lane order at the end: the sums of a particle
+// are a fixed function of its neighbour row, the same on any number of threads.
+constexpr std::size_t kBlock = 8;
+
+// Writes the record of particle i, and for the artificial stress without a common exponent
+// its per-particle data. Monaghan's artificial stress (Gray, Monaghan & Swift 2001):
+//   m_b (R_a + R_b) f_ab^n . grad_a W_ab,  f_ab = W(r_ab, h) / W(dp, h),
+// dp the initial particle spacing. Here dp is the particle's rest spacing V^(1/dim): V = m / rho0
+// with its material's reference density for a dynamic particle (its volume in the initial
+// lattice, constant in time), V = m / rho for a boundary particle (whose volume is fixed,
+// extrapolate_boundary); G = 1 / shape(dp / h) (0 if dp reaches the support), so that
+// f_ab = shape(q_ab) G for a uniformly filled body. With a common exponent n the record
+// holds R G^n and the pair takes (R_a G_a^n + R_b G_b^n) shape(q_ab)^n, which is the
+// formula above whenever G_a = G_b; otherwise f_ab = shape(q_ab) (G_a + G_b) / 2.
+template <int Dim>
+void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vector<double>& rho0,
+                  std::size_t i, StagedParticles& st) {
+    using R = Record<Dim>;
+    double* const rec = st.record.data() + i * R::size;
+    const bool boundary = p.kind[i] == ParticleKind::boundary;
+    const int mat = p.material[i];
+    const double inv_rho = 1.0 / p.rho[i];
+    for (int d = 0; d < Dim; ++d) {
+        rec[R::x + d] = p.x[d][i];
+        rec[R::v + d] = p.v[d][i];
+    }
+    rec[R::h] = p.h[i];
+    rec[R::rho] = p.rho[i];
+    rec[R::mass] = p.mass[i];
+    rec[R::volume] = p.mass[i] * inv_rho;
+    rec[R::c_visc] = boundary ? -1.0 : mt.viscosity_speed[mat];
+    rec[R::key] = boundary ? -1.0 : mat;
+    for (int t = 0; t < R::kTensor; ++t)
+        rec[R::stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
+    for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = 0.0;
+    if (!mt.any_artificial_stress) return;
+    const double eps = mt.artificial_stress[mat];
+    const int power = mt.artificial_stress_power;
+    const double rest_volume = p.mass[i] / (boundary ? p.rho[i] : rho0[mat]);
+    const double dp = Dim == 2 ? std::sqrt(rest_volume) : std::cbrt(rest_volume);
+    const double w = kernel::shape(dp / p.h[i]);
+    const double g = w > 0.0 ? 1.0 / w : 0.0;
+    if (power == 0) {
+        st.n_art[i] = eps > 0.0 ? mt.artificial_stress_exponent[mat] : 0.0;
+        st.inv_w_rest[i] = g;
+    }
+    if (eps > 0.0) {
+        SymTensor sigma;
+        for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][i];
+        const SymTensor r = artificial_stress(eps, sigma, p.rho[i], Dim);
+        double scale = 1.0;  // G^n
+        for (int k = 0; k < power; ++k) scale *= g;
+        for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = r[R::kComponent[t]] * scale;
     }
 }
 
-// sigma / rho^2 of particle i as a Dim x Dim matrix.
+// Copies the entries of `row` that interact with particle a to `out`, in row order (every
+// entry is written, the count advances when the pair interacts), pads the last block with a
+// itself and returns the number of interacting ones. The Verlet list's skin entries and
+// coincident particles never reach the pair terms.
 template <int Dim>
-inline void stress_over_rho2(const StagedParticles& st, std::size_t i, double (&s)[Dim][Dim]) {
-    as_matrix<Dim>(st.s_rho2, i, s);
+std::uint32_t select_interacting(const ParticleSet& p, std::size_t a,
+                                 std::span<const std::uint32_t> row, std::uint32_t* out) {
+    constexpr std::size_t kChunk = 64;
+    const double* x[Dim];
+    double xa[Dim];
+    for (int d = 0; d < Dim; ++d) {
+        x[d] = p.x[d].data();
+        xa[d] = x[d][a];
+    }
+    const double* const h = p.h.data();
+    const double h_a = h[a];
+    std::uint32_t count = 0;
+    for (std::size_t base = 0; base < row.size(); base += kChunk) {
+        const std::size_t len = std::min(kChunk, row.size() - base);
+        std::uint32_t keep[kChunk];
+#pragma omp simd
+        for (std::size_t k = 0; k < len; ++k) {
+            const std::uint32_t b = row[base + k];
+            double r2 = 0.0;
+            for (int d = 0; d < Dim; ++d) r2 += (xa[d] - x[d][b]) * (xa[d] - x[d][b]);
+            keep[k] = interacts(r2, 0.5 * (h_a + h[b])) ? 1 : 0;
+        }
+        for (std::size_t k = 0; k < len; ++k) {
+            out[count] = row[base + k];
+            count += keep[k];
+        }
+    }
+    for (std::uint32_t k = count; k % kBlock != 0; ++k) out[k] = static_cast<std::uint32_t>(a);
+    return count;
+}
+
+// The records of all particles, halo copies included (they are partners).
+template <int Dim>
+void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedParticles& st) {
+    const std::size_t n = p.size();
+    // The pair loop indexes records with 32-bit signed integers (gathers with 32-bit indices).
+    if (n >= std::size_t{0x7fffffff} / Record<Dim>::size)
+        throw std::length_error("compute_derivatives: too many particles on one rank for the "
+                                "32-bit record index");
+    st.record_size = Record<Dim>::size;
+    st.record.resize(n * Record<Dim>::size);
+    if (mt.any_artificial_stress && mt.artificial_stress_power == 0) {
+        st.n_art.resize(n);
+        st.inv_w_rest.resize(n);
+    }
+    std::vector<double> rho0(mt.materials.size());
+    for (std::size_t m = 0; m < rho0.size(); ++m) rho0[m] = reference_density(mt.materials[m]);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+        write_record<Dim>(p, mt, rho0, i, st);
+    }
 }
 
 // ArtStress / Xsph: whether the run has a material with Monaghan's artificial stress / XSPH;
 // without them the pair loop contains neither term.
 template <int Dim, bool ArtStress, bool Xsph>
-PairSums<Dim> gather(const ParticleSet& p, const StagedParticles& st, std::size_t a,
-                     std::span<const std::uint32_t> row, const PhysicsParameters& pp) {
-    PairSums<Dim> s;
-    const double rho_a = p.rho[a];
+PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::size_t a,
+                     std::span<const std::uint32_t> partners, const PhysicsParameters& pp) {
+    using R = Record<Dim>;
+    const double* const rec = st.record.data();
+    const double* const rec_a = rec + a * R::size;
+    const double rho_a = rec_a[R::rho];
     const double inv_rho_a = 1.0 / rho_a;
-    const double h_a = p.h[a];
-    const double c_a = st.c_visc[a];
-    double xa[Dim], va[Dim], sa[Dim][Dim];
+    const double h_a = rec_a[R::h];
+    const double c_a = rec_a[R::c_visc];
+    const double key_a = rec_a[R::key];
+    double xa[Dim], va[Dim], sa[R::kTensor], ra[R::kTensor];
     for (int d = 0; d < Dim; ++d) {
-        xa[d] = p.x[d][a];
-        va[d] = p.v[d][a];
+        xa[d] = rec_a[R::x + d];
+        va[d] = rec_a[R::v + d];
     }
-    stress_over_rho2<Dim>(st, a, sa);
-    double ra[Dim][Dim] = {};
-    if constexpr (ArtStress) as_matrix<Dim>(st.r_art, a, ra);
-    const std::int32_t mat_a = p.material[a];
+    for (int t = 0; t < R::kTensor; ++t) {
+        sa[t] = rec_a[R::stress + t];
+        ra[t] = rec_a[R::art + t];
+    }
 
-    for (const std::uint32_t b : row) {
-        double dx[Dim];
-        double r2 = 0.0;
-        for (int d = 0; d < Dim; ++d) {
-            dx[d] = xa[d] - p.x[d][b];
-            r2 += dx[d] * dx[d];
+    // f_ab^n: multiplied out from the bits of a common whole exponent, or (power 0) by
+    // std::pow with n_ab = max(n_a, n_b) before the vectorised loop.
+    const int power = mt.artificial_stress_power;
+    const bool bit1 = power & 1, bit2 = power & 2, bit4 = power & 4, bit8 = power & 8;
+    const double whole_weight = power > 0 ? 1.0 : 0.0;
+    double fn_pow[kBlock] = {};
+
+    // Partial sums per lane.
+    double acc[Dim][kBlock] = {}, div[kBlock] = {}, grad_v[Dim][Dim][kBlock] = {},
+           max_nu[kBlock] = {}, xsph[Dim][kBlock] = {};
+    for (std::size_t base = 0; base < partners.size(); base += kBlock) {
+        if (ArtStress && power == 0) {
+            for (std::size_t k = 0; k < kBlock; ++k) {
+                const std::uint32_t b = partners[base + k];
+                const std::int32_t ib = static_cast<std::int32_t>(b) * R::size;  // record of b
+                double r2 = 0.0;
+                for (int d = 0; d < Dim; ++d)
+                    r2 += (xa[d] - rec[ib + R::x + d]) * (xa[d] - rec[ib + R::x + d]);
+                const double h_ab = 0.5 * (h_a + rec[ib + R::h]);
+                const double f = kernel::shape(std::sqrt(r2) / h_ab) * 0.5 *
+                                 (st.inv_w_rest[a] + st.inv_w_rest[b]);
+                fn_pow[k] = std::pow(f, std::max(st.n_art[a], st.n_art[b]));
+            }
         }
-        const double h_ab = 0.5 * (h_a + p.h[b]);
-        if (r2 >= h_ab * h_ab || r2 == 0.0) continue;  // skin pair, or a coincident particle
-        const double r = std::sqrt(r2);
-        const double f = kernel::gradient_factor<Dim>(r, h_ab);
-        double w_ab = 0.0;  // W(r_ab, h_ab), for the artificial stress and XSPH only
-        if constexpr (ArtStress || Xsph) w_ab = kernel::value<Dim>(r, h_ab);
-        double grad[Dim], dv[Dim];
-        double vr = 0.0, dv_dot_grad = 0.0;
-        for (int d = 0; d < Dim; ++d) {
-            grad[d] = f * dx[d];  // grad_a W_ab
-            dv[d] = va[d] - p.v[d][b];
-            vr += dv[d] * dx[d];
-            dv_dot_grad += dv[d] * grad[d];
-        }
-        const double m_b = p.mass[b];
+#pragma omp simd
+        for (std::size_t k = 0; k < kBlock; ++k) {
+            const std::uint32_t b = partners[base + k];
+            const std::int32_t ib = static_cast<std::int32_t>(b) * R::size;  // record of b
+            double dx[Dim];
+            double r2 = 0.0;
+            for (int d = 0; d < Dim; ++d) {
+                dx[d] = xa[d] - rec[ib + R::x + d];
+                r2 += dx[d] * dx[d];
+            }
+            const double h_ab = 0.5 * (h_a + rec[ib + R::h]);
+            // The padding (b = a, r = 0) gets r = 2 h: every kernel factor is 0 there.
+            const bool inside = interacts(r2, h_ab);
+            const double r = inside ? std::sqrt(r2) : 2.0 * h_ab;
+            const double rho_sum = rho_a + rec[ib + R::rho];
+            // One division gives 1 / (h r) for the kernel and 1 / ((r^2 + eps h^2) rhobar) for
+            // the viscosity.
+            const double denom = (inside ? r2 : r * r) + pp.av_epsilon * h_ab * h_ab;
+            const double hr = h_ab * r;
+            const double one_div = 1.0 / (hr * denom * rho_sum);
+            const double inv = one_div * hr;  // 1 / (denom rho_sum)
+            const kernel::PairFactors kf =
+                kernel::pair_factors<Dim>(r, h_ab, one_div * denom * rho_sum);
+            double grad[Dim], dv[Dim];
+            double vr = 0.0, dv_dot_grad = 0.0;
+            for (int d = 0; d < Dim; ++d) {
+                grad[d] = kf.gradient * dx[d];  // grad_a W_ab
+                dv[d] = va[d] - rec[ib + R::v + d];
+                vr += dv[d] * dx[d];
+                dv_dot_grad += dv[d] * grad[d];
+            }
+            const double m_b = rec[ib + R::mass];
 
-        // Continuity (eq. 31); the factor rho_a is applied by the caller.
-        s.div_sum += st.volume[b] * dv_dot_grad;
+            // Continuity (eq. 31); the factor rho_a is applied by the caller.
+            div[k] += rec[ib + R::volume] * dv_dot_grad;
 
-        // Velocity gradient for the strain and rotation rates (eqs. 38 and 23).
-        const double w_v = -m_b * inv_rho_a;
-        for (int i = 0; i < Dim; ++i)
-            for (int j = 0; j < Dim; ++j) s.grad_v[i][j] += w_v * dv[i] * grad[j];
+            // Velocity gradient for the strain and rotation rates (eqs. 38 and 23).
+            const double w_v = -m_b * inv_rho_a;
+            for (int i = 0; i < Dim; ++i)
+                for (int j = 0; j < Dim; ++j) grad_v[i][j][k] += w_v * dv[i] * grad[j];
 
-        // Artificial viscosity (eqs. 35-36), approaching pairs only. A boundary partner has no
-        // sound speed of its own (its model is rigid): the pair uses c_a.
-        double pi_ab = 0.0;
-        if (vr < 0.0) {
-            const double c_b = st.c_visc[b] < 0.0 ? c_a : st.c_visc[b];
-            // nu = h vr / (r^2 + eps h^2), Pi = (-alpha cbar nu + beta nu^2) / rhobar, with
-            // one division for both.
-            const double denom = r2 + pp.av_epsilon * h_ab * h_ab;
-            const double rho_sum = rho_a + p.rho[b];
-            const double inv = 1.0 / (denom * rho_sum);
+            // Artificial viscosity (eqs. 35-36), approaching pairs only. A boundary partner has
+            // no sound speed of its own (its model is rigid): the pair uses c_a.
+            // nu = h vr / (r^2 + eps h^2), Pi = (-alpha cbar nu + beta nu^2) / rhobar.
+            const double c_b = rec[ib + R::c_visc] < 0.0 ? c_a : rec[ib + R::c_visc];
             const double nu = h_ab * vr * rho_sum * inv;
-            pi_ab = (-pp.av_alpha * 0.5 * (c_a + c_b) + pp.av_beta * nu) * nu * 2.0 * denom * inv;
-            s.max_nu = std::max(s.max_nu, -nu);
-        }
+            const double pi_approaching =
+                (-pp.av_alpha * 0.5 * (c_a + c_b) + pp.av_beta * nu) * nu * 2.0 * denom * inv;
+            const bool approaching = inside && vr < 0.0;
+            const double pi_ab = approaching ? pi_approaching : 0.0;
+            max_nu[k] = approaching ? std::max(max_nu[k], -nu) : max_nu[k];
 
-        // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab
-        double sb[Dim][Dim];
-        stress_over_rho2<Dim>(st, b, sb);
-        for (int i = 0; i < Dim; ++i) {
-            double t = -pi_ab * grad[i];
-            for (int j = 0; j < Dim; ++j) t += (sa[i][j] + sb[i][j]) * grad[j];
-            s.acc[i] += m_b * t;
-        }
+            // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab
+            for (int i = 0; i < Dim; ++i) {
+                double t = -pi_ab * grad[i];
+                for (int j = 0; j < Dim; ++j) {
+                    const int slot = R::kSlot[i][j];
+                    t += (sa[slot] + rec[ib + R::stress + slot]) * grad[j];
+                }
+                acc[i][k] += m_b * t;
+            }
 
-        // Monaghan (2000) artificial stress: m_b (R_a + R_b) f_ab^n . grad_a W_ab with
-        // f_ab = W(r_ab) / W(dp_ab), dp_ab the mean particle spacing of the pair. R is zero
-        // for compressive principal stresses, so only tension is corrected.
-        if constexpr (ArtStress) {
-            const double n_ab = std::max(st.n_art[a], st.n_art[b]);
-            const double w_dp = kernel::value<Dim>(0.5 * (st.spacing[a] + st.spacing[b]), h_ab);
-            if (n_ab > 0.0 && w_dp > 0.0) {
-                const double f_ab = w_ab / w_dp;
-                const double f2 = f_ab * f_ab;
-                const double fn = n_ab == 4.0 ? f2 * f2 : std::pow(f_ab, n_ab);  // n = 4 usual
-                double rb[Dim][Dim];
-                as_matrix<Dim>(st.r_art, b, rb);
+            // Monaghan (2000) artificial stress, m_b (R_a + R_b) f_ab^n . grad_a W_ab (see
+            // stage_particles for f_ab and the G^n in R). R is zero for compressive principal
+            // stresses, so only tension is corrected.
+            if constexpr (ArtStress) {
+                const double w = kernel::shape(kf.q);
+                // A blend rather than a select of the two ways: GCC 12 does not vectorise the
+                // loop with that select on top of the bit selects.
+                const double w2 = w * w, w4 = w2 * w2, w8 = w4 * w4;
+                const double fn_whole =
+                    (bit1 ? w : 1.0) * (bit2 ? w2 : 1.0) * (bit4 ? w4 : 1.0) * (bit8 ? w8 : 1.0);
+                const double fn = fn_whole * whole_weight + fn_pow[k];
                 for (int i = 0; i < Dim; ++i) {
                     double t = 0.0;
-                    for (int j = 0; j < Dim; ++j) t += (ra[i][j] + rb[i][j]) * grad[j];
-                    s.acc[i] += m_b * fn * t;
+                    for (int j = 0; j < Dim; ++j) {
+                        const int slot = R::kSlot[i][j];
+                        t += (ra[slot] + rec[ib + R::art + slot]) * grad[j];
+                    }
+                    acc[i][k] += m_b * fn * t;
                 }
             }
-        }
 
-        // XSPH (Monaghan 1989): velocity of the neighbours of the same material, weighted by
-        // m_b W_ab / rhobar_ab; the caller multiplies by the material's epsilon.
-        if constexpr (Xsph) {
-            if (p.material[b] == mat_a && p.kind[b] == ParticleKind::dynamic) {
-                const double w = m_b * w_ab * 2.0 / (rho_a + p.rho[b]);
-                for (int d = 0; d < Dim; ++d) s.xsph[d] -= w * dv[d];  // dv = v_a - v_b
+            // XSPH (Monaghan 1989): velocity of the neighbours of the same material, weighted
+            // by m_b W_ab / rhobar_ab; the caller multiplies by the material's epsilon.
+            if constexpr (Xsph) {
+                double w_ab = kernel::normalisation<Dim>(1.0) * kernel::shape(kf.q);  // W(r, h)
+                for (int d = 0; d < Dim; ++d) w_ab *= kf.inv_h;
+                const double same = rec[ib + R::key] == key_a ? 1.0 : 0.0;
+                const double w = same * m_b * w_ab * 2.0 * inv * denom;  // 2 / (rho_a + rho_b)
+                for (int d = 0; d < Dim; ++d) xsph[d][k] -= w * dv[d];  // dv = v_a - v_b
             }
         }
     }
-    return s;
-}
 
-// R, n and spacing of every particle for Monaghan's artificial stress (Gray et al. 2001).
-void stage_artificial_stress(const ParticleSet& p, const MaterialTable& mt, StagedParticles& st) {
-    const std::size_t n = p.size();
-    for (auto& c : st.r_art) c.resize(n);
-    st.n_art.resize(n);
-    st.spacing.resize(n);
-    const double inv_dim = 1.0 / p.dim;
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) {
-        const int mat = p.material[i];
-        const double eps = mt.artificial_stress[mat];
-        SymTensor r{};
-        if (eps > 0.0) {
-            SymTensor sigma;
-            for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][i];
-            r = artificial_stress(eps, sigma, p.rho[i], p.dim);
+    PairSums<Dim> s;
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        for (int i = 0; i < Dim; ++i) {
+            s.acc[i] += acc[i][k];
+            for (int j = 0; j < Dim; ++j) s.grad_v[i][j] += grad_v[i][j][k];
+            if constexpr (Xsph) s.xsph[i] += xsph[i][k];
         }
-        for (int c = 0; c < kSymComponents; ++c) st.r_art[c][i] = r[c];
-        st.n_art[i] = eps > 0.0 ? mt.artificial_stress_exponent[mat] : 0.0;
-        st.spacing[i] = std::pow(p.mass[i] / p.rho[i], inv_dim);
+        s.div_sum += div[k];
+        s.max_nu = std::max(s.max_nu, max_nu[k]);
     }
-}
-
-void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedParticles& st) {
-    const std::size_t n = p.size();
-    st.volume.resize(n);
-    st.c_visc.resize(n);
-    for (auto& c : st.s_rho2) c.resize(n);
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) {
-        const double inv_rho = 1.0 / p.rho[i];
-        st.volume[i] = p.mass[i] * inv_rho;
-        for (int c = 0; c < kSymComponents; ++c) st.s_rho2[c][i] = p.stress[c][i] * inv_rho * inv_rho;
-        st.c_visc[i] = p.kind[i] == ParticleKind::boundary ? -1.0
-                                                           : mt.viscosity_speed[p.material[i]];
-    }
-    if (mt.any_artificial_stress) stage_artificial_stress(p, mt, st);
+    return s;
 }
 
 // Strain rate (sym L) and spin (antisym L) of a velocity gradient; plane strain keeps the
@@ -238,12 +383,26 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
                       const PhysicsParameters& pp, Derivatives& out) {
     const std::size_t n = p.owned();  // halo particles are partners only
     StagedParticles& st = out.staged;
-    stage_particles(p, mt, st);       // all, halo included
+    stage_particles<Dim>(p, mt, st);  // records of all particles, halo included
 
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel
+    {
+    // The interacting neighbours of one particle, selected just before its pair loop (a
+    // buffer per thread rather than a list per particle: memory of large 3D runs).
+    std::vector<std::uint32_t> selected;
+#pragma omp for schedule(dynamic, 256)
     for (std::size_t a = 0; a < n; ++a) {
-        if (p.kind[a] != ParticleKind::dynamic) continue;
-        const PairSums<Dim> s = gather<Dim, ArtStress, Xsph>(p, st, a, nl.row(a), pp);
+        if (p.kind[a] != ParticleKind::dynamic) {
+            out.dt_limit[a] = std::numeric_limits<double>::infinity();  // no limit of its own
+            continue;
+        }
+        // The interacting neighbours, padded to whole blocks.
+        const std::span<const std::uint32_t> row = nl.row(a);
+        selected.resize(row.size() + kBlock);
+        const std::uint32_t count = select_interacting<Dim>(p, a, row, selected.data());
+        const std::size_t n_partners = (count + kBlock - 1) / kBlock * kBlock;
+        const std::span<const std::uint32_t> partners(selected.data(), n_partners);
+        const PairSums<Dim> s = gather<Dim, ArtStress, Xsph>(st, mt, a, partners, pp);
         const int mat = p.material[a];
 
         double speed2 = 0.0;
@@ -288,10 +447,11 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         // Courant condition with the artificial-viscosity signal speed (Monaghan 1992):
         // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)).
         const double signal = wave_speed + std::sqrt(speed2) +
-                              1.2 * (pp.av_alpha * st.c_visc[a] + pp.av_beta * s.max_nu);
+                              1.2 * (pp.av_alpha * mt.viscosity_speed[mat] + pp.av_beta * s.max_nu);
         out.dt_limit[a] = signal > 0.0 ? pp.courant * p.h[a] / signal
                                        : std::numeric_limits<double>::infinity();
     }
+    }  // omp parallel
 }
 
 template <int Dim>

@@ -39,20 +39,26 @@ struct MaterialTable {
     // contain the term at all.
     bool any_artificial_stress = false;
     bool any_xsph = false;
+    // The exponent n of f_ab^n when every material with artificial stress has the same whole
+    // number 1 <= n <= 15 (the usual n = 4): the pair loop then multiplies it out. 0 otherwise
+    // (std::pow per pair, with n_ab = max(n_a, n_b)).
+    int artificial_stress_power = 0;
 };
 
 // Per-particle quantities the pair loop reads, staged once per evaluation so that the loop
-// does no divisions by density.
+// does no divisions by density and finds all it needs of a neighbour in one place.
 struct StagedParticles {
-    std::vector<double> volume;                               // m / rho [m^3]
-    std::array<std::vector<double>, kSymComponents> s_rho2;   // sigma / rho^2 [Pa m^6/kg^2]
-    std::vector<double> c_visc;  // artificial-viscosity sound speed [m/s]; < 0 for boundary
-    // Artificial stress (only staged when some material uses it): R of each particle
-    // [Pa m^6/kg^2] (0 where its material does not use it), its exponent n (0 there) and its
-    // particle spacing (m / rho)^(1/dim) [m].
-    std::array<std::vector<double>, kSymComponents> r_art;
+    // One record of `record_size` doubles per particle (layout: Record in equations.cpp):
+    // position, h, velocity, density, mass, volume m / rho, artificial-viscosity sound speed
+    // (< 0 for boundary particles), XSPH key (material index, -1 for boundary particles),
+    // sigma / rho^2 and the artificial stress R, in SI units.
+    std::vector<double> record;
+    int record_size = 0;
+    // Artificial stress with no common whole exponent (MaterialTable::artificial_stress_power
+    // == 0): the exponent n of each particle (0 where its material does not use it) and
+    // 1 / shape(dp / h) [-] (see stage_particles in equations.cpp).
     std::vector<double> n_art;
-    std::vector<double> spacing;
+    std::vector<double> inv_w_rest;
 };
 
 struct Derivatives {

@@ -104,9 +104,10 @@ void AdaptiveHeun::restore_start(ParticleSet& p) const {
 
 namespace {
 // The staged per-particle quantities are workspace of one evaluation: k1 and k2 take turns
-// with one set of arrays (about 64 bytes per particle less, which large 3D runs feel).
+// with one set of arrays (the records and neighbour selections: about 200 + 4 x neighbours
+// bytes per particle less, which large 3D runs feel).
 void share_staging(Derivatives& next, Derivatives& previous) {
-    if (next.staged.volume.empty()) std::swap(next.staged, previous.staged);
+    if (next.staged.record.empty()) std::swap(next.staged, previous.staged);
 }
 
 bool finite_state(const ParticleSet& p, std::size_t a) {

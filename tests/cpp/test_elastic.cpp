@@ -370,38 +370,50 @@ TEST_CASE("artificial stress: zero under compression, -eps sigma'/rho^2 on tensi
 }
 
 TEST_CASE("artificial stress in the momentum equation: repulsive in tension, absent in compression") {
-    // Two particles a distance r apart along x with the same stress. The term
-    // m_b (R_a + R_b) f^n . grad_a W_ab, f = W(r) / W(dp), dp = sqrt(m / rho), is the change of
-    // the acceleration between eps = 0.3 and eps = 0.
+    // Two particles a distance r apart along x with the same stress and density rho. The term
+    // m_b (R_a + R_b) f^n . grad_a W_ab, f = W(r) / W(dp), is the change of the acceleration
+    // between eps = 0.3 and eps = 0. dp is the rest spacing sqrt(m / rho0) = dx whatever the
+    // current density (Gray et al. 2001: the initial spacing). n = 4 (multiplied out) and
+    // n = 2.5 (std::pow).
     const double dx = 1e-3, h = 3e-3, tension = 1e4;
-    const auto acceleration = [&](double eps, double r, double sxx) {
+    const auto acceleration = [&](double eps, double n, double rho, double r, double sxx) {
         ElasticSolid es = rubber(1.0);
         es.artificial_stress = eps;
+        es.artificial_stress_exponent = n;
         Simulation sim(2);
         const int mat = sim.add_material(Material{"ring", es, 0.0});
         sim.add_body("pair", mat, Motion::dynamic, {{0, 0, 0}, {r, 0, 0}}, dx, h);
         ParticleSet& p = sim.particles();
-        for (std::size_t a = 0; a < 2; ++a) p.stress[XX][a] = sxx;
+        for (std::size_t a = 0; a < 2; ++a) {
+            p.stress[XX][a] = sxx;
+            p.rho[a] = rho;
+        }
         const Derivatives& d = sim.evaluate_derivatives();
         return std::array<double, 2>{d.dv[0][0], d.dv[0][1]};
     };
     const double m = 1.0 * dx * dx;  // rho0 dx^2
-    for (const double r : {dx, 1.5 * dx}) {
-        CAPTURE(r);
-        const auto with = acceleration(0.3, r, tension), without = acceleration(0.0, r, tension);
-        const double da = with[0] - without[0];  // particle at x = 0, partner at +r
-        const double f = kernel::value<2>(r, h) / kernel::value<2>(dx, h);
-        const double R = -0.3 * tension;  // rho = 1
-        // grad_a W = W'(r) (x_a - x_b) / r = -W'(r) e_x
-        const double expected = m * 2.0 * R * std::pow(f, 4.0) * (-kernel::derivative<2>(r, h));
-        CHECK(da < 0.0);  // pushed away from the partner
-        CHECK(da == doctest::Approx(expected).epsilon(1e-10));
-        CHECK(with[1] - without[1] == doctest::Approx(-da).epsilon(1e-10));  // action = reaction
-        // Compression: identical accelerations with and without the option.
-        const auto c_with = acceleration(0.3, r, -tension), c_without = acceleration(0.0, r, -tension);
-        CHECK(c_with[0] == c_without[0]);
-        CHECK(c_with[1] == c_without[1]);
-    }
+    for (const double n : {4.0, 2.5})
+        for (const double rho : {1.0, 1.08})
+            for (const double r : {dx, 1.5 * dx}) {
+                CAPTURE(n);
+                CAPTURE(rho);
+                CAPTURE(r);
+                const auto with = acceleration(0.3, n, rho, r, tension);
+                const auto without = acceleration(0.0, n, rho, r, tension);
+                const double da = with[0] - without[0];  // particle at x = 0, partner at +r
+                const double f = kernel::value<2>(r, h) / kernel::value<2>(dx, h);
+                const double R = -0.3 * tension / (rho * rho);
+                // grad_a W = W'(r) (x_a - x_b) / r = -W'(r) e_x
+                const double expected = m * 2.0 * R * std::pow(f, n) * (-kernel::derivative<2>(r, h));
+                CHECK(da < 0.0);  // pushed away from the partner
+                CHECK(da == doctest::Approx(expected).epsilon(1e-10));
+                CHECK(with[1] - without[1] == doctest::Approx(-da).epsilon(1e-10));  // action = reaction
+                // Compression: identical accelerations with and without the option.
+                const auto c_with = acceleration(0.3, n, rho, r, -tension);
+                const auto c_without = acceleration(0.0, n, rho, r, -tension);
+                CHECK(c_with[0] == c_without[0]);
+                CHECK(c_with[1] == c_without[1]);
+            }
 }
 
 TEST_CASE("XSPH: eps = 0 leaves dx/dt = v exactly; eps > 0 adds the smoothed velocity") {
