@@ -10,7 +10,7 @@ sweep regolith up into a collecting tray (SPEC.md section 8). Plane strain.
 Each run directory holds the snapshots, observers.csv/.h5 (particles and mass of regolith in
 the tray), diagnostics.csv (with the force and torque on every tool), run.json, and
 speed_<t>.png (particles coloured by speed) at the --plot-times. A sweep also writes
-tray_count.png, the tray count of all its runs against time.
+<DIR>/tray_count.png, the tray count of all its finished runs against time.
 
 Geometry (origin: midway between the pivots on the initial regolith surface, y up), from the
 prototype's CAD data as given in the paper; choices the paper leaves open are marked (*):
@@ -240,8 +240,11 @@ def build(run="P0", resolution="default", spacing=None):
     index = {p.name: add_part(sim, materials, p) for p in parts}
     set_geostatic_stress(sim, g)
     sim.add_observer("tray", interior, material=materials["regolith"], body=index["tray"])
-    # Generous bounds: on Phobos, grains thrown at ~2 m/s fly for seconds.
-    sim.set_domain((-20.0, -1.0, 0.0), (20.0, 40.0, 0.0))
+    # The domain only catches blow-ups, so it must hold every physical trajectory over 2 s (the
+    # longest the paper simulates): on Phobos grains thrown at ~2 m/s fly up and sideways for
+    # seconds; on Earth grains thrown past the edge of the bed (x > 0.4 m) fall freely,
+    # g t^2 / 2 = 20 m in 2 s.
+    sim.set_domain((-20.0, -50.0, 0.0), (20.0, 40.0, 0.0))
     return sim
 
 
@@ -279,9 +282,10 @@ def metadata(run, resolution, spacing):
             "resolution": resolution, "spacing_m": repr(spacing)}
 
 
-def plot_speed(run_dir, times, out_dir=None):
-    """speed_<t>.png for the snapshots nearest to each time [s]: regolith coloured by speed,
-    tools grey."""
+def plot_speed(run_dir, times, out_dir=None, name="speed_{time:.3f}s.png"):
+    """speed_<t>.png (or `name`, formatted with the snapshot's time [s]) in out_dir (default:
+    the run directory) for the snapshots nearest to each time [s]: regolith coloured by
+    speed, tools grey."""
     import h5py
     import matplotlib
     matplotlib.use("Agg")
@@ -313,11 +317,32 @@ def plot_speed(run_dir, times, out_dir=None):
         fig.colorbar(sc, ax=ax, label="speed [m/s]")
         ax.set(xlim=(-0.2, 0.2), ylim=(-0.06, 0.16), aspect="equal", xlabel="x [m]", ylabel="y [m]",
                title=f"{run_dir.name}: t = {time:.3f} s")
-        name = Path(out_dir or run_dir) / f"speed_{time:.3f}s.png"
-        fig.savefig(name, dpi=130, bbox_inches="tight")
+        path = Path(out_dir or run_dir) / name.format(time=time)
+        fig.savefig(path, dpi=130, bbox_inches="tight")
         plt.close(fig)
-        written.append(name)
+        written.append(path)
     return written
+
+
+def plot_tray_counts(run_dirs, path):
+    """The tray count of the runs against time, Earth runs left and Phobos runs right (by the
+    gravity in their metadata), written to `path` (PNG)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from regosph import post
+
+    runs = [post.Run(d) for d in run_dirs]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for ax, g, title in zip(axes, (G_EARTH, G_PHOBOS),
+                            ("Earth, g = 9.81 m/s²", "Phobos, g = 5.7e-3 m/s²")):
+        group = [r for r in runs if float(r.metadata["gravity_m_s2"]) == g]
+        if group:
+            post.plot_observer(group, ax=ax, lw=1.4)
+        ax.set(xlabel="time [s]", ylabel="regolith particles in the tray", title=title)
+        ax.grid(alpha=0.3)
+    post.save(fig, path, dpi=130)
+    return path
 
 
 def main(argv=None):
@@ -370,8 +395,13 @@ def sweep(args):
     if args.spacing:
         command += ["--spacing", repr(args.spacing)]
     # A directory with an unfinished run (stopped by SIGTERM, which checkpoints) continues.
-    return sw.run_sweep(command, rows, args.sweep, mode="batch" if args.batch else "local",
-                        name=lambda row: row["run"], resume_args=["--restart"])
+    status = sw.run_sweep(command, rows, args.sweep, mode="batch" if args.batch else "local",
+                          name=lambda row: row["run"], resume_args=["--restart"])
+    finished = [Path(args.sweep) / name for name in RUNS
+                if sw.is_finished(Path(args.sweep) / name, args.end_time)]
+    if finished:
+        print(f"wrote {plot_tray_counts(finished, Path(args.sweep) / 'tray_count.png')}")
+    return status
 
 
 if __name__ == "__main__":
