@@ -142,18 +142,24 @@ struct DatasetInfo {
 };
 
 // Where this process's rows of a dataset go. Serial files: all rows, one writer. Parallel
-// snapshots: every rank writes its id slice [first, first + rows) of `total` rows, collectively.
+// snapshots: every rank writes its id slice [first, first + rows) of `total` rows, collectively;
+// `most` is the largest slice of any rank (every rank takes part in as many chunk writes).
 struct RowSlice {
     bool collective = false;
     std::size_t first = 0;
     std::size_t total = 0;
+    std::size_t most = 0;
 };
 
+// Rows per write: a dataset is written in chunks from a small buffer, so that writing a
+// snapshot needs no copy of the particle arrays (what decides the peak memory of large runs).
+constexpr std::size_t kRowsPerWrite = 1 << 16;
+
 // The one place where datasets are created and written. Shape (rows) when cols == 1, else
-// (rows, cols), row-major.
-template <class T>
-void write_dataset(hid_t group, const DatasetInfo& info, const std::vector<T>& data,
-                   std::size_t rows, std::size_t cols, const RowSlice& slice = {}) {
+// (rows, cols), row-major; fill(first_row, count, out) writes count rows into out.
+template <class T, class Fill>
+void write_dataset(hid_t group, const DatasetInfo& info, std::size_t rows, std::size_t cols,
+                   const RowSlice& slice, Fill&& fill) {
     const hsize_t total = slice.collective ? slice.total : rows;
     const int rank = cols == 1 ? 1 : 2;
     const hsize_t dims[2] = {total, cols};
@@ -163,36 +169,62 @@ void write_dataset(hid_t group, const DatasetInfo& info, const std::vector<T>& d
                                   H5P_DEFAULT, H5P_DEFAULT),
                        "creating " + what),
                 H5Dclose);
-    if (slice.collective) {
-        // Every rank takes part, also with no rows of its own (an empty selection).
-        const hsize_t start[2] = {slice.first, 0};
-        const hsize_t count[2] = {rows, cols};
+    Handle xfer(h5_try(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"), H5Pclose);
+    if (slice.collective)
+        h5_try(H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+    // Collective: every rank takes part in every chunk write, with an empty selection once
+    // its own rows are written.
+    const std::size_t most = slice.collective ? slice.most : rows;
+    const std::size_t chunks = (most + kRowsPerWrite - 1) / kRowsPerWrite;
+    std::vector<T> buffer(std::min(rows, kRowsPerWrite) * cols + 1);
+    for (std::size_t c = 0; c < chunks; ++c) {
+        const std::size_t start = c * kRowsPerWrite;
+        const std::size_t count = start < rows ? std::min(kRowsPerWrite, rows - start) : 0;
+        if (count > 0) fill(start, count, buffer.data());
+        const hsize_t offset[2] = {slice.first + start, 0};
+        const hsize_t extent[2] = {count, cols};
         const hsize_t one[2] = {1, cols};
         Handle file_space(h5_try(H5Dget_space(dset), "H5Dget_space"), H5Sclose);
-        Handle mem_space(h5_try(H5Screate_simple(rank, rows > 0 ? count : one, nullptr),
+        Handle mem_space(h5_try(H5Screate_simple(rank, count > 0 ? extent : one, nullptr),
                                 "H5Screate_simple"),
                          H5Sclose);
-        if (rows > 0) {
-            h5_try(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+        if (count > 0) {
+            h5_try(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, offset, nullptr, extent, nullptr),
                    "selecting rows of " + what);
         } else {
             h5_try(H5Sselect_none(file_space), "H5Sselect_none");
             h5_try(H5Sselect_none(mem_space), "H5Sselect_none");
         }
-        Handle xfer(h5_try(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"), H5Pclose);
-        h5_try(H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
-        const T dummy[2] = {};
-        h5_try(H5Dwrite(dset, h5_types<T>().first, mem_space, file_space, xfer,
-                        rows > 0 ? static_cast<const void*>(data.data()) : dummy),
-               "writing " + what);
-    } else if (rows > 0) {  // HDF5 rejects a null buffer even for zero elements
-        h5_try(H5Dwrite(dset, h5_types<T>().first, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
+        h5_try(H5Dwrite(dset, h5_types<T>().first, mem_space, file_space, xfer, buffer.data()),
                "writing " + what);
     }
     write_string_attribute(dset, "units", info.units);
     write_string_attribute(dset, "description", info.description);
     if (info.extra_name) write_string_attribute(dset, info.extra_name, info.extra_value);
     dset.close("closing " + what);
+}
+
+// A dataset of one column from a vector.
+template <class T>
+void write_column(hid_t group, const DatasetInfo& info, const std::vector<T>& data,
+                  std::size_t rows, const RowSlice& slice = {}) {
+    write_dataset<T>(group, info, rows, 1, slice, [&](std::size_t first, std::size_t n, T* out) {
+        std::copy(data.begin() + static_cast<std::ptrdiff_t>(first),
+                  data.begin() + static_cast<std::ptrdiff_t>(first + n), out);
+    });
+}
+
+// A dataset of K columns from K component arrays (structure of arrays), row-major.
+template <std::size_t K>
+void write_components(hid_t group, const DatasetInfo& info,
+                      const std::array<std::vector<double>, K>& soa, std::size_t rows,
+                      const RowSlice& slice) {
+    write_dataset<double>(group, info, rows, K, slice,
+                          [&](std::size_t first, std::size_t n, double* out) {
+                              for (std::size_t i = 0; i < n; ++i)
+                                  for (std::size_t k = 0; k < K; ++k)
+                                      out[i * K + k] = soa[k][first + i];
+                          });
 }
 
 // Shape of /particles/<name> as a list of extents.
@@ -235,15 +267,6 @@ std::size_t particle_count(hid_t group) {
     return shape[0];
 }
 
-// SoA components -> one row-major (N, K) buffer, the layout of the (N,3)/(N,6) datasets.
-template <std::size_t K>
-std::vector<double> interleave(const std::array<std::vector<double>, K>& soa, std::size_t n) {
-    std::vector<double> out(n * K);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t k = 0; k < K; ++k) out[i * K + k] = soa[k][i];
-    return out;
-}
-
 template <std::size_t K>
 void deinterleave(const std::vector<double>& rows, std::array<std::vector<double>, K>& soa) {
     const std::size_t n = rows.size() / K;
@@ -265,28 +288,28 @@ void check_consistent(const ParticleSet& p) {
 }
 
 // The first n particles of p (the owned ones: a halo may follow).
-void write_particles(hid_t g, const ParticleSet& p, std::size_t n, const RowSlice& slice) {
-    std::vector<std::uint8_t> kind(n);
-    std::transform(p.kind.begin(), p.kind.begin() + static_cast<std::ptrdiff_t>(n), kind.begin(),
-                   [](ParticleKind k) { return static_cast<std::uint8_t>(k); });
-    const RowSlice& s = slice;
-    write_dataset(g, {"position", "m", "position, z = 0 in 2D"}, interleave(p.x, n), n, 3, s);
-    write_dataset(g, {"velocity", "m/s", "velocity"}, interleave(p.v, n), n, 3, s);
-    write_dataset(g, {"density", "kg/m^3", "mass density"}, p.rho, n, 1, s);
-    write_dataset(g, {"mass", "kg", "particle mass"}, p.mass, n, 1, s);
-    write_dataset(g, {"smoothing_length", "m", "kernel support radius h"}, p.h, n, 1, s);
-    write_dataset(
+void write_particles(hid_t g, const ParticleSet& p, std::size_t n, const RowSlice& s) {
+    write_components(g, {"position", "m", "position, z = 0 in 2D"}, p.x, n, s);
+    write_components(g, {"velocity", "m/s", "velocity"}, p.v, n, s);
+    write_column(g, {"density", "kg/m^3", "mass density"}, p.rho, n, s);
+    write_column(g, {"mass", "kg", "particle mass"}, p.mass, n, s);
+    write_column(g, {"smoothing_length", "m", "kernel support radius h"}, p.h, n, s);
+    write_components(
         g, {"stress", "Pa", "Cauchy stress, tension positive", "components", "xx yy zz xy xz yz"},
-        interleave(p.stress, n), n, kSymComponents, s);
-    write_dataset(g, {"plastic_strain", "-", "accumulated plastic strain (plastic multiplier)"},
-                  p.plastic_strain, n, 1, s);
-    write_dataset(g, {"yielding", "-", "1 if the particle yielded in the last step"}, p.yielding, n,
-                  1, s);
-    write_dataset(g, {"material", "-", "material index"}, p.material, n, 1, s);
-    write_dataset(g, {"body", "-", "body index"}, p.body, n, 1, s);
-    write_dataset(g, {"kind", "-", "particle kind", "values", "0 dynamic, 1 boundary"}, kind, n, 1,
-                  s);
-    write_dataset(g, {"id", "-", "stable particle id"}, p.id, n, 1, s);
+        p.stress, n, s);
+    write_column(g, {"plastic_strain", "-", "accumulated plastic strain (plastic multiplier)"},
+                 p.plastic_strain, n, s);
+    write_column(g, {"yielding", "-", "1 if the particle yielded in the last step"}, p.yielding,
+                 n, s);
+    write_column(g, {"material", "-", "material index"}, p.material, n, s);
+    write_column(g, {"body", "-", "body index"}, p.body, n, s);
+    write_dataset<std::uint8_t>(
+        g, {"kind", "-", "particle kind", "values", "0 dynamic, 1 boundary"}, n, 1, s,
+        [&](std::size_t first, std::size_t count, std::uint8_t* out) {
+            for (std::size_t i = 0; i < count; ++i)
+                out[i] = static_cast<std::uint8_t>(p.kind[first + i]);
+        });
+    write_column(g, {"id", "-", "stable particle id"}, p.id, n, s);
 }
 
 // The particles in id order, whatever the number of ranks: each rank writes its id slice of
@@ -307,6 +330,7 @@ void write_file(const fs::path& path, const ParticleSet& owned, double time_s, s
     }
     const ParticleSet& p = *rows;
     const std::size_t n = rows == &owned ? n_owned : p.size();
+    slice.most = slice.collective ? static_cast<std::size_t>(mpi::max(static_cast<std::int64_t>(n))) : n;
     Handle access(h5_try(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
     if (slice.collective)
         h5_try(H5Pset_fapl_mpio(access, MPI_COMM_WORLD, MPI_INFO_NULL), "H5Pset_fapl_mpio");
@@ -524,7 +548,7 @@ void write_time_series_file(const fs::path& final_path, const std::vector<std::s
             std::vector<double> data(rows.size());
             for (std::size_t r = 0; r < rows.size(); ++r) data[r] = rows[r].at(c);
             const DatasetInfo info{leaf.c_str(), units.c_str(), columns[c].c_str()};
-            write_dataset(parent, info, data, rows.size(), 1);
+            write_column(parent, info, data, rows.size());
         }
         h5_try(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");
         file.close("closing the file");

@@ -37,8 +37,13 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim) : mater
         artificial_stress_power = static_cast<int>(common);
 }
 
-void Derivatives::resize(std::size_t n) {
-    for (auto& c : dx) c.assign(n, 0.0);
+void Derivatives::resize(std::size_t n, bool position_rate) {
+    for (auto& c : dx) {
+        if (position_rate)
+            c.assign(n, 0.0);
+        else
+            std::vector<double>().swap(c);
+    }
     for (auto& c : dv) c.assign(n, 0.0);
     drho.assign(n, 0.0);
     for (auto& c : dstress) c.assign(n, 0.0);
@@ -62,7 +67,9 @@ struct PairSums {
 // Layout of a particle's record in StagedParticles::record: field offsets in doubles. A
 // symmetric tensor keeps its in-plane components in 2D (xx, yy, xy), all six in 3D (Voigt
 // order); kSlot gives the slot of entry (i, j).
-template <int Dim>
+// ArtStress: the run has a material with artificial stress; otherwise the record ends before
+// R (6 doubles less per particle in 3D).
+template <int Dim, bool ArtStress>
 struct Record {
     static constexpr int kTensor = Dim == 2 ? 3 : 6;
     static constexpr int x = 0;                   // position [m], Dim entries
@@ -75,7 +82,7 @@ struct Record {
     static constexpr int key = rho + 4;           // XSPH partner key [-]
     static constexpr int stress = rho + 5;        // sigma / rho^2 [Pa m^6/kg^2], kTensor entries
     static constexpr int art = stress + kTensor;  // artificial stress R [Pa m^6/kg^2], kTensor
-    static constexpr int size = art + kTensor;
+    static constexpr int size = ArtStress ? art + kTensor : art;
     static constexpr int kSlot[3][3] = {{0, Dim == 2 ? 2 : 3, 4}, {Dim == 2 ? 2 : 3, 1, 5}, {4, 5, 2}};
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
 };
@@ -104,10 +111,10 @@ constexpr std::size_t kBlock = 8;
 // f_ab = shape(q_ab) G for a uniformly filled body. With a common exponent n the record
 // holds R G^n and the pair takes (R_a G_a^n + R_b G_b^n) shape(q_ab)^n, which is the
 // formula above whenever G_a = G_b; otherwise f_ab = shape(q_ab) (G_a + G_b) / 2.
-template <int Dim>
+template <int Dim, bool ArtStress>
 void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vector<double>& rho0,
                   std::size_t i, StagedParticles& st) {
-    using R = Record<Dim>;
+    using R = Record<Dim, ArtStress>;
     double* const rec = st.record.data() + i * R::size;
     const bool boundary = p.kind[i] == ParticleKind::boundary;
     const int mat = p.material[i];
@@ -124,8 +131,8 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vect
     rec[R::key] = boundary ? -1.0 : mat;
     for (int t = 0; t < R::kTensor; ++t)
         rec[R::stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
+    if constexpr (!ArtStress) return;
     for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = 0.0;
-    if (!mt.any_artificial_stress) return;
     const double eps = mt.artificial_stress[mat];
     const int power = mt.artificial_stress_power;
     const double rest_volume = p.mass[i] / (boundary ? p.rho[i] : rho0[mat]);
@@ -183,15 +190,16 @@ std::uint32_t select_interacting(const ParticleSet& p, std::size_t a,
 }
 
 // The records of all particles, halo copies included (they are partners).
-template <int Dim>
+template <int Dim, bool ArtStress>
 void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedParticles& st) {
     const std::size_t n = p.size();
     // The pair loop indexes records with 32-bit signed integers (gathers with 32-bit indices).
-    if (n >= std::size_t{0x7fffffff} / Record<Dim>::size)
+    using R = Record<Dim, ArtStress>;
+    if (n >= std::size_t{0x7fffffff} / R::size)
         throw std::length_error("compute_derivatives: too many particles on one rank for the "
                                 "32-bit record index");
-    st.record_size = Record<Dim>::size;
-    st.record.resize(n * Record<Dim>::size);
+    st.record_size = R::size;
+    st.record.resize(n * R::size);
     if (mt.any_artificial_stress && mt.artificial_stress_power == 0) {
         st.n_art.resize(n);
         st.inv_w_rest.resize(n);
@@ -200,7 +208,7 @@ void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedPartic
     for (std::size_t m = 0; m < rho0.size(); ++m) rho0[m] = reference_density(mt.materials[m]);
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i) {
-        write_record<Dim>(p, mt, rho0, i, st);
+        write_record<Dim, ArtStress>(p, mt, rho0, i, st);
     }
 }
 
@@ -209,7 +217,7 @@ void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedPartic
 template <int Dim, bool ArtStress, bool Xsph>
 PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::size_t a,
                      std::span<const std::uint32_t> partners, const PhysicsParameters& pp) {
-    using R = Record<Dim>;
+    using R = Record<Dim, ArtStress>;
     const double* const rec = st.record.data();
     const double* const rec_a = rec + a * R::size;
     const double rho_a = rec_a[R::rho];
@@ -224,7 +232,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     }
     for (int t = 0; t < R::kTensor; ++t) {
         sa[t] = rec_a[R::stress + t];
-        ra[t] = rec_a[R::art + t];
+        if constexpr (ArtStress) ra[t] = rec_a[R::art + t];
     }
 
     // f_ab^n: multiplied out from the bits of a common whole exponent, or (power 0) by
@@ -383,7 +391,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
                       const PhysicsParameters& pp, Derivatives& out) {
     const std::size_t n = p.owned();  // halo particles are partners only
     StagedParticles& st = out.staged;
-    stage_particles<Dim>(p, mt, st);  // records of all particles, halo included
+    stage_particles<Dim, ArtStress>(p, mt, st);  // records of all particles, halo included
 
 #pragma omp parallel
     {
@@ -410,8 +418,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
             out.dv[d][a] = s.acc[d] + pp.gravity[d];
             speed2 += p.v[d][a] * p.v[d][a];
             // Position rate: v, plus the XSPH term eps sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab.
-            out.dx[d][a] = p.v[d][a];
-            if constexpr (Xsph) out.dx[d][a] += mt.xsph[mat] * s.xsph[d];
+            if constexpr (Xsph) out.dx[d][a] = p.v[d][a] + mt.xsph[mat] * s.xsph[d];
         }
         out.drho[a] = p.rho[a] * s.div_sum;
 
@@ -473,7 +480,8 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
 
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out) {
-    if (out.drho.size() != p.size()) out.resize(p.size());
+    if (out.drho.size() != p.size() || out.dx[0].empty() == mt.any_xsph)
+        out.resize(p.size(), mt.any_xsph);
     if (p.dim == 2)
         derivatives_for_options<2>(p, nl, mt, pp, out);
     else

@@ -62,7 +62,9 @@ struct StagedParticles {
 };
 
 struct Derivatives {
-    std::array<std::vector<double>, 3> dx;  // position rate [m/s]: v, plus the XSPH term
+    // Position rate [m/s]: v plus the XSPH term; empty when no material uses XSPH (the rate is
+    // then the velocity itself, which the integrator reads from the particles).
+    std::array<std::vector<double>, 3> dx;
     std::array<std::vector<double>, 3> dv;                    // acceleration [m/s^2]
     std::vector<double> drho;                                 // [kg/m^3/s]
     std::array<std::vector<double>, kSymComponents> dstress;  // [Pa/s]
@@ -70,7 +72,7 @@ struct Derivatives {
     std::vector<std::uint8_t> yielding;                       // plastic loading this evaluation
     std::vector<double> dt_limit;  // Courant limit of each dynamic particle [s]; +inf elsewhere
     StagedParticles staged;        // workspace of compute_derivatives
-    void resize(std::size_t n);
+    void resize(std::size_t n, bool position_rate = true);
 };
 
 // Derivatives of the owned dynamic particles (halo particles enter as partners).

@@ -128,19 +128,24 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
     const std::size_t n = p.owned();
     const int dim = p.dim;
     particle_error_.assign(n, 0.0);
+    const bool xsph = !k1_.dx[0].empty();
     double worst = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : worst)
     for (std::size_t a = 0; a < n; ++a) {
         if (p.kind[a] != ParticleKind::dynamic) continue;
         double ex2 = 0.0, ev2 = 0.0;
         for (int d = 0; d < dim; ++d) {
+            // Position rate of each stage: the XSPH rate, or without XSPH the velocity itself
+            // (at the step start, and at the predicted state: p.v before it is overwritten).
+            const double rate1 = xsph ? k1_.dx[d][a] : v0_[d][a];
             if (!final) {
-                p.x[d][a] = x0_[d][a] + dt * k1_.dx[d][a];
+                p.x[d][a] = x0_[d][a] + dt * rate1;
                 p.v[d][a] = v0_[d][a] + dt * k1_.dv[d][a];
             } else {
-                p.x[d][a] = x0_[d][a] + 0.5 * dt * (k1_.dx[d][a] + k2_.dx[d][a]);
+                const double rate2 = xsph ? k2_.dx[d][a] : p.v[d][a];
+                p.x[d][a] = x0_[d][a] + 0.5 * dt * (rate1 + rate2);
                 p.v[d][a] = v0_[d][a] + 0.5 * dt * (k1_.dv[d][a] + k2_.dv[d][a]);
-                const double dxe = 0.5 * dt * (k2_.dx[d][a] - k1_.dx[d][a]);
+                const double dxe = 0.5 * dt * (rate2 - rate1);
                 const double dve = 0.5 * dt * (k2_.dv[d][a] - k1_.dv[d][a]);
                 ex2 += dxe * dxe;
                 ev2 += dve * dve;

@@ -287,7 +287,8 @@ const Derivatives& Simulation::evaluate_derivatives() {
     integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
     release_halo();
     const std::size_t n = particles_.size();
-    for (auto& c : scratch_.dx) c.resize(n);
+    for (auto& c : scratch_.dx)
+        if (!c.empty()) c.resize(n);
     for (auto& c : scratch_.dv) c.resize(n);
     scratch_.drho.resize(n);
     for (auto& c : scratch_.dstress) c.resize(n);
