@@ -37,7 +37,10 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParam
     auto clock = std::chrono::steady_clock::now();
     // At a step start, look one proposed step ahead: rebuilding (and migrating) then is
     // cheaper than in the middle of the step, where particles cannot change ranks.
-    if (mpi::any(nl.needs_rebuild(p, step_start ? dt_next_ : 0.0))) {
+    // The next step is at most the proposed one, dt_max and the last Courant limit (the
+    // proposal alone can run far ahead when output times or a caller cap the steps).
+    const double ahead = step_start ? std::min({dt_next_, opt_.dt_max, last_courant_}) : 0.0;
+    if (mpi::any(nl.needs_rebuild(p, ahead))) {
         if (domain_) {
             if (step_start)
                 domain_->migrate(p);  // owned particles change only between steps
@@ -260,6 +263,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     for (std::size_t a = 0; a < p.owned(); ++a)
         if (p.kind[a] == ParticleKind::dynamic) dt_courant = std::min(dt_courant, k1_.dt_limit[a]);
     dt_courant = mpi::min(dt_courant);
+    last_courant_ = dt_courant;
 
     double dt = dt_next_ > 0.0 ? dt_next_ : (opt_.dt_initial > 0.0 ? opt_.dt_initial : dt_courant);
     dt = std::min({dt, dt_courant, opt_.dt_max});

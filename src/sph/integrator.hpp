@@ -94,6 +94,7 @@ private:
     IntegratorOptions opt_;
     PhaseTimes times_;
     double dt_next_ = 0.0;
+    double last_courant_ = 0.0;  // Courant limit of the last step [s] (0 before the first)
     // Start-of-step state of every owned particle (boundary particles included, they are cheap).
     std::array<std::vector<double>, 3> x0_, v0_;
     std::vector<double> rho0_, mass0_, plastic0_;
