@@ -35,10 +35,10 @@ void AdaptiveHeun::place(ParticleSet& p, double t) {
 void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp,
                            double t, bool step_start) {
     auto clock = std::chrono::steady_clock::now();
-    // At a step start, look one proposed step ahead: rebuilding (and migrating) then is
-    // cheaper than in the middle of the step, where particles cannot change ranks.
-    // The next step is at most the proposed one, dt_max and the last Courant limit (the
-    // proposal alone can run far ahead when output times or a caller cap the steps).
+    // At a step start, look one step ahead, so that rebuilds (and migrations between ranks)
+    // happen there rather than mid-step, where particles cannot change ranks. That step is at
+    // most the proposed one, dt_max and the last Courant limit (the proposal alone runs far
+    // ahead when output times or a caller cap every step).
     const double ahead = step_start ? std::min({dt_next_, opt_.dt_max, last_courant_}) : 0.0;
     if (mpi::any(nl.needs_rebuild(p, ahead))) {
         if (domain_) {
@@ -106,9 +106,8 @@ void AdaptiveHeun::restore_start(ParticleSet& p) const {
 }
 
 namespace {
-// The staged per-particle quantities are workspace of one evaluation: k1 and k2 take turns
-// with one set of arrays (the records and neighbour selections: about 200 + 4 x neighbours
-// bytes per particle less, which large 3D runs feel).
+// The staged pair-loop records are workspace of one evaluation: k1 and k2 take turns with one
+// set of them (144 bytes per particle less in 3D, which large runs feel).
 void share_staging(Derivatives& next, Derivatives& previous) {
     if (next.staged.record.empty()) std::swap(next.staged, previous.staged);
 }
