@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 namespace regosph::io {
 

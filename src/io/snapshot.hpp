@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 namespace regosph::io {
 

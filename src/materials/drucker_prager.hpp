@@ -3,7 +3,7 @@
 // Free functions of (parameters, state, strain rate) so that each is unit-testable.
 #pragma once
 
-#include "sph/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace regosph {
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "sph/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace regosph {
 

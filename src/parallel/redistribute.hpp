@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 namespace regosph::parallel {
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <cstddef>
 
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 namespace regosph {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "sph/kernel.hpp"
-#include "sph/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace regosph {
 

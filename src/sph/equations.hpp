@@ -12,7 +12,7 @@
 
 #include "materials/material.hpp"
 #include "sph/neighbours.hpp"
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 namespace regosph {
 

@@ -11,7 +11,7 @@
 #include "geometry/body.hpp"
 #include "sph/equations.hpp"
 #include "sph/neighbours.hpp"
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 namespace regosph {
 

@@ -14,7 +14,7 @@
 #include <span>
 #include <vector>
 
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 namespace regosph {
 

@@ -8,7 +8,7 @@
 
 #include "geometry/body.hpp"
 #include "geometry/shapes.hpp"
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 namespace regosph {
 

@@ -21,7 +21,7 @@
 #include "sph/motion.hpp"
 #include "sph/neighbours.hpp"
 #include "sph/observers.hpp"
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 namespace regosph {
 

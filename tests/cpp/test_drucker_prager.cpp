@@ -11,7 +11,7 @@
 
 #include "materials/drucker_prager.hpp"
 #include "materials/material.hpp"
-#include "sph/tensor.hpp"
+#include "core/tensor.hpp"
 
 using namespace regosph;
 

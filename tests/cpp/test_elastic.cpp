@@ -17,7 +17,7 @@
 #include "geometry/shapes.hpp"
 #include "sph/kernel.hpp"
 #include "sph/simulation.hpp"
-#include "sph/tensor.hpp"
+#include "core/tensor.hpp"
 
 using namespace regosph;
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "sph/neighbours.hpp"
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 using namespace regosph;
 

@@ -7,7 +7,7 @@
 #include <numbers>
 #include <random>
 
-#include "sph/tensor.hpp"
+#include "core/tensor.hpp"
 
 using namespace regosph;
 

@@ -1,4 +1,4 @@
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 #include <stdexcept>
 

@@ -6,7 +6,7 @@
 #include <array>
 #include <cmath>
 
-#include "sph/particles.hpp"
+#include "core/particles.hpp"
 
 namespace regosph {
 
