@@ -18,6 +18,8 @@
 namespace py = pybind11;
 using namespace regosph;
 
+void bind_mesh(py::module_& m);  // bind_mesh.cpp
+
 namespace {
 
 constexpr double kRad = std::numbers::pi / 180.0;
@@ -339,6 +341,7 @@ PYBIND11_MODULE(_core, m) {
           "[m] (3D: about the axis parallel to z through it).");
     m.def("offset", &geometry::offset, py::arg("shape"), py::arg("distance"),
           "Points closer than distance [m] to the shape (grows it; < 0 shrinks it).");
+    bind_mesh(m);
     m.def("wall_layer", &geometry::wall_layer, py::arg("shape"), py::arg("thickness"),
           "offset(shape, thickness) - shape: the layer of wall particles around a region [m].");
     m.def(

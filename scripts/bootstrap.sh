@@ -9,6 +9,8 @@ packages=(
   pybind11-dev python3-pybind11 doctest-dev
   python3-dev python3-numpy python3-h5py python3-matplotlib python3-pandas python3-pytest
   python3-nbclient python3-ipykernel python3-mpi4py
+  # CAD tool meshes (STL, OBJ, ...): regosph.read_mesh
+  python3-meshio
   # bench/rings_bench.py runs PySPH next to regosph; PySPH compiles its kernels at run time
   # (Cython + g++ with OpenMP, into ~/.pysph)
   python3-pysph cython3

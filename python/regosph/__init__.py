@@ -34,6 +34,7 @@ from ._core import (  # noqa: F401  (re-exported API)
     Shape,
     Simulation,
     StepReport,
+    TriangleMesh,
     __version__,
     annular_sector,
     annulus,
@@ -55,9 +56,12 @@ from ._core import (  # noqa: F401  (re-exported API)
     sphere,
     subtract,
     translate,
+    triangle_mesh,
     unite,
     wall_layer,
 )
+
+from .mesh import read_mesh  # noqa: E402,F401  (CAD tool meshes; needs python3-meshio)
 
 # Order of the six stress components in every array and file.
 STRESS_COMPONENTS = ("xx", "yy", "zz", "xy", "xz", "yz")
