@@ -22,6 +22,10 @@ and the tray a channel, all rotating about axes parallel to z. Choices of the ex
 - the brushes and shields span the bed's width; above the surface nothing closes the sides, and
   grains thrown over the side walls fall freely (the domain reaches 100 m below the bed, far
   below the ~20 m a grain falls in 2 s on Earth).
+With --brush-mesh FILE each brush is instead the closed triangle mesh in FILE (a CAD export, e.g.
+the one examples/cad/make_brush_mesh.py writes; units by --brush-mesh-units, default mm), its
+origin placed at the brush's pivot, filled with particles on the cubic lattice of the inner
+spacing (aligned with the 2D hub's). Both brushes use the same mesh.
 Outputs as in 2D (snapshots, observers.csv/.h5, loads in diagnostics.csv in N and N m); no
 speed plots (use ParaView on series.xdmf). Every MPI rank builds the same particles; only rank 0
 prints.
@@ -55,9 +59,22 @@ def extruded_width(spacing, depth):
     return bs.snap(depth, bs.ZONE_SPACING_FACTORS[-1] * spacing)
 
 
-def build(run="P0", spacing=DEFAULT_SPACING, depth=DEFAULT_DEPTH):
+def mesh_brush_points(mesh, pivot, spacing):
+    """Particles (N, 3) [m] of a brush mesh (a 3D Shape, origin at the pivot) placed at the pivot
+    (x, y), on the cubic lattice of the 2D hub (corner at pivot - hub radius, layers at
+    z = (k + 1/2) spacing)."""
+    origin = (pivot[0] - bs.HUB_RADIUS, pivot[1] - bs.HUB_RADIUS, 0.0)
+    points = rs.lattice_fill(rs.translate(mesh, (pivot[0], pivot[1], 0.0)), spacing, origin=origin)
+    if len(points) == 0:
+        raise ValueError(f"brush mesh {getattr(mesh, 'name', '')}: no particle at spacing "
+                         f"{spacing} m (is it in m? give --brush-mesh-units)")
+    return points
+
+
+def build(run="P0", spacing=DEFAULT_SPACING, depth=DEFAULT_DEPTH, brush_mesh=None):
     """The 3D sampler for one row of the run table: inner spacing [m], width in z [m] (rounded
-    up to whole coarse cells)."""
+    up to whole coarse cells); brush_mesh: a 3D Shape (origin at the pivot, in m) for both
+    brushes instead of the extruded 2D brush."""
     dx = bs.inner_spacing(spacing=spacing)
     parts, (_, interior, outline, corner) = bs.layout(run, dx)
     width = extruded_width(dx, depth)
@@ -79,6 +96,8 @@ def build(run="P0", spacing=DEFAULT_SPACING, depth=DEFAULT_DEPTH):
             points = np.vstack([extrude_points(plate, -thick, 0.0, p.spacing),
                                 extrude_points(p.points, 0.0, width, p.spacing),
                                 extrude_points(plate, width, width + thick, p.spacing)])
+        elif brush_mesh is not None and p.name.startswith("brush"):
+            points = mesh_brush_points(brush_mesh, p.kinematics.pivot, p.spacing)
         else:
             points = extrude_points(p.points, 0.0, width, p.spacing)
         index[p.name] = bs.add_part(sim, materials, p, points)
@@ -111,14 +130,30 @@ def main(argv=None):
                     help="width in z [m], rounded up to whole cells of 4 x spacing")
     ap.add_argument("--end-time", type=float, default=1.0, help="simulated time [s]")
     ap.add_argument("--observe-every", type=int, default=20, help="steps between tray counts")
+    ap.add_argument("--brush-mesh", help="closed triangle mesh (STL, OBJ, ...) of the brush, "
+                    "origin at its pivot, axis along z (examples/cad/make_brush_mesh.py)")
+    ap.add_argument("--brush-mesh-units", default="mm", choices=list(rs.mesh.UNITS),
+                    help="length unit of the brush mesh file")
     run_control.add_arguments(ap)
     args = ap.parse_args(argv)
-    sim = build(args.run, args.spacing, args.depth)
+    mesh = None
+    if args.brush_mesh:
+        try:
+            mesh = rs.read_mesh(args.brush_mesh, units=args.brush_mesh_units)
+        except (OSError, ValueError) as e:  # names the file and the fault
+            ap.error(f"--brush-mesh: {e}")
+    sim = build(args.run, args.spacing, args.depth, brush_mesh=mesh)
     width = extruded_width(args.spacing, args.depth)
     if rs.is_root():  # under MPI only rank 0 prints
         print(f"3D brush sampler {args.run}: {sim.size} particles, inner spacing "
               f"{args.spacing * 1e3:.3g} mm, depth {width:.4g} m")
-    return run_control.run(sim, args, metadata(args.run, args.spacing, width),
+        if mesh is not None:
+            print(f"  brushes from {mesh.name}: {mesh.triangle_count} triangles, "
+                  f"{mesh.volume * 1e6:.4g} cm^3 each")
+    info = metadata(args.run, args.spacing, width)
+    if mesh is not None:
+        info.update(brush_mesh=mesh.name, brush_mesh_units=args.brush_mesh_units)
+    return run_control.run(sim, args, info,
                            diagnostics_every=args.observe_every, observe_every=args.observe_every)
 
 
