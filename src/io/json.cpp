@@ -92,31 +92,11 @@ std::string version_string() {
 }
 
 void write_material(JsonWriter& j, const Material& m) {
-    constexpr double deg = 180.0 / std::numbers::pi;
     j.begin_object();
     j.field("name", m.name);
     j.field("viscosity_sound_speed_m_s", m.viscosity_sound_speed);
-    if (const auto* dp = std::get_if<DruckerPrager>(&m.model)) {
-        j.field("model", std::string("DruckerPrager"));
-        j.field("density_kg_m3", dp->density);
-        j.field("bulk_modulus_Pa", dp->bulk_modulus);
-        j.field("shear_modulus_Pa", dp->shear_modulus);
-        j.field("friction_angle_deg", dp->friction_angle * deg);
-        j.field("cohesion_Pa", dp->cohesion);
-        j.field("dilatancy_angle_deg", dp->dilatancy_angle * deg);
-    } else if (const auto* es = std::get_if<ElasticSolid>(&m.model)) {
-        j.field("model", std::string("ElasticSolid"));
-        j.field("density_kg_m3", es->density);
-        j.field("bulk_modulus_Pa", es->bulk_modulus);
-        j.field("shear_modulus_Pa", es->shear_modulus);
-        j.field("murnaghan_n", es->murnaghan_n);
-        j.field("artificial_stress", es->artificial_stress);
-        j.field("artificial_stress_exponent", es->artificial_stress_exponent);
-        j.field("xsph", es->xsph);
-    } else if (const auto* r = std::get_if<Rigid>(&m.model)) {
-        j.field("model", std::string("Rigid"));
-        j.field("density_kg_m3", r->density);
-    }
+    j.field("model", std::string(model_name(m)));
+    for (const ModelParameter& q : model_parameters(m)) j.field(q.key, q.value);
     j.end_object();
 }
 

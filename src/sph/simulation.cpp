@@ -68,7 +68,7 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
         if (!std::isfinite(velocity[d]))
             throw std::invalid_argument(where + "velocity must be finite");
     const Material& m = materials_[material];
-    const bool rigid = std::holds_alternative<Rigid>(m.model);
+    const bool rigid = boundary_only(m);
     if (motion == Motion::dynamic && rigid)
         throw std::invalid_argument(where + "material '" + m.name +
                                     "' is Rigid, which only boundary (fixed) bodies can use");
@@ -191,10 +191,14 @@ std::vector<BodyLoad> Simulation::body_loads() {
     validate_setup();
     ensure_integrator();
     if (!has_kinematic_bodies(bodies_)) return std::vector<BodyLoad>(bodies_.size());
-    integrator_->prepare(particles_, neighbours_, physics_, time_, true);
-    auto loads = kinematic_body_loads(particles_, neighbours_, *table_, physics_, bodies_, time_);
+    integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
     release_halo();
-    return loads;
+    return scratch_.loads;
+}
+
+std::vector<BodyLoad> Simulation::recorded_loads() {
+    if (integrator_ && !integrator_->step_loads().empty()) return integrator_->step_loads();
+    return body_loads();  // no step taken yet: the loads of the current state
 }
 
 void Simulation::set_domain(const geometry::Point& lo, const geometry::Point& hi) {
@@ -595,9 +599,7 @@ RunSummary Simulation::run(const RunOptions& o) {
                                    g.momentum[2], g.max_speed, static_cast<double>(g.yielding),
                                    g.mass, static_cast<double>(rejected_since_row)};
         if (!loaded.empty()) {
-            integrator_->prepare(particles_, neighbours_, physics_, time_, true);
-            const auto loads =
-                kinematic_body_loads(particles_, neighbours_, *table_, physics_, bodies_, time_);
+            const std::vector<BodyLoad> loads = recorded_loads();
             for (const std::size_t k : loaded) {
                 for (int d = 0; d < particles_.dim; ++d) row.push_back(loads[k].force[d]);
                 if (planar)

@@ -82,8 +82,11 @@ public:
     std::vector<ObserverReading> observe() const;
 
     // Force and torque of the dynamic particles on every body at the current state (zero for
-    // bodies that are not kinematic); see kinematic_body_loads.
+    // bodies that are not kinematic), from the pair loop (body_loads.hpp).
     std::vector<BodyLoad> body_loads();
+    // The loads a diagnostics row records: those of the last step, averaged with the weights
+    // of the velocity update (AdaptiveHeun::step_loads); before any step, body_loads().
+    std::vector<BodyLoad> recorded_loads();
 
     // Optional bounds [m]: a setup with particles outside them is refused, and a particle that
     // leaves them during a run stops it (BlowUpError).
