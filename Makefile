@@ -1,6 +1,7 @@
 # regosph: the two commands of the README, and a few more.
 #   make run    bootstrap, build, run the soil-collapse validation at the paper's resolution
 #   make test   bootstrap, build, run every test (C++ unit, MPI, Python), then `make sanitize`
+#   make install [PREFIX=/usr/local]  the package and the `regosph` command (README "Installing")
 #   make sanitize  ASan+UBSan build in build-asan: the C++ unit tests and a short collapse
 #               (~3.5 min from a clean build-asan on 2 cores, so it is part of make test)
 # Every script runs with Debian's interpreter: the python3 first on PATH may lack numpy & co.
@@ -12,7 +13,7 @@ RUN_DIR ?= runs/soil_collapse
 ENV     := PYTHONPATH=$(CURDIR)/$(BUILD)/python OMP_NUM_THREADS=$(THREADS) \
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: all bootstrap build run test sanitize bench bench-collapse bench-rings bench-mpi clean
+.PHONY: all bootstrap build run test install sanitize bench bench-collapse bench-rings bench-mpi clean
 
 all: build
 
@@ -29,6 +30,12 @@ run: build
 test: build
 	cd $(BUILD) && $(ENV) ctest --output-on-failure -j 1
 	@$(MAKE) --no-print-directory sanitize
+
+# The package and its extension into PREFIX/lib/python3.X/dist-packages (on Debian's sys.path for
+# /usr/local) and the `regosph` command into PREFIX/bin (README "Installing").
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer (-O1 -g) in its own build directory: the C++ unit
 # tests, then a short, coarse soil collapse through the sanitized Python extension. Python is not

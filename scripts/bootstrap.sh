@@ -11,6 +11,8 @@ packages=(
   python3-nbclient python3-ipykernel python3-mpi4py
   # CAD tool meshes (STL, OBJ, ...): regosph.read_mesh
   python3-meshio
+  # `python3 -m build` of the README's install section (pip: python3-pip, python3-venv)
+  python3-build python3-pip python3-venv
   # bench/rings_bench.py runs PySPH next to regosph; PySPH compiles its kernels at run time
   # (Cython + g++ with OpenMP, into ~/.pysph)
   python3-pysph cython3

@@ -1,4 +1,4 @@
-"""Command line of the regosph package:
+"""Command line of the regosph package: `regosph ...` once installed, or `python3 -m regosph ...`.
 
     python3 -m regosph info RUN [--json]
     python3 -m regosph plot RUN [--field speed] [--times 0.5 1.0] [--material regolith] --out DIR
@@ -11,6 +11,7 @@ malformed run directory, ...) print one line naming the file and exit with statu
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -148,8 +149,14 @@ def run_sweep(args):
                            batch_options=options)
 
 
+def _prog():
+    """`regosph` when run as the installed command, else `python3 -m regosph`."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return "python3 -m regosph" if name in ("", "-c", "__main__.py") else name
+
+
 def parser():
-    ap = argparse.ArgumentParser(prog="python3 -m regosph", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=_prog(), description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command_name", required=True)
     p = sub.add_parser("info", help="parameters, particles, times and last state of a run")
     p.add_argument("run")
