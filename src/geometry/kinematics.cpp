@@ -4,14 +4,14 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "geometry/vector_ops.hpp"
+
 namespace regosph::geometry {
 
 namespace {
 
-Vec3 cross(const Vec3& a, const Vec3& b) {
-    return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-double dot(const Vec3& a, const Vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+using vec::cross;
+using vec::dot;
 
 // Rodrigues' formula: r rotated by `angle` [rad] about the unit axis n,
 // Q r = r cos(angle) + (n x r) sin(angle) + n (n . r) (1 - cos(angle)).
@@ -24,9 +24,65 @@ Vec3 rotate(const Vec3& r, const Vec3& n, double angle) {
             r[2] * c + nxr[2] * s + n[2] * nr};
 }
 
+// The value at t of the line through knots a and b.
+template <std::size_t N>
+std::array<double, N> between(const typename PiecewiseLinear<N>::Knot& a,
+                              const typename PiecewiseLinear<N>::Knot& b, double t) {
+    const double s = (t - a.time) / (b.time - a.time);
+    std::array<double, N> y{};
+    for (std::size_t c = 0; c < N; ++c) y[c] = a.value[c] + (b.value[c] - a.value[c]) * s;
+    return y;
+}
+
 }  // namespace
 
+template <std::size_t N>
+std::array<double, N> PiecewiseLinear<N>::value(double t) const {
+    if (knots.empty()) return {};
+    for (std::size_t k = 0; k + 1 < knots.size(); ++k)
+        if (t < knots[k + 1].time) return t <= knots[k].time ? knots[k].value : between<N>(knots[k], knots[k + 1], t);
+    return knots.back().value;
+}
+
+template <std::size_t N>
+std::array<double, N> PiecewiseLinear<N>::slope(double t) const {
+    std::array<double, N> d{};
+    for (std::size_t k = 0; k + 1 < knots.size(); ++k) {
+        const Knot &a = knots[k], &b = knots[k + 1];
+        if (t >= a.time && t < b.time) {
+            for (std::size_t c = 0; c < N; ++c) d[c] = (b.value[c] - a.value[c]) / (b.time - a.time);
+            break;
+        }
+    }
+    return d;
+}
+
+template <std::size_t N>
+std::array<double, N> PiecewiseLinear<N>::integral(double t) const {
+    std::array<double, N> sum{};
+    if (knots.empty()) return sum;
+    // The constant y_0 up to the first knot.
+    const double head = std::min(t, knots.front().time);
+    for (std::size_t c = 0; c < N; ++c) sum[c] = knots.front().value[c] * head;
+    if (t <= knots.front().time) return sum;
+    // Trapezoids of the intervals, the last one cut at t.
+    for (std::size_t k = 0; k + 1 < knots.size(); ++k) {
+        const Knot &a = knots[k], &b = knots[k + 1];
+        const double end = std::min(t, b.time);
+        const std::array<double, N> y_end = end < b.time ? between<N>(a, b, end) : b.value;
+        for (std::size_t c = 0; c < N; ++c) sum[c] += 0.5 * (a.value[c] + y_end[c]) * (end - a.time);
+        if (t <= b.time) return sum;
+    }
+    // The last value from the last knot on.
+    for (std::size_t c = 0; c < N; ++c) sum[c] += knots.back().value[c] * (t - knots.back().time);
+    return sum;
+}
+
+template struct PiecewiseLinear<1>;
+template struct PiecewiseLinear<3>;
+
 Vec3 Kinematics::displacement(double t) const {
+    if (!velocity_ramp.empty()) return velocity_ramp.integral(t);
     Vec3 d{0.0, 0.0, 0.0};
     double start = 0.0;
     for (const VelocitySegment& s : translation) {
@@ -39,9 +95,22 @@ Vec3 Kinematics::displacement(double t) const {
 }
 
 Vec3 Kinematics::translation_velocity(double t) const {
+    if (!velocity_ramp.empty()) return velocity_ramp.value(t);
     for (const VelocitySegment& s : translation)
         if (t < s.until) return s.velocity;
     return {0.0, 0.0, 0.0};
+}
+
+Vec3 Kinematics::translation_acceleration(double t) const { return velocity_ramp.slope(t); }
+
+double Kinematics::rate(double t) const {
+    return rate_schedule.empty() ? angular_velocity : rate_schedule.value(t)[0];
+}
+
+double Kinematics::angular_acceleration(double t) const { return rate_schedule.slope(t)[0]; }
+
+double Kinematics::angle(double t) const {
+    return rate_schedule.empty() ? angular_velocity * t : rate_schedule.integral(t)[0];
 }
 
 Vec3 Kinematics::pivot_at(double t) const {
@@ -56,20 +125,34 @@ void Kinematics::place(const Vec3& reference, double t, Vec3& x, Vec3& v) const 
     const Vec3 u = translation_velocity(t);
     // v = u + omega n x r (rigid-body velocity field)
     const Vec3 w = cross(axis, r);
+    const double omega = rate(t);
     for (int k = 0; k < 3; ++k) {
         x[k] = p[k] + r[k];
-        v[k] = u[k] + angular_velocity * w[k];
+        v[k] = u[k] + omega * w[k];
     }
 }
 
 Vec3 Kinematics::acceleration(const Vec3& x, double t) const {
-    if (angular_velocity == 0.0) return {0.0, 0.0, 0.0};
+    const bool steady = rate_schedule.empty() && velocity_ramp.empty();
+    if (steady && angular_velocity == 0.0) return {0.0, 0.0, 0.0};
     const Vec3 p = pivot_at(t);
     const Vec3 r{x[0] - p[0], x[1] - p[1], x[2] - p[2]};
     // omega^2 n x (n x r) = omega^2 (n (n . r) - r): towards the axis
-    const double w2 = angular_velocity * angular_velocity;
+    const double omega = rate(t);
+    const double w2 = omega * omega;
     const double nr = dot(axis, r);
-    return {w2 * (axis[0] * nr - r[0]), w2 * (axis[1] * nr - r[1]), w2 * (axis[2] * nr - r[2])};
+    Vec3 a{w2 * (axis[0] * nr - r[0]), w2 * (axis[1] * nr - r[1]), w2 * (axis[2] * nr - r[2])};
+    if (steady) return a;  // piecewise-constant translation at a constant rate
+    // + the pivot's acceleration and the tangential part alpha n x r of a changing rate.
+    const Vec3 a_pivot = translation_acceleration(t);
+    const Vec3 nxr = cross(axis, r);
+    const double alpha = angular_acceleration(t);
+    for (int k = 0; k < 3; ++k) a[k] += a_pivot[k] + alpha * nxr[k];
+    return a;
+}
+
+double power_into_regolith(const Kinematics& k, const Vec3& force, const Vec3& torque, double t) {
+    return -(dot(force, k.translation_velocity(t)) + k.rate(t) * dot(torque, k.axis));
 }
 
 Vec3 Kinematics::to_reference(const Vec3& x, double t) const {
@@ -77,6 +160,26 @@ Vec3 Kinematics::to_reference(const Vec3& x, double t) const {
     const Vec3 r = rotate({x[0] - p[0], x[1] - p[1], x[2] - p[2]}, axis, -angle(t));
     return {pivot[0] + r[0], pivot[1] + r[1], pivot[2] + r[2]};
 }
+
+namespace {
+
+// Knot times finite, >= 0 and strictly increasing; values finite.
+template <std::size_t N, class Fail>
+void check_knots(const PiecewiseLinear<N>& f, const std::string& name, const Fail& fail) {
+    double previous = -1.0;
+    for (std::size_t i = 0; i < f.knots.size(); ++i) {
+        const auto& knot = f.knots[i];
+        const std::string at = name + " knot " + std::to_string(i) + ": ";
+        if (!(std::isfinite(knot.time) && knot.time >= 0.0 && knot.time > previous))
+            fail(at + "time " + std::to_string(knot.time) + " s must be finite, >= 0 and later than "
+                 "the previous knot's");
+        for (double y : knot.value)
+            if (!std::isfinite(y)) fail(at + "value must be finite");
+        previous = knot.time;
+    }
+}
+
+}  // namespace
 
 Kinematics validated(Kinematics k, int dim, const std::string& where) {
     const auto fail = [&](const std::string& what) {
@@ -99,6 +202,15 @@ Kinematics validated(Kinematics k, int dim, const std::string& where) {
         if (dim == 2 && s.velocity[2] != 0.0) fail(seg + "a 2D run has no z velocity");
         previous = s.until;
     }
+    if (!k.translation.empty() && !k.velocity_ramp.empty())
+        fail("give translation segments or a velocity ramp, not both");
+    if (k.angular_velocity != 0.0 && !k.rate_schedule.empty())
+        fail("give a constant angular velocity or a rate schedule, not both");
+    check_knots(k.velocity_ramp, "velocity ramp", fail);
+    check_knots(k.rate_schedule, "rate schedule", fail);
+    for (std::size_t i = 0; i < k.velocity_ramp.knots.size(); ++i)
+        if (dim == 2 && k.velocity_ramp.knots[i].value[2] != 0.0)
+            fail("velocity ramp knot " + std::to_string(i) + ": a 2D run has no z velocity");
     if (dim == 2) {
         if (k.pivot[2] != 0.0) fail("pivot: a 2D run has no z coordinate");
         if (k.axis[0] != 0.0 || k.axis[1] != 0.0 || k.axis[2] <= 0.0)

@@ -1,8 +1,12 @@
-// Prescribed rigid-body motion of a tool (SPEC.md section 6): a translation schedule of
-// piecewise-constant velocities plus a rotation at a constant rate about a pivot that moves
-// with the translation. Positions are a closed-form function of time, x(t) = P(t) + Q(t)
-// (X - P0), so a body never drifts from its prescribed path and a restart needs nothing but
-// the time.
+// Prescribed rigid-body motion of a tool (SPEC.md section 6): a translation plus a rotation
+// about a pivot that moves with the translation, like a motor-driven tool.
+//  - translation: piecewise-constant velocity segments, or a velocity ramp (velocities at
+//    knots, linear between them: smooth starts and stops without a velocity jump);
+//  - rotation: a constant rate, or a rate schedule (rates at knots, linear between: spin-up,
+//    reversal, stop).
+// Positions are a closed-form function of time, x(t) = P(t) + Q(theta(t)) (X - P0), with P and
+// theta the exact integrals of the schedules, so a body never drifts from its prescribed path
+// and a restart needs nothing but the time.
 #pragma once
 
 #include <array>
@@ -20,9 +24,33 @@ struct VelocitySegment {
     Vec3 velocity{0.0, 0.0, 0.0};
 };
 
+// A function of time given at knots (t_k, y_k), t_0 >= 0 and strictly increasing: y_0 before
+// t_0, linear between knots, the last value after the last knot. Its integral from t = 0 is
+// exact (a sum of trapezoids), so positions built on it are closed-form functions of time.
+template <std::size_t N>
+struct PiecewiseLinear {
+    struct Knot {
+        double time = 0.0;  // [s]
+        std::array<double, N> value{};
+    };
+    std::vector<Knot> knots;
+
+    bool empty() const { return knots.empty(); }
+    // y(t); continuous, so a knot's own value at a knot time.
+    std::array<double, N> value(double t) const;
+    // dy/dt on the interval after t (at a knot: the slope that follows it); 0 outside the knots.
+    std::array<double, N> slope(double t) const;
+    // The integral of y from 0 to t.
+    std::array<double, N> integral(double t) const;
+};
+
 struct Kinematics {
     std::vector<VelocitySegment> translation;  // times strictly increasing
+    // Instead of `translation`: velocities [m/s] at knots, linear between them.
+    PiecewiseLinear<3> velocity_ramp;
     double angular_velocity = 0.0;             // [rad/s], right-handed about `axis`
+    // Instead of the constant `angular_velocity`: rates [rad/s] at knots, linear between them.
+    PiecewiseLinear<1> rate_schedule;
     Vec3 axis{0.0, 0.0, 1.0};                  // unit rotation axis (2D: +z, counter-clockwise)
     Vec3 pivot{0.0, 0.0, 0.0};                 // pivot at t = 0 [m]; moves with the translation
 
@@ -30,24 +58,39 @@ struct Kinematics {
     Vec3 displacement(double t) const;
     // Translation velocity at t [m/s]; at a switching time, the velocity of the segment after.
     Vec3 translation_velocity(double t) const;
+    // Translation acceleration at t [m/s^2]: the ramp's slope (0 for velocity segments).
+    Vec3 translation_acceleration(double t) const;
     // Pivot position at t [m].
     Vec3 pivot_at(double t) const;
-    // Rotation angle at t [rad] (omega t).
-    double angle(double t) const { return angular_velocity * t; }
+    // Rotation rate omega(t) [rad/s] and its derivative [rad/s^2].
+    double rate(double t) const;
+    double angular_acceleration(double t) const;
+    // Rotation angle at t [rad]: omega t, or the integral of the rate schedule.
+    double angle(double t) const;
 
     // Position and velocity at time t of the body point that was at `reference` at t = 0.
     void place(const Vec3& reference, double t, Vec3& x, Vec3& v) const;
-    // Acceleration [m/s^2] of the body point now at `x` at time t: the centripetal part
-    // omega x (omega x r), r = x - pivot(t) (the translation is piecewise constant).
+    // Acceleration [m/s^2] of the body point now at `x` at time t, r = x - pivot(t):
+    // a_pivot + alpha n x r + omega^2 (n (n . r) - r) (translation, tangential, centripetal).
     Vec3 acceleration(const Vec3& x, double t) const;
     // The point of the t = 0 configuration that is at `x` at time t (inverse of place).
     Vec3 to_reference(const Vec3& x, double t) const;
 
-    bool moves() const { return angular_velocity != 0.0 || !translation.empty(); }
+    bool moves() const {
+        return angular_velocity != 0.0 || !translation.empty() || !velocity_ramp.empty() ||
+               !rate_schedule.empty();
+    }
 };
 
-// Throws std::invalid_argument naming `where` and the field: non-finite values, segment
-// times not strictly increasing or negative, a zero rotation axis (normalised otherwise).
+// Mechanical power [W] (2D: W/m) the regolith takes from a body moving with k at time t, whose
+// load from the regolith is `force` [N] and `torque` about the pivot [N m]:
+// -(force . v_pivot + torque . omega n) (a tool pushing against the regolith's resistance does
+// positive work on it).
+double power_into_regolith(const Kinematics& k, const Vec3& force, const Vec3& torque, double t);
+
+// Throws std::invalid_argument naming `where` and the field: non-finite values, segment or
+// knot times not strictly increasing or negative, both a constant rate and a rate schedule,
+// both translation segments and a velocity ramp, a zero rotation axis (normalised otherwise).
 // In 2D the translation must stay in the x-y plane and the axis is +z.
 Kinematics validated(Kinematics k, int dim, const std::string& where);
 
