@@ -299,82 +299,62 @@ const Derivatives& Simulation::evaluate_derivatives() {
 }
 
 std::string Simulation::describe(const RunOptions& o) const {
-    io::JsonWriter j;
-    j.begin_object();
-    j.field("regosph_version", io::version_string());
-    j.field("dim", particles_.dim);
-    j.key("physics").begin_object();
-    j.field("gravity_m_s2", std::vector<double>(physics_.gravity.begin(), physics_.gravity.end()));
-    j.field("av_alpha", physics_.av_alpha);
-    j.field("av_beta", physics_.av_beta);
-    j.field("av_epsilon", physics_.av_epsilon);
-    j.field("courant", physics_.courant);
-    j.end_object();
-    j.key("integrator").begin_object();
-    j.field("scheme", std::string("Heun RK2 with embedded Euler error estimate"));
-    j.field("tolerance", integrator_options_.tolerance);
-    j.field("dt_initial_s", integrator_options_.dt_initial);
-    j.field("dt_min_s", integrator_options_.dt_min);
-    j.field("dt_max_s", integrator_options_.dt_max);
-    j.field("neighbour_skin_fraction_of_h", integrator_options_.neighbour_skin);
-    j.end_object();
-    j.key("materials").begin_array();
-    for (const Material& m : materials_) io::write_material(j, m);
-    j.end_array();
-    j.key("bodies").begin_array();
+    io::Json j;
+    j["regosph_version"] = io::version_string();
+    j["dim"] = particles_.dim;
+    j["physics"] = {{"gravity_m_s2", physics_.gravity},
+                    {"av_alpha", physics_.av_alpha},
+                    {"av_beta", physics_.av_beta},
+                    {"av_epsilon", physics_.av_epsilon},
+                    {"courant", physics_.courant}};
+    j["integrator"] = {{"scheme", "Heun RK2 with embedded Euler error estimate"},
+                       {"tolerance", integrator_options_.tolerance},
+                       {"dt_initial_s", integrator_options_.dt_initial},
+                       {"dt_min_s", integrator_options_.dt_min},
+                       {"dt_max_s", integrator_options_.dt_max},
+                       {"neighbour_skin_fraction_of_h", integrator_options_.neighbour_skin}};
+    j["materials"] = io::Json::array();
+    for (const Material& m : materials_) j["materials"].push_back(io::describe_material(m));
+    j["bodies"] = io::Json::array();
     for (const Body& b : bodies_) {
-        j.begin_object();
-        j.field("name", b.name);
-        j.field("material", materials_[b.material].name);
-        j.field("motion", std::string(motion_name(b.motion)));
-        j.field("spacing_m", b.spacing);
-        j.field("smoothing_length_m", b.smoothing_length);
-        j.field("particles", static_cast<double>(b.particle_count));
+        io::Json body = {{"name", b.name},
+                         {"material", materials_[b.material].name},
+                         {"motion", motion_name(b.motion)},
+                         {"spacing_m", b.spacing},
+                         {"smoothing_length_m", b.smoothing_length},
+                         {"particles", b.particle_count}};
         if (b.motion == Motion::kinematic) {
             const geometry::Kinematics& k = b.kinematics;
-            j.key("kinematics").begin_object();
-            j.field("pivot_m", std::vector<double>(k.pivot.begin(), k.pivot.end()));
-            j.field("axis", std::vector<double>(k.axis.begin(), k.axis.end()));
-            j.field("angular_velocity_rad_s", k.angular_velocity);
-            j.field("rpm", k.angular_velocity * 30.0 / M_PI);
-            j.key("translation").begin_array();
-            for (const auto& seg : k.translation) {
-                j.begin_object();
-                j.field("until_s", seg.until);
-                j.field("velocity_m_s", std::vector<double>(seg.velocity.begin(), seg.velocity.end()));
-                j.end_object();
-            }
-            j.end_array();
-            j.end_object();
+            io::Json translation = io::Json::array();
+            for (const auto& seg : k.translation)
+                translation.push_back({{"until_s", seg.until}, {"velocity_m_s", seg.velocity}});
+            body["kinematics"] = {{"pivot_m", k.pivot},
+                                  {"axis", k.axis},
+                                  {"angular_velocity_rad_s", k.angular_velocity},
+                                  {"rpm", k.angular_velocity * 30.0 / M_PI},
+                                  {"translation", translation}};
         }
-        j.end_object();
+        j["bodies"].push_back(body);
     }
-    j.end_array();
-    j.key("observers").begin_array();
+    j["observers"] = io::Json::array();
     for (const Observer& o : observers_) {
-        j.begin_object();
-        j.field("name", o.name);
-        j.field("material", o.material >= 0 ? materials_[o.material].name : std::string("any"));
-        j.field("moves_with_body", o.body >= 0 ? bodies_[o.body].name : std::string("none"));
         const geometry::BoundingBox bb = o.region->bounds();
-        j.field("region_bounds_lo_m", std::vector<double>(bb.lo.begin(), bb.lo.end()));
-        j.field("region_bounds_hi_m", std::vector<double>(bb.hi.begin(), bb.hi.end()));
-        j.end_object();
+        j["observers"].push_back(
+            {{"name", o.name},
+             {"material", o.material >= 0 ? materials_[o.material].name : std::string("any")},
+             {"moves_with_body", o.body >= 0 ? bodies_[o.body].name : std::string("none")},
+             {"region_bounds_lo_m", bb.lo},
+             {"region_bounds_hi_m", bb.hi}});
     }
-    j.end_array();
-    j.key("run").begin_object();
-    j.field("start_time_s", time_);
-    j.field("end_time_s", o.end_time);
-    j.field("snapshot_interval_s", o.snapshot_interval);
-    j.field("diagnostics_every", o.diagnostics_every);
-    j.field("observe_every", o.observe_every);
-    j.field("mpi_ranks", mpi::size());
-    j.end_object();
-    j.key("metadata").begin_object();
-    for (const auto& [k, v] : o.metadata) j.field(k, v);
-    j.end_object();
-    j.end_object();
-    return j.str();
+    j["run"] = {{"start_time_s", time_},
+                {"end_time_s", o.end_time},
+                {"snapshot_interval_s", o.snapshot_interval},
+                {"diagnostics_every", o.diagnostics_every},
+                {"observe_every", o.observe_every},
+                {"mpi_ranks", mpi::size()}};
+    j["metadata"] = io::Json::object();
+    for (const auto& [k, v] : o.metadata) j["metadata"][k] = v;
+    return j.dump();
 }
 
 std::string Simulation::restart(const std::string& run_dir, std::vector<std::string>* rejected) {
