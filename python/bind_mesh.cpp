@@ -8,14 +8,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "bindings.hpp"
+#include "convert.hpp"
 #include "geometry/triangle_mesh.hpp"
 
-namespace py = pybind11;
-using namespace regosph;
+namespace regosph::python {
 
 namespace {
 
-using FloatArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 using IndexArray = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
 
 // An (N, 3) array from Python, `field` naming it in errors.
@@ -34,7 +34,7 @@ std::shared_ptr<geometry::TriangleMesh> make_mesh(const py::object& vertices, co
     const auto index_kind = py::array::ensure(triangles);
     if (index_kind && index_kind.dtype().kind() != 'i' && index_kind.dtype().kind() != 'u' && index_kind.size() > 0)
         throw std::invalid_argument(where + ": triangles: expected integer vertex indices");
-    const FloatArray v = rows_of_three<FloatArray>(vertices, where, "vertices [m]");
+    const DoubleArray v = rows_of_three<DoubleArray>(vertices, where, "vertices [m]");
     const IndexArray t = rows_of_three<IndexArray>(triangles, where, "triangles");
     std::vector<geometry::Point> points(static_cast<std::size_t>(v.shape(0)));
     const auto rv = v.unchecked<2>();
@@ -65,7 +65,7 @@ void bind_mesh(py::module_& m) {
                                "True when the input faced inward and was turned round.")
         .def("winding_number",
              [](const TriangleMesh& s, const py::object& p) {
-                 const FloatArray a = FloatArray::ensure(p);
+                 const DoubleArray a = DoubleArray::ensure(p);
                  if (!a || a.ndim() != 1 || a.shape(0) != 3)
                      throw std::invalid_argument("winding_number: expected a point (x, y, z) in m");
                  return s.winding_number({a.at(0), a.at(1), a.at(2)});
@@ -78,3 +78,5 @@ void bind_mesh(py::module_& m) {
           "triangles) and consistently oriented, with no zero-area triangle, else ValueError "
           "naming `name`. A mesh facing inward is turned round (reoriented = True).");
 }
+
+}  // namespace regosph::python

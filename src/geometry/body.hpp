@@ -16,6 +16,9 @@ enum class Motion : std::uint8_t {
 };
 
 const char* motion_name(Motion m);
+// The Motion a setup names: "dynamic" (alias "free"), "fixed" or "kinematic". Throws
+// std::invalid_argument listing the accepted names.
+Motion parse_motion(const std::string& name);
 
 struct Body {
     std::string name;

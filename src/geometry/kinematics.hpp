@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,5 +94,10 @@ double power_into_regolith(const Kinematics& k, const Vec3& force, const Vec3& t
 // both translation segments and a velocity ramp, a zero rotation axis (normalised otherwise).
 // In 2D the translation must stay in the x-y plane and the axis is +z.
 Kinematics validated(Kinematics k, int dim, const std::string& where);
+
+// Rotation rate [rad/s] from a setup that gives it in rev/min (rpm) or in rad/s
+// (angular_velocity), at most one of them; 0 when neither. Throws std::invalid_argument when
+// both are given.
+double rotation_rate(std::optional<double> rpm, std::optional<double> angular_velocity);
 
 }  // namespace regosph::geometry

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/units.hpp"
+
 namespace regosph {
 
 DruckerPragerConstants drucker_prager_constants(double phi, double c, int dim) {
@@ -97,17 +99,16 @@ bool drucker_prager_return(const DruckerPragerConstants& dp, SymTensor& sigma) {
 }
 
 void DruckerPrager::validate(const std::string& material) const {
-    constexpr double deg = 180.0 / std::numbers::pi;
     checks::positive(material, "density", density, "kg/m^3");
     checks::positive(material, "bulk_modulus", bulk_modulus, "Pa");
     checks::positive(material, "shear_modulus", shear_modulus, "Pa");
     const double phi = friction_angle;
     if (!(std::isfinite(phi) && phi >= 0.0 && phi < std::numbers::pi / 2))
-        checks::fail(material, "friction_angle", phi * deg, "deg must lie in [0, 90) deg");
+        checks::fail(material, "friction_angle", radians_to_degrees(phi), "deg must lie in [0, 90) deg");
     checks::non_negative(material, "cohesion", cohesion, "Pa");
     const double psi = dilatancy_angle;
     if (!(std::isfinite(psi) && psi >= 0.0 && psi <= phi))
-        checks::fail(material, "dilatancy_angle", psi * deg, "deg must lie in [0, friction_angle] deg");
+        checks::fail(material, "dilatancy_angle", radians_to_degrees(psi), "deg must lie in [0, friction_angle] deg");
     if (phi == 0.0 && cohesion == 0.0)
         checks::fail(material, "cohesion", 0.0,
                      "Pa with friction_angle 0: the material would have no strength");
@@ -128,10 +129,9 @@ bool DruckerPrager::correct(double /*rho*/, SymTensor& sigma) const {
 }
 
 std::vector<ModelParameter> DruckerPrager::parameters() const {
-    constexpr double deg = 180.0 / std::numbers::pi;
     return {{"density_kg_m3", density},           {"bulk_modulus_Pa", bulk_modulus},
-            {"shear_modulus_Pa", shear_modulus},  {"friction_angle_deg", friction_angle * deg},
-            {"cohesion_Pa", cohesion},            {"dilatancy_angle_deg", dilatancy_angle * deg}};
+            {"shear_modulus_Pa", shear_modulus},  {"friction_angle_deg", radians_to_degrees(friction_angle)},
+            {"cohesion_Pa", cohesion},            {"dilatancy_angle_deg", radians_to_degrees(dilatancy_angle)}};
 }
 
 }  // namespace regosph

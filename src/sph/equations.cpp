@@ -294,7 +294,10 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     // Partial sums per lane.
     double acc[Dim][kBlock] = {}, div[kBlock] = {}, grad_v[Dim][Dim][kBlock] = {},
            max_nu[kBlock] = {}, xsph[Dim][kBlock] = {};
-    double pair_force[Dim][kBlock];  // m_b t of each lane's pair (Loads only) [m/s^2]
+    // Loads: each lane's pair terms, kept apart from the sums above so that collecting loads
+    // leaves the arithmetic of the sums (and so the results) unchanged.
+    double lane_mass[kBlock], lane_momentum[Dim][kBlock], lane_art_weight[kBlock] = {},
+           lane_art[Dim][kBlock] = {};
     for (std::size_t base = 0; base < partners.size(); base += kBlock) {
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
@@ -360,10 +363,12 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             max_nu[k] = approaching ? std::max(max_nu[k], -nu) : max_nu[k];
 
             double t[Dim];
-            pair_terms::momentum<Dim>(sa, rec + ib + R::stress, pi_ab, grad, t);
+            pair_terms::momentum<Dim>(sa, rec, ib + R::stress, pi_ab, grad, t);
             for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * t[i];
-            if constexpr (Loads)
-                for (int i = 0; i < Dim; ++i) pair_force[i][k] = m_b * t[i];
+            if constexpr (Loads) {
+                lane_mass[k] = m_b;
+                for (int i = 0; i < Dim; ++i) lane_momentum[i][k] = t[i];
+            }
 
             // Artificial stress (see write_record for f_ab and the G^n in R). R is zero for
             // compressive principal stresses, so only tension is corrected.
@@ -375,10 +380,12 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                         whole_weight +
                     fn_pow[k];
                 double ta[Dim];
-                pair_terms::artificial_stress<Dim>(ra, rec + ib + R::art, grad, ta);
+                pair_terms::artificial_stress<Dim>(ra, rec, ib + R::art, grad, ta);
                 for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * fn * ta[i];
-                if constexpr (Loads)
-                    for (int i = 0; i < Dim; ++i) pair_force[i][k] += m_b * fn * ta[i];
+                if constexpr (Loads) {
+                    lane_art_weight[k] = m_b * fn;
+                    for (int i = 0; i < Dim; ++i) lane_art[i][k] = ta[i];
+                }
             }
 
             // XSPH: velocity of the neighbours of the same material; the caller multiplies by
@@ -391,8 +398,14 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 for (int d = 0; d < Dim; ++d) xsph[d][k] -= w * dv[d];  // dv = v_a - v_b
             }
         }
-        if constexpr (Loads)
+        if constexpr (Loads) {
+            double pair_force[Dim][kBlock];  // m_b [momentum + f^n artificial stress] [m/s^2]
+            for (std::size_t k = 0; k < kBlock; ++k)
+                for (int i = 0; i < Dim; ++i)
+                    pair_force[i][k] = lane_mass[k] * lane_momentum[i][k] +
+                                       lane_art_weight[k] * lane_art[i][k];
             add_load_shares<Dim, R>(rec, partners.data() + base, rec_a[R::mass], pair_force, sink);
+        }
     }
 
     PairSums<Dim> s;

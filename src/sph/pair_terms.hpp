@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 
 namespace regosph::pair_terms {
 
@@ -51,31 +52,32 @@ inline double viscosity_pi(double alpha, double beta, double c_a, double c_b, do
 }
 
 // Momentum (eq. 37) per unit m_b: [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab
-// [m/s^2 per kg]; s_a, s_b are sigma / rho^2 in packed form. dv_a/dt gets m_b times this, and
-// the particle b (of a body) feels -m_a m_b times it.
+// [m/s^2 per kg]; s_a and s_b = records[b_offset ...] are sigma / rho^2 in packed form (b as
+// a base array and a 32-bit offset, which the vectorised loop turns into gathers). dv_a/dt
+// gets m_b times this, and the particle b (of a body) feels -m_a m_b times it.
 template <int Dim>
-inline void momentum(const double* s_a, const double* s_b, double pi_ab,
-                     const double (&grad)[Dim], double (&t)[Dim]) {
+inline void momentum(const double* s_a, const double* records, std::int32_t b_offset,
+                     double pi_ab, const double (&grad)[Dim], double (&t)[Dim]) {
     for (int i = 0; i < Dim; ++i) {
         t[i] = -pi_ab * grad[i];
         for (int j = 0; j < Dim; ++j) {
             const int slot = packed_slot<Dim>[i][j];
-            t[i] += (s_a[slot] + s_b[slot]) * grad[j];
+            t[i] += (s_a[slot] + records[b_offset + slot]) * grad[j];
         }
     }
 }
 
 // Monaghan's (2000) artificial stress per unit m_b f_ab^n: (R_a + R_b) . grad_a W_ab, R in
-// packed form [Pa m^6/kg^2] (Gray, Monaghan & Swift 2001 eq. 4.3). dv_a/dt gets
-// m_b f_ab^n times this.
+// packed form [Pa m^6/kg^2] (Gray, Monaghan & Swift 2001 eq. 4.3), R_b = records[b_offset ...].
+// dv_a/dt gets m_b f_ab^n times this.
 template <int Dim>
-inline void artificial_stress(const double* r_a, const double* r_b, const double (&grad)[Dim],
-                              double (&t)[Dim]) {
+inline void artificial_stress(const double* r_a, const double* records, std::int32_t b_offset,
+                              const double (&grad)[Dim], double (&t)[Dim]) {
     for (int i = 0; i < Dim; ++i) {
         t[i] = 0.0;
         for (int j = 0; j < Dim; ++j) {
             const int slot = packed_slot<Dim>[i][j];
-            t[i] += (r_a[slot] + r_b[slot]) * grad[j];
+            t[i] += (r_a[slot] + records[b_offset + slot]) * grad[j];
         }
     }
 }

@@ -1,4 +1,4 @@
-"""The Python API of regosph (python/bindings.cpp): fields come back as NumPy arrays of the
+"""The Python API of regosph (python/bind_*.cpp): fields come back as NumPy arrays of the
 right shape and dtype, setters round-trip, and the helper functions follow SPEC.md."""
 import math
 

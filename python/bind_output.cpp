@@ -1,0 +1,138 @@
+// Bindings: what a run and a Simulation report. Particle fields are copies as NumPy arrays,
+// SI units.
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "parallel/mpi_env.hpp"
+
+namespace regosph::python {
+
+void bind_output(py::module_& m) {
+    py::class_<PhaseTimes>(m, "PhaseTimes")
+        .def_readonly("neighbours", &PhaseTimes::neighbours)
+        .def_readonly("boundary", &PhaseTimes::boundary)
+        .def_readonly("derivatives", &PhaseTimes::derivatives)
+        .def_readonly("updates", &PhaseTimes::updates);
+    py::class_<RunSummary>(m, "RunSummary")
+        .def_readonly("phases", &RunSummary::phases)
+        .def_readonly("steps", &RunSummary::steps)
+        .def_readonly("rejected", &RunSummary::rejected)
+        .def_readonly("wall_seconds", &RunSummary::wall_seconds)
+        .def_readonly("particle_steps_per_second", &RunSummary::particle_steps_per_second)
+        .def_readonly("neighbour_builds", &RunSummary::neighbour_builds)
+        .def_readonly("snapshots", &RunSummary::snapshots)
+        .def_readonly("interrupted_by", &RunSummary::interrupted_by)
+        .def_readonly("last_checkpoint", &RunSummary::last_checkpoint);
+    py::class_<StepReport>(m, "StepReport")
+        .def_readonly("dt", &StepReport::dt)
+        .def_readonly("error", &StepReport::error)
+        .def_readonly("rejected", &StepReport::rejected);
+    py::class_<Diagnostics>(m, "Diagnostics")
+        .def_readonly("mass", &Diagnostics::mass)
+        .def_readonly("kinetic_energy", &Diagnostics::kinetic_energy)
+        .def_readonly("momentum", &Diagnostics::momentum)
+        .def_readonly("max_speed", &Diagnostics::max_speed)
+        .def_readonly("yielding", &Diagnostics::yielding)
+        .def_readonly("dynamic_particles", &Diagnostics::dynamic_particles);
+}
+
+namespace {
+
+void bind_readings(py::class_<Simulation>& sim) {
+    sim.def(
+           "observe",
+           [](const Simulation& s) {
+               py::dict out;
+               const auto readings = s.observe();
+               for (std::size_t k = 0; k < readings.size(); ++k)
+                   out[py::str(s.observers()[k].name)] =
+                       py::make_tuple(readings[k].count, readings[k].mass);
+               return out;
+           },
+           "{observer: (count, mass [kg, 2D: kg/m])} at the current state.")
+        .def(
+            "body_loads",
+            [](Simulation& s) {
+                py::dict out;
+                const auto loads = s.body_loads();
+                for (std::size_t k = 0; k < loads.size(); ++k) {
+                    if (s.bodies()[k].motion != Motion::kinematic) continue;
+                    py::dict d;
+                    d["force"] = loads[k].force;
+                    d["torque"] = loads[k].torque;
+                    out[py::str(s.bodies()[k].name)] = d;
+                }
+                return out;
+            },
+            "{kinematic body: {'force': [N] (2D: N/m), 'torque': about its pivot [N m] (2D: "
+            "N m/m)}} exerted by the dynamic particles at the current state.")
+        .def("diagnostics", [](const Simulation& s) { return compute_diagnostics(s.particles()); })
+        .def(
+            "parallel_statistics",
+            [](const Simulation& s) {
+                const parallel::DomainStatistics& d = s.domain_statistics();
+                py::dict out;
+                out["rank"] = mpi::rank();
+                out["ranks"] = mpi::size();
+                out["owned_particles"] = s.particles().owned();
+                out["bytes_sent"] = d.bytes_sent;
+                out["halo_bytes_sent"] = d.halo_bytes_sent;
+                out["halo_updates"] = d.halo_updates;
+                out["halo_builds"] = d.halo_builds;
+                out["migrations"] = d.migrations;
+                out["particles_migrated"] = d.particles_migrated;
+                out["rebalances"] = d.rebalances;
+                out["halo_particles"] = d.halo_particles;
+                out["halo_partners"] = d.halo_partners;
+                return out;
+            },
+            "This rank's decomposition counters (cumulative): owned particles, bytes sent in "
+            "halo exchanges and migrations, halo builds and updates, rebalances.")
+        .def("describe", [](const Simulation& s) { return s.describe(RunOptions{}); })
+        .def("derivatives", [](Simulation& s) {
+            const Derivatives& d = s.evaluate_derivatives();
+            py::dict out;
+            out["acceleration"] = stack(d.dv, s.dim());
+            out["density_rate"] = copy_vector(d.drho);
+            out["stress_rate"] = stack(d.dstress, kSymComponents);
+            out["dt_limit"] = copy_vector(d.dt_limit);
+            return out;
+        }, "Right-hand side of the current state (neighbours and walls updated).");
+}
+
+void bind_particle_fields(py::class_<Simulation>& sim) {
+    sim.def_property(
+           "positions", [](const Simulation& s) { return stack(s.particles().x, s.dim()); },
+           [](Simulation& s, DoubleArray a) { unstack(s.particles().x, s.dim(), a, "positions"); })
+        .def_property(
+            "velocities", [](const Simulation& s) { return stack(s.particles().v, s.dim()); },
+            [](Simulation& s, DoubleArray a) { unstack(s.particles().v, s.dim(), a, "velocities"); })
+        .def_property(
+            "stress", [](const Simulation& s) { return stack(s.particles().stress, kSymComponents); },
+            [](Simulation& s, DoubleArray a) {
+                unstack(s.particles().stress, kSymComponents, a, "stress");
+            })
+        .def_property_readonly("density", [](const Simulation& s) { return copy_vector(s.particles().rho); })
+        .def_property_readonly("mass", [](const Simulation& s) { return copy_vector(s.particles().mass); })
+        .def_property_readonly("smoothing_length", [](const Simulation& s) { return copy_vector(s.particles().h); })
+        .def_property_readonly("plastic_strain", [](const Simulation& s) { return copy_vector(s.particles().plastic_strain); })
+        .def_property_readonly("yielding", [](const Simulation& s) { return copy_vector(s.particles().yielding); })
+        .def_property_readonly("material", [](const Simulation& s) { return copy_vector(s.particles().material); })
+        .def_property_readonly("body", [](const Simulation& s) { return copy_vector(s.particles().body); })
+        .def_property_readonly("ids", [](const Simulation& s) { return copy_vector(s.particles().id); })
+        .def_property_readonly("kind", [](const Simulation& s) {
+            std::vector<std::uint8_t> k(s.particles().kind.size());
+            for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint8_t>(s.particles().kind[i]);
+            return copy_vector(k);
+        });
+}
+
+}  // namespace
+
+void bind_simulation_output(py::class_<Simulation>& sim) {
+    bind_readings(sim);
+    bind_particle_fields(sim);
+}
+
+}  // namespace regosph::python

@@ -1,0 +1,146 @@
+// Bindings: the options and the Simulation's setup and control (bodies, observers, bounds,
+// run, restart, single steps), and the kernel for tests and analysis.
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "sph/kernel.hpp"
+
+namespace regosph::python {
+
+namespace {
+
+void bind_options(py::module_& m) {
+    py::class_<PhysicsParameters>(m, "PhysicsParameters")
+        .def_property(
+            "gravity", [](const PhysicsParameters& p) { return p.gravity; },
+            [](PhysicsParameters& p, const py::object& g) { p.gravity = to_vec3(g, "physics: gravity"); },
+            "Gravitational acceleration [m/s^2], 2 or 3 components.")
+        .def_readwrite("av_alpha", &PhysicsParameters::av_alpha)
+        .def_readwrite("av_beta", &PhysicsParameters::av_beta)
+        .def_readwrite("av_epsilon", &PhysicsParameters::av_epsilon)
+        .def_readwrite("courant", &PhysicsParameters::courant);
+    py::class_<IntegratorOptions>(m, "IntegratorOptions")
+        .def_readwrite("tolerance", &IntegratorOptions::tolerance)
+        .def_readwrite("dt_initial", &IntegratorOptions::dt_initial)
+        .def_readwrite("dt_min", &IntegratorOptions::dt_min)
+        .def_readwrite("dt_max", &IntegratorOptions::dt_max)
+        .def_readwrite("neighbour_skin", &IntegratorOptions::neighbour_skin);
+}
+
+void bind_setup(py::class_<Simulation>& sim) {
+    sim.def(py::init<int>(), py::arg("dim"))
+        .def_property_readonly("dim", &Simulation::dim)
+        .def("add_material", &Simulation::add_material, py::arg("material"),
+             "Add a material; returns its index.")
+        .def(
+            "add_body",
+            [](Simulation& s, const std::string& name, const DoubleArray& positions, int material,
+               const std::string& motion, double spacing, double smoothing_length,
+               const py::object& velocity, std::optional<geometry::Kinematics> kinematics) {
+                const std::string where = "body '" + name + "': ";
+                return s.add_body(name, material, parse_motion(motion),
+                                  to_points(positions, s.dim(), where + "positions"), spacing,
+                                  smoothing_length, to_vec3(velocity, where + "velocity"),
+                                  kinematics);
+            },
+            py::arg("name"), py::arg("positions"), py::kw_only(), py::arg("material"),
+            py::arg("motion"), py::arg("spacing"), py::arg("smoothing_length"),
+            py::arg("velocity") = py::make_tuple(0.0, 0.0, 0.0),
+            py::arg("kinematics") = py::none(),
+            "Add a body of particles at positions (N, dim) [m]; returns its index. motion: "
+            "'dynamic' (alias 'free'), 'fixed' or 'kinematic' (then kinematics=Kinematics(...)).")
+        .def(
+            "add_observer",
+            [](Simulation& s, const std::string& name, geometry::ShapePtr region,
+               std::optional<int> material, std::optional<int> body) {
+                return s.add_observer(name, std::move(region), material.value_or(-1),
+                                      body.value_or(-1));
+            },
+            py::arg("name"), py::arg("region"), py::kw_only(), py::arg("material") = py::none(),
+            py::arg("body") = py::none(),
+            "Count dynamic particles (of `material`, an index) inside `region`, which moves with "
+            "`body` (an index) when that body is kinematic. Written to observers.csv/.h5 by run().")
+        .def("set_domain", &Simulation::set_domain, py::arg("lo"), py::arg("hi"),
+             "Bounds [m]: particles outside are refused; leaving them stops a run.")
+        .def_property(
+            "physics", [](Simulation& s) -> PhysicsParameters& { return s.physics(); },
+            [](Simulation& s, const PhysicsParameters& p) { s.physics() = p; },
+            py::return_value_policy::reference_internal)
+        .def_property(
+            "integrator", [](Simulation& s) -> IntegratorOptions& { return s.integrator_options(); },
+            [](Simulation& s, const IntegratorOptions& o) { s.integrator_options() = o; },
+            py::return_value_policy::reference_internal)
+        .def_property_readonly("time", &Simulation::time)
+        .def_property_readonly("step", &Simulation::step_count)
+        .def_property_readonly("size", [](const Simulation& s) { return s.particles().size(); })
+        .def_property_readonly("materials", &Simulation::materials)
+        .def_property_readonly("body_names", [](const Simulation& s) {
+            std::vector<std::string> n;
+            for (const auto& b : s.bodies()) n.push_back(b.name);
+            return n;
+        });
+}
+
+void bind_control(py::class_<Simulation>& sim) {
+    sim.def(
+           "run",
+           [](Simulation& s, double end_time, const std::string& output_dir,
+              double snapshot_interval, int diagnostics_every, double progress_interval,
+              std::map<std::string, std::string> metadata, bool overwrite, int checkpoint_every,
+              double checkpoint_interval, bool checkpoint_on_signal, int observe_every) {
+               RunOptions o;
+               o.observe_every = observe_every;
+               o.end_time = end_time;
+               o.output_dir = output_dir;
+               o.snapshot_interval = snapshot_interval;
+               o.diagnostics_every = diagnostics_every;
+               o.progress_interval = progress_interval;
+               o.metadata = std::move(metadata);
+               o.overwrite = overwrite;
+               o.checkpoint_every = checkpoint_every;
+               o.checkpoint_interval = checkpoint_interval;
+               o.checkpoint_on_signal = checkpoint_on_signal;
+               py::gil_scoped_release release;
+               return s.run(o);
+           },
+           py::arg("end_time"), py::kw_only(), py::arg("output_dir") = std::string(),
+           py::arg("snapshot_interval") = 0.0, py::arg("diagnostics_every") = 10,
+           py::arg("progress_interval") = 5.0,
+           py::arg("metadata") = std::map<std::string, std::string>{},
+           py::arg("overwrite") = false, py::arg("checkpoint_every") = 0,
+           py::arg("checkpoint_interval") = 0.0, py::arg("checkpoint_on_signal") = true,
+           py::arg("observe_every") = 10,
+           "Integrate to end_time [s]; writes snapshots, series.xdmf, diagnostics.csv and "
+           "run.json to output_dir when given. Checkpoints every checkpoint_every steps and/or "
+           "checkpoint_interval wall seconds, and on SIGTERM/SIGINT (then returns early with "
+           "interrupted_by set). Refuses a directory that holds a run unless overwrite.")
+        .def(
+            "restart",
+            [](Simulation& s, const std::string& run_dir) {
+                std::vector<std::string> rejected;
+                std::string file = s.restart(run_dir, &rejected);
+                return py::make_tuple(file, rejected);
+            },
+            py::arg("run_dir"),
+            "Continue from the newest valid checkpoint in run_dir; returns (file, rejected). "
+            "Call run(end_time, output_dir=run_dir, ...) next.")
+        .def("advance", &Simulation::advance, py::arg("dt_cap"),
+             py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].");
+}
+
+}  // namespace
+
+py::class_<Simulation> bind_simulation(py::module_& m) {
+    bind_options(m);
+    py::class_<Simulation> sim(m, "Simulation");
+    bind_setup(sim);
+    bind_control(sim);
+    m.def("kernel_value", [](double r, double h, int dim) {
+        return dim == 2 ? kernel::value<2>(r, h) : kernel::value<3>(r, h);
+    }, py::arg("r"), py::arg("h"), py::arg("dim"));
+    return sim;
+}
+
+}  // namespace regosph::python

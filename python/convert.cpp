@@ -1,0 +1,125 @@
+#include "convert.hpp"
+
+#include <pybind11/stl.h>
+
+namespace regosph::python {
+
+geometry::Vec3 to_vec3(const py::handle& obj, const std::string& field) {
+    std::vector<double> v;
+    try {
+        v = obj.cast<std::vector<double>>();
+    } catch (const py::cast_error&) {
+        throw std::invalid_argument(field + ": expected 2 or 3 numbers");
+    }
+    if (v.size() != 2 && v.size() != 3)
+        throw std::invalid_argument(field + ": expected 2 or 3 numbers, got " +
+                                    std::to_string(v.size()));
+    return {v[0], v[1], v.size() == 3 ? v[2] : 0.0};
+}
+
+std::array<double, 2> to_vec2(const py::handle& obj, const std::string& field) {
+    std::vector<double> v;
+    try {
+        v = obj.cast<std::vector<double>>();
+    } catch (const py::cast_error&) {
+        throw std::invalid_argument(field + ": expected 2 numbers (x, y)");
+    }
+    if (v.size() != 2)
+        throw std::invalid_argument(field + ": expected 2 numbers (x, y), got " + std::to_string(v.size()));
+    return {v[0], v[1]};
+}
+
+std::vector<geometry::Point> to_points(const DoubleArray& a, int dim, const std::string& field) {
+    const std::string expected = dim == 2 ? "an (N, 2) array" : "an (N, 3) array";
+    if (a.ndim() != 2 || a.shape(1) < dim || a.shape(1) > 3)
+        throw std::invalid_argument(field + ": expected " + expected + " of positions in m for a " +
+                                    std::to_string(dim) + "D simulation");
+    const auto r = a.unchecked<2>();
+    std::vector<geometry::Point> pts(static_cast<std::size_t>(a.shape(0)));
+    for (py::ssize_t i = 0; i < a.shape(0); ++i)
+        for (py::ssize_t d = 0; d < a.shape(1); ++d) pts[i][d] = r(i, d);
+    if (dim == 2 && a.shape(1) == 3)
+        for (py::ssize_t i = 0; i < a.shape(0); ++i)
+            if (r(i, 2) != 0.0)
+                throw std::invalid_argument(field + ": particle " + std::to_string(i) +
+                                            " has z != 0 in a 2D simulation; expected " + expected);
+    return pts;
+}
+
+py::array_t<double> points_array(const std::vector<geometry::Point>& pts, int dim) {
+    py::array_t<double> out({static_cast<py::ssize_t>(pts.size()), static_cast<py::ssize_t>(dim)});
+    auto w = out.mutable_unchecked<2>();
+    for (std::size_t i = 0; i < pts.size(); ++i)
+        for (int d = 0; d < dim; ++d) w(i, d) = pts[i][d];
+    return out;
+}
+
+std::vector<geometry::VelocitySegment> to_translation(const py::object& segments) {
+    std::vector<geometry::VelocitySegment> out;
+    std::size_t i = 0;
+    for (const py::handle seg : segments) {
+        const std::string where = "kinematics: translation segment " + std::to_string(i++);
+        py::sequence pair;
+        try {
+            pair = seg.cast<py::sequence>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(where + ": expected (until [s], velocity [m/s])");
+        }
+        if (pair.size() != 2)
+            throw std::invalid_argument(where + ": expected (until [s], velocity [m/s])");
+        double until = 0.0;
+        try {
+            until = pair[0].cast<double>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(where + ": end time must be a number");
+        }
+        out.push_back({until, to_vec3(pair[1], where + ": velocity")});
+    }
+    return out;
+}
+
+std::vector<std::array<double, 2>> to_vertices(const py::object& obj) {
+    const auto a = DoubleArray::ensure(obj);
+    if (!a || a.ndim() != 2 || a.shape(1) != 2) {
+        const py::ssize_t n = a && a.ndim() >= 1 ? a.shape(0) : 0;
+        throw std::invalid_argument("polygon: vertices: expected a list of (x, y) pairs in m" +
+                                    (a && a.ndim() == 1 ? ", got " + std::to_string(n) + " numbers" : std::string()));
+    }
+    std::vector<std::array<double, 2>> v(static_cast<std::size_t>(a.shape(0)));
+    for (py::ssize_t i = 0; i < a.shape(0); ++i) v[i] = {a.at(i, 0), a.at(i, 1)};
+    return v;
+}
+
+std::vector<geometry::Zone> to_zones(const py::object& zones) {
+    std::vector<geometry::Zone> out;
+    std::size_t k = 0;
+    for (const py::handle z : zones) {
+        const std::string field = "graded_fill: zones[" + std::to_string(k++) + "]";
+        py::tuple pair;
+        try {
+            pair = py::tuple(z.cast<py::sequence>());
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(field + ": expected (shape, spacing [m])");
+        }
+        if (pair.size() != 2) throw std::invalid_argument(field + ": expected (shape, spacing [m])");
+        geometry::Zone zone;
+        try {
+            zone.shape = pair[0].cast<geometry::ShapePtr>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(field + ".shape: expected a Shape");
+        }
+        try {
+            zone.spacing = pair[1].cast<double>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(field + ".spacing: expected a number in m");
+        }
+        out.push_back(zone);
+    }
+    return out;
+}
+
+geometry::Lattice to_lattice(const std::optional<std::string>& name) {
+    return name ? geometry::parse_lattice(*name) : geometry::Lattice::automatic;
+}
+
+}  // namespace regosph::python
