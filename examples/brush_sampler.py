@@ -28,7 +28,8 @@ prototype's CAD data as given in the paper; choices the paper leaves open are ma
   them. Zone sizes are rounded to whole coarse cells.
 Kinematics: brushes, tray and shields descend at 5 cm/s for 0.2 s, then stay; the brushes turn
 from t = 0, the left one counter-clockwise and the right one clockwise for positive rpm
-(collecting), both reversed for negative rpm (clearing).
+(collecting), both reversed for negative rpm (clearing). With --spin-up T they start from rest
+and reach their rate linearly over T seconds, as a motor would (the paper starts them at once).
 Materials: regolith Drucker-Prager (K = 3.33 MPa, mu = 370 kPa, rho = 1500 kg/m^3, psi = 0; phi
 and c per run); tools Murnaghan (K0 = 24.2 GPa, rho0 = 2700 kg/m^3, n = 6) moving kinematically.
 """
@@ -165,10 +166,19 @@ def inner_spacing(resolution="default", spacing=None):
     return dx
 
 
-def layout(run, dx):
+def brush_rotation(rpm, spin_up):
+    """Kinematics arguments of a brush turning at rpm [rev/min] (+: counter-clockwise): at once
+    (the paper), or reaching it linearly over spin_up [s] from rest, like a motor."""
+    if not (math.isfinite(spin_up) and spin_up >= 0.0):
+        raise ValueError(f"spin_up = {spin_up!r} s must be a finite time >= 0")
+    return {"rpm": rpm} if spin_up == 0.0 else {"rpm_schedule": [(0.0, 0.0), (spin_up, rpm)]}
+
+
+def layout(run, dx, spin_up=0.0):
     """The sampler in the (x, y) plane for one row of the run table at inner spacing dx [m],
     shared by the plane-strain setup and its extrusion (brush_sampler_3d.py): the bodies as
-    Parts in the order they are added, and the tray's (walls, interior, outline, corner)."""
+    Parts in the order they are added, and the tray's (walls, interior, outline, corner).
+    spin_up [s]: the brushes reach their rate over this time from rest (0: at once)."""
     if run not in RUNS:
         raise ValueError(f"run: {run!r} is not one of {', '.join(RUNS)}")
     rpm = RUNS[run][1]
@@ -198,7 +208,7 @@ def layout(run, dx):
     for side, sign in (("left", -1.0), ("right", 1.0)):
         pivot = (sign * 0.5 * PIVOT_DISTANCE, PIVOT_HEIGHT)
         # Collecting (rpm > 0): left counter-clockwise (+), right clockwise (-).
-        turn = rs.Kinematics(translation=descent, rpm=-sign * rpm, pivot=pivot)
+        turn = rs.Kinematics(translation=descent, pivot=pivot, **brush_rotation(-sign * rpm, spin_up))
         parts.append(Part(f"brush {side}", "tool", brush_points(pivot, dx), dx, turn))
         start = 180.0 - 0.5 * SHIELD_OPENING if sign < 0 else -0.5 * SHIELD_OPENING
         parts.append(Part(f"shield {side}", "tool",
@@ -229,10 +239,11 @@ def add_part(sim, materials, part, points=None):
                         kinematics=part.kinematics)
 
 
-def build(run="P0", resolution="default", spacing=None):
-    """The sampler setup for one row of the run table. spacing [m] overrides the resolution."""
+def build(run="P0", resolution="default", spacing=None, spin_up=0.0):
+    """The sampler setup for one row of the run table. spacing [m] overrides the resolution;
+    spin_up [s]: the brushes' time to reach their rate from rest (0: at once, as the paper)."""
     dx = inner_spacing(resolution, spacing)
-    parts, (_, interior, _, _) = layout(run, dx)
+    parts, (_, interior, _, _) = layout(run, dx, spin_up)
     g = RUNS[run][0]
     sim = rs.Simulation(dim=2)
     sim.physics.gravity = (0.0, -g)
@@ -275,11 +286,12 @@ def _tool_material():
     return rs.Rigid("tool", density=TOOL["density"])
 
 
-def metadata(run, resolution, spacing):
+def metadata(run, resolution, spacing, spin_up=0.0):
     g, rpm, phi, cohesion = RUNS[run]
+    extra = {"spin_up_s": repr(spin_up)} if spin_up else {}
     return {"setup": "brush_sampler", "run": run, "gravity_m_s2": repr(g), "rpm": repr(rpm),
             "friction_angle_deg": repr(phi), "cohesion_Pa": repr(cohesion),
-            "resolution": resolution, "spacing_m": repr(spacing)}
+            "resolution": resolution, "spacing_m": repr(spacing), **extra}
 
 
 def plot_speed(run_dir, times, out_dir=None, name="speed_{time:.3f}s.png"):
@@ -359,6 +371,9 @@ def main(argv=None):
     ap.add_argument("--batch", action="store_true",
                     help="with --sweep: write one SLURM job script per run instead of running")
     ap.add_argument("--observe-every", type=int, default=20, help="steps between tray counts")
+    ap.add_argument("--spin-up", type=float, default=0.0,
+                    help="[s] the brushes reach their rate linearly from rest over this time "
+                         "(0: at once, as in the paper)")
     run_control.add_arguments(ap)
     args = ap.parse_args(argv)
     if args.sweep:
@@ -370,11 +385,11 @@ def main(argv=None):
 
 def run_one(args):
     spacing = args.spacing or RESOLUTIONS[args.resolution]
-    sim = build(args.run, args.resolution, args.spacing)
+    sim = build(args.run, args.resolution, args.spacing, args.spin_up)
     root = rs.is_root()  # under MPI only rank 0 prints and plots
     if root:
         print(f"brush sampler {args.run}: {sim.size} particles, inner spacing {spacing * 1e3:.2f} mm")
-    status = run_control.run(sim, args, metadata(args.run, args.resolution, spacing),
+    status = run_control.run(sim, args, metadata(args.run, args.resolution, spacing, args.spin_up),
                              diagnostics_every=args.observe_every, observe_every=args.observe_every)
     if status == 0 and root:
         times = [t for t in args.plot_times if t <= args.end_time + 1e-12]
@@ -394,6 +409,8 @@ def sweep(args):
                *[repr(t) for t in args.plot_times]]
     if args.spacing:
         command += ["--spacing", repr(args.spacing)]
+    if args.spin_up:
+        command += ["--spin-up", repr(args.spin_up)]
     # A directory with an unfinished run (stopped by SIGTERM, which checkpoints) continues.
     status = sw.run_sweep(command, rows, args.sweep, mode="batch" if args.batch else "local",
                           name=lambda row: row["run"], resume_args=["--restart"])

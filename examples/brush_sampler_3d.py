@@ -71,12 +71,12 @@ def mesh_brush_points(mesh, pivot, spacing):
     return points
 
 
-def build(run="P0", spacing=DEFAULT_SPACING, depth=DEFAULT_DEPTH, brush_mesh=None):
+def build(run="P0", spacing=DEFAULT_SPACING, depth=DEFAULT_DEPTH, brush_mesh=None, spin_up=0.0):
     """The 3D sampler for one row of the run table: inner spacing [m], width in z [m] (rounded
     up to whole coarse cells); brush_mesh: a 3D Shape (origin at the pivot, in m) for both
-    brushes instead of the extruded 2D brush."""
+    brushes instead of the extruded 2D brush; spin_up [s] as in brush_sampler.build."""
     dx = bs.inner_spacing(spacing=spacing)
-    parts, (_, interior, outline, corner) = bs.layout(run, dx)
+    parts, (_, interior, outline, corner) = bs.layout(run, dx, spin_up)
     width = extruded_width(dx, depth)
     g = bs.RUNS[run][0]
 
@@ -113,9 +113,9 @@ def build(run="P0", spacing=DEFAULT_SPACING, depth=DEFAULT_DEPTH, brush_mesh=Non
     return sim
 
 
-def metadata(run, spacing, width):
+def metadata(run, spacing, width, spin_up=0.0):
     """run.json metadata: the 2D sampler's, with the setup's name and the width in z [m]."""
-    return {**bs.metadata(run, "custom", spacing), "setup": "brush_sampler_3d",
+    return {**bs.metadata(run, "custom", spacing, spin_up), "setup": "brush_sampler_3d",
             "depth_m": repr(width)}
 
 
@@ -130,6 +130,8 @@ def main(argv=None):
                     help="width in z [m], rounded up to whole cells of 4 x spacing")
     ap.add_argument("--end-time", type=float, default=1.0, help="simulated time [s]")
     ap.add_argument("--observe-every", type=int, default=20, help="steps between tray counts")
+    ap.add_argument("--spin-up", type=float, default=0.0,
+                    help="[s] the brushes reach their rate linearly from rest over this time")
     ap.add_argument("--brush-mesh", help="closed triangle mesh (STL, OBJ, ...) of the brush, "
                     "origin at its pivot, axis along z (examples/cad/make_brush_mesh.py)")
     ap.add_argument("--brush-mesh-units", default="mm", choices=list(rs.mesh.UNITS),
@@ -142,7 +144,7 @@ def main(argv=None):
             mesh = rs.read_mesh(args.brush_mesh, units=args.brush_mesh_units)
         except (OSError, ValueError) as e:  # names the file and the fault
             ap.error(f"--brush-mesh: {e}")
-    sim = build(args.run, args.spacing, args.depth, brush_mesh=mesh)
+    sim = build(args.run, args.spacing, args.depth, brush_mesh=mesh, spin_up=args.spin_up)
     width = extruded_width(args.spacing, args.depth)
     if rs.is_root():  # under MPI only rank 0 prints
         print(f"3D brush sampler {args.run}: {sim.size} particles, inner spacing "
@@ -150,7 +152,7 @@ def main(argv=None):
         if mesh is not None:
             print(f"  brushes from {mesh.name}: {mesh.triangle_count} triangles, "
                   f"{mesh.volume * 1e6:.4g} cm^3 each")
-    info = metadata(args.run, args.spacing, width)
+    info = metadata(args.run, args.spacing, width, args.spin_up)
     if mesh is not None:
         info.update(brush_mesh=mesh.name, brush_mesh_units=args.brush_mesh_units)
     return run_control.run(sim, args, info,

@@ -128,26 +128,42 @@ void bind_kinematics(py::module_& m) {
     py::class_<geometry::Kinematics>(m, "Kinematics")
         .def(py::init([](const py::object& translation, std::optional<double> rpm,
                          std::optional<double> angular_velocity, const py::object& pivot,
-                         const py::object& axis) {
+                         const py::object& axis, const py::object& rpm_schedule,
+                         const py::object& angular_velocity_schedule, const py::object& velocity_ramp) {
                  geometry::Kinematics k;
                  k.angular_velocity = geometry::rotation_rate(rpm, angular_velocity);
                  k.pivot = to_vec3(pivot, "kinematics: pivot");
                  k.axis = to_vec3(axis, "kinematics: axis");
                  k.translation = to_translation(translation);
+                 if (!rpm_schedule.is_none() && !angular_velocity_schedule.is_none())
+                     throw std::invalid_argument(
+                         "kinematics: give rpm_schedule or angular_velocity_schedule, not both");
+                 if (!rpm_schedule.is_none()) k.rate_schedule = to_rate_schedule(rpm_schedule, true);
+                 if (!angular_velocity_schedule.is_none())
+                     k.rate_schedule = to_rate_schedule(angular_velocity_schedule, false);
+                 if (!velocity_ramp.is_none()) k.velocity_ramp = to_velocity_ramp(velocity_ramp);
                  return k;
              }),
              py::kw_only(), py::arg("translation") = py::list(),
              py::arg("rpm") = py::none(), py::arg("angular_velocity") = py::none(),
              py::arg("pivot") = py::make_tuple(0.0, 0.0, 0.0),
-             py::arg("axis") = py::make_tuple(0.0, 0.0, 1.0),
+             py::arg("axis") = py::make_tuple(0.0, 0.0, 1.0), py::arg("rpm_schedule") = py::none(),
+             py::arg("angular_velocity_schedule") = py::none(), py::arg("velocity_ramp") = py::none(),
              "Prescribed motion of a kinematic body: translation = [(until [s], velocity [m/s]), "
-             "...] (piecewise constant, then rest), rotation at rpm [rev/min] or "
-             "angular_velocity [rad/s] (positive: counter-clockwise about +z in 2D) about pivot "
-             "[m] (its position at t = 0; it moves with the translation).")
+             "...] (piecewise constant, then rest) or velocity_ramp = [(time [s], velocity "
+             "[m/s]), ...] (linear between knots, held before the first and after the last); "
+             "rotation at rpm [rev/min] or angular_velocity [rad/s] (positive: counter-clockwise "
+             "about +z in 2D), or by rpm_schedule = [(time [s], rpm), ...] or "
+             "angular_velocity_schedule = [(time [s], rad/s), ...] (linear between knots: spin-up, "
+             "reversal, stop), about pivot [m] (its position at t = 0; it moves with the "
+             "translation). Positions are the exact integrals of the schedules.")
         .def_readonly("angular_velocity", &geometry::Kinematics::angular_velocity)
         .def_readonly("pivot", &geometry::Kinematics::pivot)
         .def("pivot_at", &geometry::Kinematics::pivot_at, py::arg("t"), "Pivot at time t [m].")
         .def("displacement", &geometry::Kinematics::displacement, py::arg("t"))
+        .def("translation_velocity", &geometry::Kinematics::translation_velocity, py::arg("t"),
+             "Velocity of the pivot at t [m/s].")
+        .def("rate", &geometry::Kinematics::rate, py::arg("t"), "Rotation rate at t [rad/s].")
         .def("angle", &geometry::Kinematics::angle, py::arg("t"), "Rotation angle at t [rad].");
 }
 

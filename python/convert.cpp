@@ -2,6 +2,8 @@
 
 #include <pybind11/stl.h>
 
+#include "core/units.hpp"
+
 namespace regosph::python {
 
 geometry::Vec3 to_vec3(const py::handle& obj, const std::string& field) {
@@ -54,27 +56,54 @@ py::array_t<double> points_array(const std::vector<geometry::Point>& pts, int di
     return out;
 }
 
-std::vector<geometry::VelocitySegment> to_translation(const py::object& segments) {
-    std::vector<geometry::VelocitySegment> out;
+std::vector<std::pair<double, py::object>> to_timed(const py::object& entries, const std::string& entry,
+                                                    const std::string& shape) {
+    std::vector<std::pair<double, py::object>> out;
     std::size_t i = 0;
-    for (const py::handle seg : segments) {
-        const std::string where = "kinematics: translation segment " + std::to_string(i++);
-        py::sequence pair;
+    for (const py::handle e : entries) {
+        const std::string where = entry + " " + std::to_string(i++);
+        if (!py::isinstance<py::sequence>(e) || py::isinstance<py::str>(e) || py::len(e) != 2)
+            throw std::invalid_argument(where + ": expected " + shape);
+        const auto pair = py::reinterpret_borrow<py::sequence>(e);
+        double time = 0.0;
         try {
-            pair = seg.cast<py::sequence>();
+            time = pair[0].cast<double>();
         } catch (const py::cast_error&) {
-            throw std::invalid_argument(where + ": expected (until [s], velocity [m/s])");
+            throw std::invalid_argument(where + ": the time must be a number");
         }
-        if (pair.size() != 2)
-            throw std::invalid_argument(where + ": expected (until [s], velocity [m/s])");
-        double until = 0.0;
-        try {
-            until = pair[0].cast<double>();
-        } catch (const py::cast_error&) {
-            throw std::invalid_argument(where + ": end time must be a number");
-        }
-        out.push_back({until, to_vec3(pair[1], where + ": velocity")});
+        out.emplace_back(time, py::reinterpret_borrow<py::object>(pair[1]));
     }
+    return out;
+}
+
+std::vector<geometry::VelocitySegment> to_translation(const py::object& segments) {
+    const std::string entry = "kinematics: translation segment";
+    std::vector<geometry::VelocitySegment> out;
+    for (const auto& [until, velocity] : to_timed(segments, entry, "(until [s], velocity [m/s])"))
+        out.push_back({until, to_vec3(velocity, entry + " " + std::to_string(out.size()) + ": velocity")});
+    return out;
+}
+
+geometry::PiecewiseLinear<1> to_rate_schedule(const py::object& knots, bool rpm) {
+    const std::string entry = std::string("kinematics: ") + (rpm ? "rpm_schedule" : "angular_velocity_schedule") + " knot";
+    geometry::PiecewiseLinear<1> out;
+    for (const auto& [time, value] : to_timed(knots, entry, rpm ? "(time [s], rpm [rev/min])" : "(time [s], rate [rad/s])")) {
+        double rate = 0.0;
+        try {
+            rate = value.cast<double>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(entry + " " + std::to_string(out.knots.size()) + ": the rate must be a number");
+        }
+        out.knots.push_back({time, {rpm ? rpm_to_radians_per_second(rate) : rate}});
+    }
+    return out;
+}
+
+geometry::PiecewiseLinear<3> to_velocity_ramp(const py::object& knots) {
+    const std::string entry = "kinematics: velocity_ramp knot";
+    geometry::PiecewiseLinear<3> out;
+    for (const auto& [time, velocity] : to_timed(knots, entry, "(time [s], velocity [m/s])"))
+        out.knots.push_back({time, to_vec3(velocity, entry + " " + std::to_string(out.knots.size()) + ": velocity")});
     return out;
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "geometry/kinematics.hpp"
@@ -31,8 +32,16 @@ std::vector<geometry::Point> to_points(const DoubleArray& a, int dim, const std:
 // Points -> (N, dim) array.
 py::array_t<double> points_array(const std::vector<geometry::Point>& pts, int dim);
 
+// [(time [s], value), ...] -> (time, value) pairs; `entry` names an entry in errors (with its
+// index appended), `shape` says what each entry should be.
+std::vector<std::pair<double, py::object>> to_timed(const py::object& entries, const std::string& entry,
+                                                    const std::string& shape);
 // [(until [s], velocity [m/s]), ...] -> the translation schedule of a Kinematics.
 std::vector<geometry::VelocitySegment> to_translation(const py::object& segments);
+// [(time [s], rate), ...] -> a rate schedule [rad/s]; rates in rev/min when `rpm`, else rad/s.
+geometry::PiecewiseLinear<1> to_rate_schedule(const py::object& knots, bool rpm);
+// [(time [s], velocity [m/s] (2 or 3 numbers)), ...] -> a velocity ramp.
+geometry::PiecewiseLinear<3> to_velocity_ramp(const py::object& knots);
 // [(x, y), ...] -> polygon vertices [m].
 std::vector<std::array<double, 2>> to_vertices(const py::object& obj);
 // [(shape, spacing), ...] from Python, each entry checked.

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include "io/snapshot.hpp"
@@ -30,6 +31,20 @@ double parse_exact(const std::string& s, const std::string& what) {
     const double v = std::strtod(s.c_str(), &end);
     if (s.empty() || *end != '\0') throw std::runtime_error("attribute '" + what + "' is not a number");
     return v;
+}
+
+// Doubles as one attribute: their exact forms separated by spaces.
+std::string exact_list(const std::vector<double>& values) {
+    std::string text;
+    for (const double v : values) text += (text.empty() ? "" : " ") + exact(v);
+    return text;
+}
+
+std::vector<double> parse_exact_list(const std::string& text, const std::string& what) {
+    std::vector<double> values;
+    std::istringstream in(text);
+    for (std::string word; in >> word;) values.push_back(parse_exact(word, what));
+    return values;
 }
 
 std::int64_t step_of(const fs::path& file) {
@@ -88,6 +103,7 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
     write_particle_file(file, p, s.time, s.step,
                         {{"checkpoint_time", exact(s.time)},
                          {"checkpoint_dt_next", exact(s.dt_next)},
+                         {"checkpoint_work", exact_list(s.work)},
                          {"checkpoint_checksum", std::to_string(mpi::sum_wrapping(checksum(p)))}});
     mpi::on_root_first([&] {
         const auto all = list_checkpoints(dir);
@@ -114,6 +130,12 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
             out.state.dt_next = parse_exact(read_string_attribute(file, "checkpoint_dt_next"),
                                             "checkpoint_dt_next");
             out.state.step = step;
+            std::string work;
+            try {  // absent from checkpoints written before the work was recorded
+                work = read_string_attribute(file, "checkpoint_work");
+            } catch (const std::runtime_error&) {
+            }
+            out.state.work = parse_exact_list(work, "checkpoint_work");
             out.particles = std::move(p);
             out.file = file;
             return out;

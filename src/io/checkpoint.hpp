@@ -16,6 +16,9 @@ struct CheckpointState {
     double time = 0.0;       // [s]
     std::int64_t step = 0;   // accepted steps
     double dt_next = 0.0;    // step the integrator proposed next [s]
+    // Work done on the regolith by each body since t = 0 [J] (2D: [J/m]); empty when read from
+    // a checkpoint written before it was recorded.
+    std::vector<double> work;
 };
 
 // Order-independent hash of the owned particles: the sum modulo 2^64 of a 64-bit FNV-1a hash

@@ -32,7 +32,8 @@ const std::vector<std::string> kDiagnosticColumns = {
     "momentum_y [kg m/s]", "momentum_z [kg m/s]", "max_speed [m/s]",  "yielding [-]",
     "mass [kg]",         "rejected_steps [-]"};
 
-// Loads on kinematic bodies join the diagnostics; in 2D they are per unit depth.
+// Loads on kinematic bodies join the diagnostics, with the power they give the regolith and
+// the work since t = 0; in 2D all are per unit depth.
 std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
                                             const std::vector<std::size_t>& loaded, bool planar) {
     std::vector<std::string> columns = kDiagnosticColumns;
@@ -45,6 +46,8 @@ std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
             columns.push_back(b + ".torque_z [N]");  // N m per metre of depth
         else
             for (const char* c : {"x", "y", "z"}) columns.push_back(b + ".torque_" + c + " [N m]");
+        columns.push_back(b + (planar ? ".power [W/m]" : ".power [W]"));
+        columns.push_back(b + (planar ? ".work [J/m]" : ".work [J]"));
     }
     return columns;
 }
@@ -75,11 +78,11 @@ bool OutputTimes::reached(double time, double t_eps) {
 Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
                    const std::vector<Body>& bodies, const std::vector<Observer>& observers,
                    LoadsFn loads, ObserveFn observe, bool continued, double time,
-                   std::int64_t step)
+                   std::int64_t step, std::vector<double>& work)
     : o_(o), particles_(particles), bodies_(bodies), loads_(std::move(loads)),
       observe_(std::move(observe)), writing_(!o.output_dir.empty()),
-      observing_(writing_ && !observers.empty()), last_snapshot_step_(step), t_start_(time),
-      step_start_(step) {
+      observing_(writing_ && !observers.empty()), work_(work), power_(bodies.size(), 0.0),
+      last_snapshot_step_(step), t_start_(time), step_start_(step) {
     const bool planar = particles.dim == 2;
     for (std::size_t k = 0; k < bodies.size(); ++k)
         if (bodies[k].motion == Motion::kinematic) loaded_.push_back(k);
@@ -109,9 +112,19 @@ void Recorder::initial_state(double time, std::int64_t step) {
     snapshot(time, step);
 }
 
-void Recorder::count_step(const StepReport& r) {
+void Recorder::count_step(const StepReport& r, double time) {
     last_dt_ = r.dt;
     rejected_since_row_ += r.rejected;
+    if (loaded_.empty()) return;
+    // The step's loads carry the weights of the velocity update (dt F is the impulse), and the
+    // motion is taken at mid-step: the work of the step, exact for steady motion.
+    const std::vector<BodyLoad> loads = loads_();
+    const double mid = time - 0.5 * r.dt;
+    for (const std::size_t k : loaded_) {
+        power_[k] = geometry::power_into_regolith(bodies_[k].kinematics, loads[k].force, loads[k].torque, mid);
+        work_[k] += power_[k] * r.dt;
+    }
+    stepped_ = true;
 }
 
 void Recorder::diagnostics(double time, std::int64_t step) {
@@ -129,6 +142,11 @@ void Recorder::diagnostics(double time, std::int64_t step) {
                 row.push_back(loads[k].torque[2]);
             else
                 for (int d = 0; d < 3; ++d) row.push_back(loads[k].torque[d]);
+            if (!stepped_)  // the first row: the power at the current state
+                power_[k] = geometry::power_into_regolith(bodies_[k].kinematics, loads[k].force,
+                                                          loads[k].torque, time);
+            row.push_back(power_[k]);
+            row.push_back(work_[k]);
         }
     }
     if (diagnostics_) diagnostics_->append(row);  // rank 0
@@ -186,7 +204,9 @@ bool Recorder::checkpoint_due(std::int64_t step) const {
 
 void Recorder::checkpoint(const io::CheckpointState& state) {
     if (!writing_) return;
-    last_checkpoint_ = io::write_checkpoint(o_.output_dir, particles_, state).string();
+    io::CheckpointState with_work = state;
+    with_work.work = work_;
+    last_checkpoint_ = io::write_checkpoint(o_.output_dir, particles_, with_work).string();
     write_observers_h5();
     last_checkpoint_wall_ = Clock::now();
 }

@@ -42,23 +42,30 @@ private:
 
 class Recorder {
 public:
-    // Loads of every body (indexed like the bodies) at the current state. The recorder calls
-    // it once per diagnostics row, and only when a body is kinematic.
+    // Loads of every body (indexed like the bodies): those of the last step (or of the current
+    // state before any step). The recorder calls it after every step and for the first row,
+    // and only when a body is kinematic.
     using LoadsFn = std::function<std::vector<BodyLoad>()>;
     // Readings of every observer at the current state.
     using ObserveFn = std::function<std::vector<ObserverReading>()>;
 
     // `continued`: a run restarted at `time` [s], whose series keep their rows up to it.
-    // Collective under MPI.
+    // `work`: the work each body has done on the regolith since t = 0 [J] (2D: [J/m]), indexed
+    // like the bodies; the recorder adds every step's share and checkpoints it. Collective
+    // under MPI.
     Recorder(const RunOptions& options, const ParticleSet& particles,
              const std::vector<Body>& bodies, const std::vector<Observer>& observers,
-             LoadsFn loads, ObserveFn observe, bool continued, double time, std::int64_t step);
+             LoadsFn loads, ObserveFn observe, bool continued, double time, std::int64_t step,
+             std::vector<double>& work);
 
     // The first rows and the first snapshot of a new run.
     void initial_state(double time, std::int64_t step);
-    // An accepted step: its size and the attempts rejected before it go to the next row.
-    void count_step(const StepReport& r);
-    // One row of diagnostics.csv, with the body loads (at most one row per step).
+    // An accepted step that ended at `time` [s]: its size and the attempts rejected before it
+    // go to the next row; the power each kinematic body gave the regolith over it
+    // (power_into_regolith of its step-averaged load at mid-step) times dt adds to its work.
+    void count_step(const StepReport& r, double time);
+    // One row of diagnostics.csv, with the body loads, power and work (at most one row per
+    // step).
     void diagnostics(double time, std::int64_t step);
     // One row of observers.csv (at most one per step).
     void observations(double time, std::int64_t step);
@@ -96,6 +103,9 @@ private:
     ObserveFn observe_;
     bool writing_, observing_;
     std::vector<std::size_t> loaded_;  // kinematic bodies, whose loads join the diagnostics
+    std::vector<double>& work_;        // per body [J] (2D: [J/m])
+    std::vector<double> power_;        // per body, over the last step [W] (2D: [W/m])
+    bool stepped_ = false;             // power_ holds a step's power
     std::unique_ptr<io::SnapshotWriter> writer_;
     std::unique_ptr<io::CsvTimeSeries> diagnostics_;   // rank 0
     std::unique_ptr<io::CsvTimeSeries> observations_;  // rank 0

@@ -103,6 +103,7 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
         if (motion == Motion::kinematic) body.reference_positions.push_back(x);
     }
     bodies_.push_back(std::move(body));
+    work_.push_back(0.0);
     integrator_.reset();
     return body_index;
 }
@@ -333,6 +334,14 @@ std::string Simulation::describe(const RunOptions& o) const {
                                   {"angular_velocity_rad_s", k.angular_velocity},
                                   {"rpm", k.angular_velocity * 30.0 / M_PI},
                                   {"translation", translation}};
+            // Motor-like schedules, when given: knots (time, value), linear between them.
+            for (const auto& knot : k.rate_schedule.knots)
+                body["kinematics"]["rate_schedule"].push_back(
+                    {{"time_s", knot.time}, {"angular_velocity_rad_s", knot.value[0]},
+                     {"rpm", knot.value[0] * 30.0 / M_PI}});
+            for (const auto& knot : k.velocity_ramp.knots)
+                body["kinematics"]["velocity_ramp"].push_back(
+                    {{"time_s", knot.time}, {"velocity_m_s", knot.value}});
         }
         j["bodies"].push_back(body);
     }
@@ -381,6 +390,9 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     step_ = ck.state.step;
     resumed_from_ = run_dir;
     resumed_dt_next_ = ck.state.dt_next;
+    // The work done so far (a checkpoint older than the work records none: it restarts at 0).
+    if (!ck.state.work.empty() && ck.state.work.size() != bodies_.size()) mismatch("body counts");
+    work_ = ck.state.work.empty() ? std::vector<double>(bodies_.size(), 0.0) : ck.state.work;
     integrator_.reset();
     // The snapshots written after the checkpoint are dropped by run(), once it has accepted its
     // options: a refused run leaves the directory as it was.
@@ -435,7 +447,7 @@ RunSummary Simulation::run(const RunOptions& o) {
     resumed_from_.clear();
 
     Recorder rec(o, particles_, bodies_, observers_, [this] { return recorded_loads(); },
-                 [this] { return observe(); }, continued, time_, step_);
+                 [this] { return observe(); }, continued, time_, step_, work_);
     if (!continued) rec.initial_state(time_, step_);
     OutputTimes outputs(o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time, o.end_time,
                         time_);
@@ -457,7 +469,7 @@ RunSummary Simulation::run(const RunOptions& o) {
             throw rec.crash(BlowUpError(e), time_, step_);
         ++step_;
         summary.rejected += r.rejected;
-        rec.count_step(r);
+        rec.count_step(r, time_);
         if (step_ % o.diagnostics_every == 0) rec.diagnostics(time_, step_);
         if (step_ % o.observe_every == 0) rec.observations(time_, step_);
         if (outputs.reached(time_, t_eps)) rec.snapshot(time_, step_);

@@ -133,6 +133,9 @@ private:
     std::optional<geometry::BoundingBox> domain_;
     std::string resumed_from_;  // run directory of restart(), until run() continues it
     double resumed_dt_next_ = 0.0;
+    // Work each body has done on the regolith since t = 0 [J] (2D: [J/m]): summed by run()
+    // over its steps, kept in checkpoints, written to diagnostics.csv.
+    std::vector<double> work_;
 };
 
 }  // namespace regosph

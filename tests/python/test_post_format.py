@@ -172,7 +172,8 @@ def test_run_reads_real_run(real_run):
     assert tray.attrs["units"] == {"time": "s", "count": "-", "mass": "kg/m"}
     assert tray["count"].max() == 0  # nothing reaches the tray in 10 ms
     loads = run.body_loads("brush left")
-    assert list(loads.columns) == ["time", "force_x", "force_y", "torque_z"]
+    assert list(loads.columns) == ["time", "force_x", "force_y", "torque_z", "power", "work"]
     assert loads.attrs["units"]["torque_z"] == "N"
+    assert loads.attrs["units"]["power"] == "W/m" and loads.attrs["units"]["work"] == "J/m"
     # The bed is flat at the start: no cavity against itself.
     assert post.bed_cavity(run, 0, material="regolith")["depth"] == 0.0

@@ -432,7 +432,9 @@ class Run:
 
     def body_loads(self, body):
         """Force and torque on one (kinematic) body from diagnostics.csv: DataFrame with columns
-        time, force_x, force_y(, force_z), torque_z (3D: torque_x, torque_y, torque_z)."""
+        time, force_x, force_y(, force_z), torque_z (3D: torque_x, torque_y, torque_z), and the
+        power the regolith takes from it and its work since t = 0 (power, work) when the run
+        recorded them."""
         diag = self.diagnostics
         cols = [c for c in diag.columns if c.startswith(body + ".")]
         if not cols:
