@@ -1,7 +1,8 @@
 """Command line of the regosph package: `regosph ...` once installed, or `python3 -m regosph ...`.
 
     python3 -m regosph info RUN [--json]
-    python3 -m regosph plot RUN [--field speed] [--times 0.5 1.0] [--material regolith] --out DIR
+    python3 -m regosph plot RUN [--field speed] [--times 0.5 1.0] [--material regolith]
+                                [--loads] [--energy] --out DIR
     python3 -m regosph compare RUN... [--csv FILE | --markdown] [--times 0.5 1] [--observer tray]
     python3 -m regosph sweep --rows TABLE --root DIR [--batch] [--name-column run] -- COMMAND...
 
@@ -113,8 +114,19 @@ def plot(args):
     for name in run.observer_names:
         ax = post.plot_observer([run], name)
         written.append(post.save(ax, out / f"{name}_count.png"))
+    if args.loads:
+        written.append(post.save(post.plot_loads(run), out / "loads.png"))
+    absent = None
+    if args.energy:
+        if post.energy_budget_columns(run):
+            written.append(post.save(post.plot_energy(run), out / "energy.png"))
+        else:
+            absent = (f"note: {run.path / 'diagnostics.csv'} holds no energy budget (only the "
+                      f"kinetic energy and the tools' work): energy.png not written")
     for w in written:
         print(f"wrote {w}")
+    if absent:
+        print(absent)
     return 0
 
 
@@ -168,6 +180,10 @@ def parser():
                    help="scalar field: speed, pressure, density, plastic_strain, stress_xy, vx, ...")
     p.add_argument("--times", type=float, nargs="+", help="[s]; default: the last snapshot")
     p.add_argument("--material", help="colour only this material")
+    p.add_argument("--loads", action="store_true",
+                   help="also loads.png: force, torque and power of every tool against time")
+    p.add_argument("--energy", action="store_true",
+                   help="also energy.png: the energy budget against time, when the run has one")
     p.add_argument("--out", required=True, help="directory for the PNG files")
     p.set_defaults(func=plot)
     p = sub.add_parser("compare", help="one table row per run: parameters and results")

@@ -13,7 +13,8 @@ Metrics (SI units):
 - failure line: a particle "moved" if its final displacement exceeds one spacing. For each point
   of failure.csv the simulated failure height is the lowest initial y of a moved particle in that
   initial column; RMS against the measured line, and the fraction of particles on the side of
-  the measured line they should be (moved above it, at rest below it).
+  the measured line they should be (moved above it, at rest below it). The figure draws the
+  simulated line through every column (failure_line) next to the measured one.
 """
 import json
 import os
@@ -69,6 +70,26 @@ def runout(pos, spacing, support_radius):
     return float(end + 0.5 * spacing)
 
 
+def failure_height(initial, moved, x, spacing):
+    """Simulated failure height [m] in the initial column at x (particles within spacing/2):
+    the lowest initial y of a moved particle; the column's top when none moved (NaN for an
+    empty column)."""
+    column = np.abs(initial[:, 0] - x) <= 0.5 * spacing
+    if not column.any():
+        return float("nan")
+    m = column & moved
+    return float(initial[m, 1].min()) if m.any() else float(initial[column, 1].max())
+
+
+def failure_line(initial, moved, spacing):
+    """The simulated failure line in the initial configuration: (x, y) [m] through every initial
+    column in which something moved, y the column's failure height (failure_height), sorted
+    by x. The boundary of the region that moved more than the threshold."""
+    column = np.floor(initial[:, 0] / spacing).astype(int)  # the lattice's columns
+    xs = np.array([initial[column == c, 0].mean() for c in np.unique(column[moved])])
+    return xs, np.array([failure_height(initial, moved, x, spacing) for x in xs])
+
+
 def compare(initial, final, spacing, support_radius, reference=REFERENCE):
     """Metrics dict for the initial and final positions (N, 2), matched by id order."""
     surface_ref, failure_ref = load_reference(reference)
@@ -80,12 +101,7 @@ def compare(initial, final, spacing, support_radius, reference=REFERENCE):
     runout_ref = float(surface_ref[-1, 0])
 
     moved = np.linalg.norm(final - initial, axis=1) > spacing
-    fail_sim = []
-    for xf in failure_ref[:, 0]:
-        column = np.abs(initial[:, 0] - xf) <= 0.5 * spacing
-        m = column & moved
-        fail_sim.append(float(initial[m, 1].min()) if m.any() else float(initial[column, 1].max()))
-    fail_sim = np.array(fail_sim)
+    fail_sim = np.array([failure_height(initial, moved, xf, spacing) for xf in failure_ref[:, 0]])
     failure_rms = float(np.sqrt(np.mean((fail_sim - failure_ref[:, 1]) ** 2)))
     # Measured line as y(x), decreasing in x; material right of its foot all moves.
     order = np.argsort(failure_ref[:, 0])
@@ -116,32 +132,56 @@ def compare(initial, final, spacing, support_radius, reference=REFERENCE):
     }
 
 
-def plot(initial, final, metrics, path, title):
+def plot(initial, final, metrics, path, title, spacing):
+    """Writes collapse.png (collapse_figure) to path; returns path."""
+    import matplotlib.pyplot as plt
+
+    fig = collapse_figure(initial, final, metrics, title, spacing)
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+    return path
+
+
+def collapse_figure(initial, final, metrics, title, spacing):
+    """Above, the initial block coloured by each particle's final displacement on a
+    logarithmic scale (at rest: ~micrometres; moved: centimetres), with the measured failure
+    line and the simulated one (the boundary of the particles that moved more than one
+    spacing); below, the final state in the same colours with the measured surface. Returns
+    the Figure."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
 
     surface_ref, failure_ref = load_reference()
-    disp = np.linalg.norm(final - initial, axis=1)
-    fig, ax = plt.subplots(figsize=(10, 3.6), constrained_layout=True)
-    ax.scatter(initial[:, 0], initial[:, 1], s=2, c="0.8", label="initial particles")
-    sc = ax.scatter(final[:, 0], final[:, 1], s=2, c=disp * 1e3, cmap="viridis",
-                    label="final particles")
-    ax.plot(surface_ref[:, 0], surface_ref[:, 1], "o-", color="tab:red", ms=3,
-            label="experiment: final surface")
-    ax.plot(failure_ref[:, 0], failure_ref[:, 1], "s--", color="k", ms=3,
-            label="experiment: failure line")
-    fig.colorbar(sc, ax=ax, label="displacement [mm]", pad=0.01)
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
-    ax.set_aspect("equal")
-    ax.set_xlim(-0.01, 0.5)
-    ax.set_ylim(-0.005, 0.11)
-    ax.set_title(f"{title}\nsurface RMS {metrics['surface_rms_m'] * 1e3:.2f} mm, runout "
-                 f"{metrics['runout_m']:.3f} m (experiment {metrics['runout_experiment_m']:.3f} m)")
-    ax.legend(loc="upper right", fontsize=7, markerscale=3)
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+    disp = np.linalg.norm(final - initial, axis=1) * 1e3  # mm
+    threshold = spacing * 1e3                             # mm: "moved"
+    norm = LogNorm(vmin=threshold / 100.0, vmax=max(disp.max(), 10.0 * threshold), clip=True)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 6.4), constrained_layout=True,
+                                      gridspec_kw={"height_ratios": [1.0, 1.0]})
+    sc = top.scatter(initial[:, 0], initial[:, 1], s=3, c=disp, cmap="viridis", norm=norm)
+    top.plot(failure_ref[:, 0], failure_ref[:, 1], "s--", color="k", ms=3,
+             label="experiment: failure line")
+    x_line, y_line = failure_line(initial, disp > threshold, spacing)
+    # Column by column (the line's heights are those of the lowest moved particles).
+    top.plot(x_line, y_line, "-", color="tab:red", lw=1.5, drawstyle="steps-mid",
+             label=f"simulation: failure line (moved > {threshold:.3g} mm)")
+    fig.suptitle(title)
+    top.set_title(f"initial positions coloured by their final displacement: failure line RMS "
+                  f"{metrics['failure_line_rms_m'] * 1e3:.1f} mm", fontsize="medium")
+    bottom.scatter(initial[:, 0], initial[:, 1], s=2, c="0.85")
+    bottom.scatter(final[:, 0], final[:, 1], s=3, c=disp, cmap="viridis", norm=norm)
+    bottom.plot(surface_ref[:, 0], surface_ref[:, 1], "o-", color="tab:red", ms=3,
+                label="experiment: final surface")
+    bottom.set_title(f"final positions (initial in grey): surface RMS "
+                     f"{metrics['surface_rms_m'] * 1e3:.2f} mm, runout {metrics['runout_m']:.3f} m "
+                     f"(experiment {metrics['runout_experiment_m']:.3f} m)", fontsize="medium")
+    for ax, xlim in ((top, (-0.01, 0.22)), (bottom, (-0.01, 0.5))):
+        ax.set(xlabel="x [m]", ylabel="y [m]", aspect="equal", xlim=xlim, ylim=(-0.005, 0.11))
+        ax.legend(loc="upper right", fontsize=7, markerscale=2)
+    bar = fig.colorbar(sc, ax=[top, bottom], label="displacement [mm] (log scale)", pad=0.01)
+    bar.ax.axhline(threshold, color="tab:red", lw=1.5)  # the "moved" threshold
+    return fig
 
 
 def write_report(metrics, directory):

@@ -22,6 +22,15 @@ import regosph as rs  # noqa: E402
 from regosph import run_control  # noqa: E402
 
 
+def viscosity_text(sound_speed):
+    """How the figure names the artificial viscosity's sound speed [m/s]: 0 means the soil's
+    own elastic wave speed, which it states."""
+    if sound_speed == 0.0:
+        own = rs.DruckerPrager("soil", **soil_collapse.SOIL).wave_speed
+        return f"viscosity sound speed: the soil's own ({own:.1f} m/s)"
+    return f"viscosity sound speed: {sound_speed:g} m/s"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--output", required=True, help="run directory")
@@ -62,7 +71,7 @@ def main(argv=None):
                    viscosity_sound_speed_m_s=args.viscosity_sound_speed)
     compare.plot(initial, final, metrics, out / "collapse.png",
                  f"Soil collapse at t = {t_final:.2f} s, spacing {args.spacing * 1e3:.3f} mm, "
-                 f"viscosity sound speed {args.viscosity_sound_speed:g} m/s")
+                 f"{viscosity_text(args.viscosity_sound_speed)}", args.spacing)
     print(compare.write_report(metrics, out), end="")
     print(f"figure: {out / 'collapse.png'}")
     return 0 if metrics["passed"] else 1

@@ -26,5 +26,13 @@ from .analysis import (  # noqa: F401
 )
 from .bed import bed_cavity, cavity, surface_profile  # noqa: F401
 from .compare import compare, one_factor_groups, to_markdown  # noqa: F401
-from .plots import plot_observer, plot_particles, plot_profiles, save  # noqa: F401
+from .plots import (  # noqa: F401
+    energy_budget_columns,
+    plot_energy,
+    plot_loads,
+    plot_observer,
+    plot_particles,
+    plot_profiles,
+    save,
+)
 from .run import Run, RunFormatError, Snapshot, find_runs, read_csv_with_units  # noqa: F401
