@@ -1,15 +1,14 @@
 #include "io/snapshot.hpp"
 
 #include "io/json.hpp"
+#include "io/run_directory.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/redistribute.hpp"
 
 #include <hdf5.h>
 #include <mpi.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -352,24 +351,6 @@ std::optional<std::size_t> parse_snapshot_index(const std::string& name) {
         !std::all_of(digits.begin(), digits.end(), is_digit))
         return std::nullopt;
     return std::stoull(digits);
-}
-
-void ensure_writable_directory(const fs::path& dir) {
-    auto fail = [&dir](const std::string& reason) {
-        throw std::runtime_error("output directory '" + dir.string() +
-                                 "' is not writable: " + reason);
-    };
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) fail(ec.message());
-    if (!fs::is_directory(dir, ec)) fail("not a directory");
-    // Permission bits do not tell (read-only mounts, ACLs, root): try it. The pid keeps
-    // concurrent processes from removing each other's probe.
-    const fs::path probe = dir / (".regosph_write_probe_" + std::to_string(::getpid()));
-    std::FILE* f = std::fopen(probe.c_str(), "w");
-    if (!f) fail(std::strerror(errno));
-    std::fclose(f);
-    if (!fs::remove(probe, ec)) fail("cannot remove the probe file: " + ec.message());
 }
 
 // An XDMF DataItem pointing into a snapshot ("snapshot_000001.h5:/particles/mass").

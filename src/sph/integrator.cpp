@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "parallel/mpi_env.hpp"
+#include "sph/boundary.hpp"
 #include "sph/motion.hpp"
 
 namespace regosph {
@@ -70,8 +71,13 @@ void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTab
                             Derivatives& out) {
     prepare(p, nl, pp, t, step_start);
     auto clock = std::chrono::steady_clock::now();
-    compute_derivatives(p, nl, mt, pp, out);
+    const LoadRequest request = load_request(t);
+    compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request);
     times_.derivatives += seconds_since(clock);
+}
+
+LoadRequest AdaptiveHeun::load_request(double t) const {
+    return bodies_ ? kinematic_load_request(*bodies_, t) : LoadRequest{};
 }
 
 // Only the owned particles: the halo is refreshed by the next evaluation, and a mid-step halo
@@ -161,13 +167,8 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
         SymTensor sigma;
         for (int c = 0; c < kSymComponents; ++c)
             sigma[c] = stress0_[c][a] + w1 * k1_.dstress[c][a] + w2 * k2.dstress[c][a];
-        bool corrected = false;
-        const int mat = p.material[a];
-        const Model& model = mt.materials[mat].model;
-        if (std::holds_alternative<DruckerPrager>(model))
-            corrected = drucker_prager_return(mt.drucker_prager[mat], sigma);
-        else if (const auto* es = std::get_if<ElasticSolid>(&model))
-            apply_equation_of_state(*es, p.rho[a], sigma);  // sigma = S - p(rho) I
+        // Bui's corrections (regolith) or the equation of state (elastic solids).
+        const bool corrected = correct_stress(mt.materials[p.material[a]], p.rho[a], sigma);
         for (int c = 0; c < kSymComponents; ++c) p.stress[c][a] = sigma[c];
 
         if (final) {
@@ -254,7 +255,8 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     times_.updates += seconds_since(clock);
     clock = std::chrono::steady_clock::now();
     share_staging(k1_, k2_);
-    compute_derivatives(p, nl, mt, pp, k1_);
+    const LoadRequest request = load_request(time);
+    compute_derivatives(p, nl, mt, pp, k1_, request.collect.empty() ? nullptr : &request);
     times_.derivatives += seconds_since(clock);
     double dt_courant = std::numeric_limits<double>::infinity();
     // Dynamic particles only: the entries of wall particles are not written (and after a
@@ -288,6 +290,11 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
             // Capping at an output time says nothing about the step the solution allows.
             const double base = capped ? std::max(dt, dt_next_) : dt;
             dt_next_ = base * std::clamp(grow, 0.2, 1.5);
+            // The loads of the step with the weights of the velocity update, so that
+            // dt F is the impulse the regolith gave the body.
+            step_loads_.assign(k1_.loads.size(), BodyLoad{});
+            add_scaled(step_loads_, k1_.loads, 0.5);
+            add_scaled(step_loads_, k2_.loads, 0.5);
             report.dt = dt;
             report.error = err;
             return report;

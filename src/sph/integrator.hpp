@@ -80,11 +80,18 @@ public:
     // to the ranks that own them now. Collective under MPI.
     void prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp, double t,
                  bool step_start);
-    // prepare, then the derivatives of the owned dynamic particles.
+    // Loads on the kinematic bodies averaged over the last accepted step with the weights of
+    // the velocity update (dt F is the impulse of the step); empty before the first step or
+    // without kinematic bodies.
+    const std::vector<BodyLoad>& step_loads() const { return step_loads_; }
+
+    // prepare, then the derivatives of the owned dynamic particles (and the loads on the
+    // kinematic bodies, in out.loads).
     void evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                   const PhysicsParameters& pp, double t, bool step_start, Derivatives& out);
 
 private:
+    LoadRequest load_request(double t) const;  // the kinematic bodies' loads at time t
     void save_start(const ParticleSet& p);
     void restore_start(ParticleSet& p) const;
     double stage_update(ParticleSet& p, const MaterialTable& mt, double dt, bool final);
@@ -104,6 +111,7 @@ private:
     const std::vector<Body>* bodies_ = nullptr;  // set when some body is kinematic
     parallel::Domain* domain_ = nullptr;
     std::array<std::vector<double>, 3> wall_acceleration_;  // of kinematic particles [m/s^2]
+    std::vector<BodyLoad> step_loads_;
 };
 
 }  // namespace regosph

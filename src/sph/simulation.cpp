@@ -1,21 +1,17 @@
 #include "sph/simulation.hpp"
 
 #include <algorithm>
-#include <csignal>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
-#include "io/checkpoint.hpp"
 #include "io/json.hpp"
-#include "io/snapshot.hpp"
-#include "io/time_series.hpp"
+#include "io/run_directory.hpp"
 #include "parallel/mpi_env.hpp"
+#include "sph/recorder.hpp"
+#include "sph/signals.hpp"
 
 namespace regosph {
 
@@ -68,7 +64,7 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
         if (!std::isfinite(velocity[d]))
             throw std::invalid_argument(where + "velocity must be finite");
     const Material& m = materials_[material];
-    const bool rigid = std::holds_alternative<Rigid>(m.model);
+    const bool rigid = boundary_only(m);
     if (motion == Motion::dynamic && rigid)
         throw std::invalid_argument(where + "material '" + m.name +
                                     "' is Rigid, which only boundary (fixed) bodies can use");
@@ -191,10 +187,14 @@ std::vector<BodyLoad> Simulation::body_loads() {
     validate_setup();
     ensure_integrator();
     if (!has_kinematic_bodies(bodies_)) return std::vector<BodyLoad>(bodies_.size());
-    integrator_->prepare(particles_, neighbours_, physics_, time_, true);
-    auto loads = kinematic_body_loads(particles_, neighbours_, *table_, physics_, bodies_, time_);
+    integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
     release_halo();
-    return loads;
+    return scratch_.loads;
+}
+
+std::vector<BodyLoad> Simulation::recorded_loads() {
+    if (integrator_ && !integrator_->step_loads().empty()) return integrator_->step_loads();
+    return body_loads();  // no step taken yet: the loads of the current state
 }
 
 void Simulation::set_domain(const geometry::Point& lo, const geometry::Point& hi) {
@@ -357,110 +357,12 @@ std::string Simulation::describe(const RunOptions& o) const {
     return j.dump();
 }
 
-namespace {
-
-std::string format_duration(double seconds) {
-    const long s = static_cast<long>(std::max(0.0, seconds) + 0.5);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-    return buf;
-}
-
-const std::vector<std::string> kDiagnosticColumns = {
-    "time [s]",          "dt [s]",           "kinetic_energy [J]", "momentum_x [kg m/s]",
-    "momentum_y [kg m/s]", "momentum_z [kg m/s]", "max_speed [m/s]",  "yielding [-]",
-    "mass [kg]",         "rejected_steps [-]"};
-
-}  // namespace
-
-namespace {
-
-namespace fs = std::filesystem;
-
-// Files a run writes into its directory (and --overwrite removes).
-bool is_run_file(const std::string& name) {
-    const auto has = [&](const char* prefix, const char* suffix) {
-        return name.starts_with(prefix) && name.ends_with(suffix);
-    };
-    return has("snapshot_", ".h5") || has("checkpoint_", ".h5") || has("crash_", ".h5") ||
-           name.ends_with(".h5.tmp") ||
-           name == "series.xdmf" || name == "diagnostics.csv" || name == "run.json" ||
-           name == "observers.csv" || name == "observers.h5" || name == "observers.h5.tmp" ||
-           name == "run.json.tmp" || name == "series.xdmf.tmp";
-}
-
-// Snapshots later than `time` (unreadable ones too): a continued run writes them again.
-void remove_snapshots_after(const fs::path& dir, double time) {
-    std::error_code ec;
-    std::vector<fs::path> doomed;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-        const std::string name = e.path().filename().string();
-        if (!(name.starts_with("snapshot_") && name.ends_with(".h5"))) continue;
-        double t = 0.0;
-        try {
-            io::read_snapshot(e.path(), &t, nullptr);
-        } catch (const std::exception&) {
-            t = std::numeric_limits<double>::infinity();  // unreadable: redo it
-        }
-        if (t > time) doomed.push_back(e.path());
-    }
-    for (const auto& f : doomed) fs::remove(f, ec);
-}
-
-bool holds_run(const fs::path& dir) {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-        if (is_run_file(e.path().filename().string())) return true;
-    return false;
-}
-
-void remove_run_files(const fs::path& dir) {
-    std::error_code ec;
-    std::vector<fs::path> doomed;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-        if (is_run_file(e.path().filename().string())) doomed.push_back(e.path());
-    for (const auto& f : doomed) fs::remove(f, ec);
-}
-
-// SIGTERM / SIGINT during run(): remember the signal, finish the step, checkpoint, return.
-volatile std::sig_atomic_t g_pending_signal = 0;
-extern "C" void remember_signal(int sig) { g_pending_signal = sig; }
-
-class SignalGuard {
-public:
-    explicit SignalGuard(bool active) : active_(active) {
-        if (!active_) return;
-        g_pending_signal = 0;
-        struct sigaction sa {};
-        sa.sa_handler = remember_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGTERM, &sa, &old_term_);
-        sigaction(SIGINT, &sa, &old_int_);
-    }
-    ~SignalGuard() {
-        if (!active_) return;
-        sigaction(SIGTERM, &old_term_, nullptr);
-        sigaction(SIGINT, &old_int_, nullptr);
-    }
-    SignalGuard(const SignalGuard&) = delete;
-    SignalGuard& operator=(const SignalGuard&) = delete;
-
-private:
-    bool active_;
-    struct sigaction old_term_ {}, old_int_ {};
-};
-
-}  // namespace
-
 std::string Simulation::restart(const std::string& run_dir, std::vector<std::string>* rejected) {
     if (decomposition_.distributed() && mpi::size() > 1)
         throw std::invalid_argument("restart: call it on a new setup, before any run or step "
                                     "(the particles are distributed over the MPI ranks now)");
     validate_setup();
-    const fs::path dir(run_dir);
-    if (!fs::is_directory(dir))
-        throw std::invalid_argument("restart: run directory '" + run_dir + "' does not exist");
-    io::LoadedCheckpoint ck = io::load_newest_checkpoint(dir);
+    io::LoadedCheckpoint ck = io::RunDirectory::newest_checkpoint(run_dir);
     if (rejected) *rejected = ck.rejected;
     const ParticleSet& q = ck.particles;
     const auto mismatch = [&](const std::string& what) {
@@ -485,11 +387,13 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     return ck.file.string();
 }
 
-RunSummary Simulation::run(const RunOptions& o) {
-    if (!(std::isfinite(o.end_time) && o.end_time > time_))
+namespace {
+
+void check_run_options(const RunOptions& o, double now) {
+    if (!(std::isfinite(o.end_time) && o.end_time > now))
         throw std::invalid_argument("run: end_time = " + std::to_string(o.end_time) +
                                     " s must be a finite time after the current time " +
-                                    std::to_string(time_) + " s");
+                                    std::to_string(now) + " s");
     if (!(std::isfinite(o.snapshot_interval) && o.snapshot_interval >= 0.0))
         throw std::invalid_argument("run: snapshot_interval must be >= 0 s");
     if (o.diagnostics_every < 1) throw std::invalid_argument("run: diagnostics_every must be >= 1");
@@ -497,267 +401,87 @@ RunSummary Simulation::run(const RunOptions& o) {
     if (o.checkpoint_every < 0) throw std::invalid_argument("run: checkpoint_every must be >= 0");
     if (!(o.checkpoint_interval >= 0.0))
         throw std::invalid_argument("run: checkpoint_interval must be >= 0 s");
+}
+
+}  // namespace
+
+std::string Simulation::left_bounds_report() const {
+    if (!domain_) return {};
+    std::ostringstream left;
+    if (const auto i = first_outside_domain(); i >= 0) {
+        const auto u = static_cast<std::size_t>(i);
+        left << "blow-up at t = " << time_ << " s, step " << step_ + 1 << ": particle id "
+             << particles_.id[u] << " left the domain at (" << particles_.x[0][u] << ", "
+             << particles_.x[1][u] << ", " << particles_.x[2][u] << ") m";
+    }
+    return mpi::first_error(left.str());
+}
+
+RunSummary Simulation::run(const RunOptions& o) {
+    check_run_options(o, time_);
     validate_setup();
-    const bool resumed = !resumed_from_.empty();
-    if (resumed && fs::path(o.output_dir) != fs::path(resumed_from_))
+    const bool continued = !resumed_from_.empty();
+    if (continued && std::filesystem::path(o.output_dir) != std::filesystem::path(resumed_from_))
         throw std::invalid_argument("run: output_dir '" + o.output_dir +
                                     "' must be the directory restarted from, '" +
                                     resumed_from_ + "'");
-    // Rank 0 looks (it may start removing files while another rank still lists the directory):
-    // every rank must take the same branch.
-    if (!resumed && !o.output_dir.empty() &&
-        mpi::any(mpi::rank() == 0 && holds_run(o.output_dir))) {
-        if (!o.overwrite)
-            throw std::invalid_argument("run: output_dir '" + o.output_dir +
-                                        "' already holds a run; pass overwrite to replace it "
-                                        "or restart from it");
-        mpi::on_root_first([&] { remove_run_files(o.output_dir); });
+    if (!o.output_dir.empty()) {
+        const auto dir = continued ? io::RunDirectory::for_continued_run(o.output_dir, time_)
+                                   : io::RunDirectory::for_new_run(o.output_dir, o.overwrite);
+        if (!continued) dir.describe(describe(o));
     }
-    if (resumed) mpi::on_root_first([&] { remove_snapshots_after(resumed_from_, time_); });
     ensure_integrator();
-    if (resumed) integrator_->set_proposed_dt(resumed_dt_next_);
+    if (continued) integrator_->set_proposed_dt(resumed_dt_next_);
     resumed_from_.clear();
 
-    const bool root = mpi::rank() == 0;
-    std::unique_ptr<io::SnapshotWriter> writer;
-    std::unique_ptr<io::CsvTimeSeries> diagnostics;
-    std::unique_ptr<io::CsvTimeSeries> observations;
-    std::map<std::string, std::string> attributes = o.metadata;
-    // Loads on kinematic bodies join the diagnostics; in 2D they are per unit depth.
-    const bool planar = particles_.dim == 2;
-    std::vector<std::size_t> loaded;
-    std::vector<std::string> diagnostic_columns = kDiagnosticColumns;
-    for (std::size_t k = 0; k < bodies_.size(); ++k) {
-        if (bodies_[k].motion != Motion::kinematic) continue;
-        loaded.push_back(k);
-        const std::string& b = bodies_[k].name;
-        const std::string force_unit = planar ? " [N/m]" : " [N]";
-        for (const char* c : {"x", "y", "z"})
-            if (!planar || c[0] != 'z') diagnostic_columns.push_back(b + ".force_" + c + force_unit);
-        if (planar)
-            diagnostic_columns.push_back(b + ".torque_z [N]");  // N m per metre of depth
-        else
-            for (const char* c : {"x", "y", "z"}) diagnostic_columns.push_back(b + ".torque_" + c + " [N m]");
-    }
-    std::vector<std::string> observer_columns = {"time [s]", "step [-]"};
-    for (const Observer& ob : observers_) {
-        observer_columns.push_back(ob.name + ".count [-]");
-        observer_columns.push_back(ob.name + (planar ? ".mass [kg/m]" : ".mass [kg]"));
-    }
-    // Output: snapshots and checkpoints are written by all ranks together; the text files and
-    // time series by rank 0 (the others compute their share of each row).
-    const bool writing = !o.output_dir.empty();
-    const bool observing = writing && !observers_.empty();
-    if (writing) {
-        writer = std::make_unique<io::SnapshotWriter>(o.output_dir);  // checks writability
-        mpi::on_root_first([&] {
-            if (!resumed)
-                io::write_text_atomically(std::filesystem::path(o.output_dir) / "run.json",
-                                          describe(o) + "\n");
-            diagnostics = std::make_unique<io::CsvTimeSeries>(
-                std::filesystem::path(o.output_dir) / "diagnostics.csv", diagnostic_columns,
-                resumed ? time_ : std::numeric_limits<double>::quiet_NaN());
-            if (observing)
-                observations = std::make_unique<io::CsvTimeSeries>(
-                    std::filesystem::path(o.output_dir) / "observers.csv", observer_columns,
-                    resumed ? time_ : std::numeric_limits<double>::quiet_NaN());
-        });
-    }
-    RunSummary summary;
-    std::int64_t rejected_since_row = 0;
-    double last_dt = 0.0;
-    std::int64_t last_row_step = -1;
-    const auto write_diagnostics = [&] {
-        if (!writing || step_ == last_row_step) return;  // one row per step at most
-        last_row_step = step_;
-        const Diagnostics g = compute_diagnostics(particles_);
-        std::vector<double> row = {time_, last_dt, g.kinetic_energy, g.momentum[0], g.momentum[1],
-                                   g.momentum[2], g.max_speed, static_cast<double>(g.yielding),
-                                   g.mass, static_cast<double>(rejected_since_row)};
-        if (!loaded.empty()) {
-            integrator_->prepare(particles_, neighbours_, physics_, time_, true);
-            const auto loads =
-                kinematic_body_loads(particles_, neighbours_, *table_, physics_, bodies_, time_);
-            for (const std::size_t k : loaded) {
-                for (int d = 0; d < particles_.dim; ++d) row.push_back(loads[k].force[d]);
-                if (planar)
-                    row.push_back(loads[k].torque[2]);
-                else
-                    for (int d = 0; d < 3; ++d) row.push_back(loads[k].torque[d]);
-            }
-        }
-        if (diagnostics) diagnostics->append(row);  // rank 0
-        rejected_since_row = 0;
-    };
-    std::int64_t last_observed_step = -1;
-    const auto write_observers = [&] {
-        if (!observing || step_ == last_observed_step) return;
-        last_observed_step = step_;
-        std::vector<double> row = {time_, static_cast<double>(step_)};
-        for (const ObserverReading& r : observe()) {
-            row.push_back(static_cast<double>(r.count));
-            row.push_back(r.mass);
-        }
-        if (observations) observations->append(row);  // rank 0
-    };
-    // observers.h5 mirrors observers.csv; rewritten at checkpoints and at the end (rank 0).
-    const auto write_observers_h5 = [&] {
-        if (!observing) return;
-        mpi::on_root_first([&] {
-            io::write_time_series_file(std::filesystem::path(o.output_dir) / "observers.h5",
-                                       observations->columns(), observations->rows(), o.metadata);
-        });
-    };
-    const auto write_snapshot = [&] {
-        if (!writer) return;
-        writer->write(particles_, time_, step_, attributes);
-        ++summary.snapshots;
-    };
-
-    const double t_start = time_;
-    const std::int64_t step_start = step_;
-    const std::size_t n_dynamic = compute_diagnostics(particles_).dynamic_particles;
-    const auto wall_start = std::chrono::steady_clock::now();
-    auto last_progress = wall_start;
-    const auto elapsed = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    };
-    const auto progress = [&](bool force) {
-        if (!root || o.progress_interval <= 0.0) return;
-        const auto now = std::chrono::steady_clock::now();
-        if (!force && std::chrono::duration<double>(now - last_progress).count() < o.progress_interval)
-            return;
-        last_progress = now;
-        const double wall = elapsed();
-        const double rate = wall > 0 ? static_cast<double>(n_dynamic * (step_ - step_start)) / wall : 0;
-        const double eta = time_ > t_start ? wall * (o.end_time - time_) / (time_ - t_start) : 0.0;
-        std::printf("t = %.5f s (%5.1f%%)  step %lld  dt %.3e s  %.3f M particle-steps/s  ETA %s\n",
-                    time_, 100.0 * (time_ - t_start) / (o.end_time - t_start),
-                    static_cast<long long>(step_), last_dt, rate * 1e-6,
-                    format_duration(eta).c_str());
-        std::fflush(stdout);
-    };
-
-    if (!resumed) {
-        write_diagnostics();
-        write_observers();
-        write_snapshot();
-    }
-    // Output times lie on the grid k * interval (k = 1, 2, ...), so that a restarted run writes
-    // at the same times and takes the same steps as an uninterrupted one.
-    const double interval = o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time;
-    auto next_k = static_cast<std::int64_t>(std::floor(time_ / interval * (1.0 + 1e-12))) + 1;
-    double next_output = std::min(o.end_time, static_cast<double>(next_k) * interval);
-    bool snapshot_current = true;
-
+    Recorder rec(o, particles_, bodies_, observers_, [this] { return recorded_loads(); },
+                 [this] { return observe(); }, continued, time_, step_);
+    if (!continued) rec.initial_state(time_, step_);
+    OutputTimes outputs(o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time, o.end_time,
+                        time_);
     SignalGuard signals(o.checkpoint_on_signal);
-    auto last_checkpoint_wall = std::chrono::steady_clock::now();
-    const auto write_checkpoint = [&] {
-        if (o.output_dir.empty()) return;
-        const io::CheckpointState state{time_, step_, integrator_->proposed_dt()};
-        summary.last_checkpoint = io::write_checkpoint(o.output_dir, particles_, state).string();
-        write_observers_h5();
-        last_checkpoint_wall = std::chrono::steady_clock::now();
-    };
-    // Time differences below this are round-off of the summed steps.
-    const double t_eps = 1e-12 * std::max(1.0, std::abs(o.end_time));
-    // A blow-up keeps the last good state: it is written next to the checkpoints as
-    // crash_<step>.h5, with the report as its attribute `crash_report`.
-    const auto crash = [&](const BlowUpError& e) -> BlowUpError {
-        if (diagnostics) diagnostics->flush();
-        std::string report = e.what();
-        try {
-            write_observers_h5();
-        } catch (const std::exception&) {  // the crash report matters more
-        }
-        if (writing) {
-            char name[48];
-            std::snprintf(name, sizeof name, "crash_%012lld.h5", static_cast<long long>(step_));
-            const auto file = std::filesystem::path(o.output_dir) / name;
-            try {
-                io::write_particle_file(file, particles_, time_, step_, {{"crash_report", report}});
-                report += "\ncrash dump of the last good state: " + file.string();
-            } catch (const std::exception& w) {
-                report += "\n(no crash dump: " + std::string(w.what()) + ")";
-            }
-        }
-        return BlowUpError(report);
-    };
+    const double t_eps = 1e-12 * std::max(1.0, std::abs(o.end_time));  // round-off of summed steps
+    const std::int64_t step_start = step_;
+    RunSummary summary;
     while (time_ < o.end_time - t_eps) {
-        const double target = std::min(next_output, o.end_time);
+        const double target = outputs.next();
         StepReport r;
         try {
             r = integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_,
                                   target - time_);
         } catch (const BlowUpError& e) {
-            throw crash(e);
+            throw rec.crash(e, time_, step_);
         }
         time_ = (time_ + r.dt >= target - t_eps) ? target : time_ + r.dt;
-        std::ostringstream left;
-        if (const auto i = first_outside_domain(); i >= 0) {
-            const auto u = static_cast<std::size_t>(i);
-            left << "blow-up at t = " << time_ << " s, step " << step_ + 1 << ": particle id "
-                 << particles_.id[u] << " left the domain at (" << particles_.x[0][u] << ", "
-                 << particles_.x[1][u] << ", " << particles_.x[2][u] << ") m";
-        }
-        if (domain_) {
-            if (const std::string e = mpi::first_error(left.str()); !e.empty())
-                throw crash(BlowUpError(e));
-        }
+        if (const std::string e = left_bounds_report(); !e.empty())
+            throw rec.crash(BlowUpError(e), time_, step_);
         ++step_;
-        last_dt = r.dt;
-        rejected_since_row += r.rejected;
         summary.rejected += r.rejected;
-        snapshot_current = false;
-        if (step_ % o.diagnostics_every == 0) write_diagnostics();
-        if (step_ % o.observe_every == 0) write_observers();
-        if (time_ >= next_output - t_eps) {
-            write_snapshot();
-            snapshot_current = true;
-            ++next_k;
-            next_output = std::min(o.end_time, static_cast<double>(next_k) * interval);
-        }
-        progress(false);
-        const bool by_steps = o.checkpoint_every > 0 && step_ % o.checkpoint_every == 0;
-        // Wall clocks and signals differ between ranks: decide together.
-        const bool by_wall =
-            o.checkpoint_interval > 0.0 &&
-            mpi::any(std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                   last_checkpoint_wall)
-                         .count() >= o.checkpoint_interval);
-        const auto signal = o.checkpoint_on_signal
-                                ? static_cast<int>(mpi::max(std::int64_t{g_pending_signal}))
-                                : 0;
-        if (signal != 0) {
+        rec.count_step(r);
+        if (step_ % o.diagnostics_every == 0) rec.diagnostics(time_, step_);
+        if (step_ % o.observe_every == 0) rec.observations(time_, step_);
+        if (outputs.reached(time_, t_eps)) rec.snapshot(time_, step_);
+        rec.progress(false, time_, step_);
+        const bool checkpoint_due = rec.checkpoint_due(step_);  // collective
+        if (const int signal = signals.pending(); signal != 0) {
             summary.interrupted_by = signal;
-            if (diagnostics) diagnostics->flush();
-            write_checkpoint();
-            if (root)
-                std::printf("interrupted by signal %d at t = %.6g s, step %lld; %s\n",
-                            summary.interrupted_by, time_, static_cast<long long>(step_),
-                            summary.last_checkpoint.empty()
-                                ? "no output directory, nothing saved"
-                                : ("checkpoint " + summary.last_checkpoint).c_str());
+            rec.interrupted(signal, {time_, step_, integrator_->proposed_dt()});
             break;
         }
-        if (by_steps || by_wall) write_checkpoint();
+        if (checkpoint_due) rec.checkpoint({time_, step_, integrator_->proposed_dt()});
     }
-    if (summary.interrupted_by == 0) {
-        if (!snapshot_current) write_snapshot();
-        write_diagnostics();
-        write_observers();
-        write_observers_h5();
-        progress(true);
-    }
+    if (summary.interrupted_by == 0) rec.finish(time_, step_);
 
     summary.steps = step_ - step_start;
-    summary.wall_seconds = elapsed();
+    summary.wall_seconds = rec.elapsed();
     summary.particle_steps_per_second =
         summary.wall_seconds > 0
-            ? static_cast<double>(n_dynamic * summary.steps) / summary.wall_seconds
+            ? static_cast<double>(rec.dynamic_particles() * summary.steps) / summary.wall_seconds
             : 0.0;
     summary.neighbour_builds = neighbours_.build_count();
     summary.phases = integrator_->phase_times();
+    summary.snapshots = rec.snapshots();
+    summary.last_checkpoint = rec.last_checkpoint();
     release_halo();
     return summary;
 }

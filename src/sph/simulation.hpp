@@ -1,5 +1,6 @@
 // A regosph run: materials, bodies and their particles, the physics parameters, the
-// integrator, and the run loop with output, diagnostics and progress reporting.
+// integrator, and the run loop. What the loop writes is the Recorder's (recorder.hpp), the
+// directory it writes into the RunDirectory's (io/run_directory.hpp).
 // Setups (examples/, validation/) build one of these; the physics never knows which
 // experiment it runs.
 #pragma once
@@ -21,37 +22,10 @@
 #include "sph/motion.hpp"
 #include "sph/neighbours.hpp"
 #include "sph/observers.hpp"
+#include "sph/run_options.hpp"
 #include "core/particles.hpp"
 
 namespace regosph {
-
-struct RunOptions {
-    double end_time = 0.0;            // [s], > current time
-    std::string output_dir;           // empty: no files written
-    double snapshot_interval = 0.0;   // [s]; 0: only the initial and final states
-    int diagnostics_every = 10;       // steps between rows of diagnostics.csv
-    int observe_every = 10;           // steps between rows of observers.csv
-    double progress_interval = 5.0;   // wall seconds between progress lines; <= 0: silent
-    std::map<std::string, std::string> metadata;  // recorded in run.json and every snapshot
-    bool overwrite = false;           // replace a run already in output_dir
-    int checkpoint_every = 0;         // steps between checkpoints; 0: not by step count
-    double checkpoint_interval = 0.0; // wall seconds between checkpoints; 0: not by time
-    // SIGTERM / SIGINT: finish the step, write a checkpoint (with an output_dir), return with
-    // RunSummary::interrupted_by set. Schedulers send SIGTERM before the wall-time limit.
-    bool checkpoint_on_signal = true;
-};
-
-struct RunSummary {
-    std::int64_t steps = 0;
-    std::int64_t rejected = 0;
-    double wall_seconds = 0.0;
-    double particle_steps_per_second = 0.0;  // dynamic particles x accepted steps / wall time
-    std::size_t neighbour_builds = 0;
-    std::size_t snapshots = 0;
-    PhaseTimes phases;  // cumulative over the simulation's life [s]
-    int interrupted_by = 0;       // signal number that stopped the run early, 0 if none
-    std::string last_checkpoint;  // file of the newest checkpoint written, if any
-};
 
 class Simulation {
 public:
@@ -82,8 +56,11 @@ public:
     std::vector<ObserverReading> observe() const;
 
     // Force and torque of the dynamic particles on every body at the current state (zero for
-    // bodies that are not kinematic); see kinematic_body_loads.
+    // bodies that are not kinematic), from the pair loop (body_loads.hpp).
     std::vector<BodyLoad> body_loads();
+    // The loads a diagnostics row records: those of the last step, averaged with the weights
+    // of the velocity update (AdaptiveHeun::step_loads); before any step, body_loads().
+    std::vector<BodyLoad> recorded_loads();
 
     // Optional bounds [m]: a setup with particles outside them is refused, and a particle that
     // leaves them during a run stops it (BlowUpError).
@@ -134,6 +111,9 @@ private:
     void check_overlap(const std::string& name, const std::vector<geometry::Point>& positions,
                        double spacing) const;
     std::ptrdiff_t first_outside_domain() const;  // index of a particle outside, or -1
+    // The blow-up report when a particle has left the bounds during a run, "" otherwise.
+    // Collective under MPI when bounds are set.
+    std::string left_bounds_report() const;
 
     ParticleSet particles_;
     std::vector<Material> materials_;

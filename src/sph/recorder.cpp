@@ -1,0 +1,233 @@
+#include "sph/recorder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "parallel/mpi_env.hpp"
+#include "sph/diagnostics.hpp"
+
+namespace regosph {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string format_duration(double seconds) {
+    const long s = static_cast<long>(std::max(0.0, seconds) + 0.5);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+    return buf;
+}
+
+const std::vector<std::string> kDiagnosticColumns = {
+    "time [s]",          "dt [s]",           "kinetic_energy [J]", "momentum_x [kg m/s]",
+    "momentum_y [kg m/s]", "momentum_z [kg m/s]", "max_speed [m/s]",  "yielding [-]",
+    "mass [kg]",         "rejected_steps [-]"};
+
+// Loads on kinematic bodies join the diagnostics; in 2D they are per unit depth.
+std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
+                                            const std::vector<std::size_t>& loaded, bool planar) {
+    std::vector<std::string> columns = kDiagnosticColumns;
+    for (const std::size_t k : loaded) {
+        const std::string& b = bodies[k].name;
+        const std::string force_unit = planar ? " [N/m]" : " [N]";
+        for (const char* c : {"x", "y", "z"})
+            if (!planar || c[0] != 'z') columns.push_back(b + ".force_" + c + force_unit);
+        if (planar)
+            columns.push_back(b + ".torque_z [N]");  // N m per metre of depth
+        else
+            for (const char* c : {"x", "y", "z"}) columns.push_back(b + ".torque_" + c + " [N m]");
+    }
+    return columns;
+}
+
+std::vector<std::string> observer_columns(const std::vector<Observer>& observers, bool planar) {
+    std::vector<std::string> columns = {"time [s]", "step [-]"};
+    for (const Observer& ob : observers) {
+        columns.push_back(ob.name + ".count [-]");
+        columns.push_back(ob.name + (planar ? ".mass [kg/m]" : ".mass [kg]"));
+    }
+    return columns;
+}
+
+}  // namespace
+
+OutputTimes::OutputTimes(double interval, double end_time, double now)
+    : interval_(interval), end_time_(end_time),
+      k_(static_cast<std::int64_t>(std::floor(now / interval * (1.0 + 1e-12))) + 1),
+      next_(std::min(end_time, static_cast<double>(k_) * interval)) {}
+
+bool OutputTimes::reached(double time, double t_eps) {
+    if (time < next_ - t_eps) return false;
+    ++k_;
+    next_ = std::min(end_time_, static_cast<double>(k_) * interval_);
+    return true;
+}
+
+Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
+                   const std::vector<Body>& bodies, const std::vector<Observer>& observers,
+                   LoadsFn loads, ObserveFn observe, bool continued, double time,
+                   std::int64_t step)
+    : o_(o), particles_(particles), bodies_(bodies), loads_(std::move(loads)),
+      observe_(std::move(observe)), writing_(!o.output_dir.empty()),
+      observing_(writing_ && !observers.empty()), last_snapshot_step_(step), t_start_(time),
+      step_start_(step) {
+    const bool planar = particles.dim == 2;
+    for (std::size_t k = 0; k < bodies.size(); ++k)
+        if (bodies[k].motion == Motion::kinematic) loaded_.push_back(k);
+    if (writing_) {
+        writer_ = std::make_unique<io::SnapshotWriter>(o.output_dir);  // checks writability
+        // A continued run keeps the rows up to its restart time; a new one starts afresh.
+        const double keep_up_to = continued ? time : std::numeric_limits<double>::quiet_NaN();
+        mpi::on_root_first([&] {
+            diagnostics_ = std::make_unique<io::CsvTimeSeries>(
+                fs::path(o.output_dir) / "diagnostics.csv",
+                diagnostic_columns(bodies, loaded_, planar), keep_up_to);
+            if (observing_)
+                observations_ = std::make_unique<io::CsvTimeSeries>(
+                    fs::path(o.output_dir) / "observers.csv", observer_columns(observers, planar),
+                    keep_up_to);
+        });
+    }
+    n_dynamic_ = compute_diagnostics(particles).dynamic_particles;
+    wall_start_ = last_progress_ = last_checkpoint_wall_ = Clock::now();
+}
+
+double Recorder::elapsed() const { return seconds_since(wall_start_); }
+
+void Recorder::initial_state(double time, std::int64_t step) {
+    diagnostics(time, step);
+    observations(time, step);
+    snapshot(time, step);
+}
+
+void Recorder::count_step(const StepReport& r) {
+    last_dt_ = r.dt;
+    rejected_since_row_ += r.rejected;
+}
+
+void Recorder::diagnostics(double time, std::int64_t step) {
+    if (!writing_ || step == last_row_step_) return;
+    last_row_step_ = step;
+    const Diagnostics g = compute_diagnostics(particles_);
+    std::vector<double> row = {time, last_dt_, g.kinetic_energy, g.momentum[0], g.momentum[1],
+                               g.momentum[2], g.max_speed, static_cast<double>(g.yielding),
+                               g.mass, static_cast<double>(rejected_since_row_)};
+    if (!loaded_.empty()) {
+        const std::vector<BodyLoad> loads = loads_();
+        for (const std::size_t k : loaded_) {
+            for (int d = 0; d < particles_.dim; ++d) row.push_back(loads[k].force[d]);
+            if (particles_.dim == 2)
+                row.push_back(loads[k].torque[2]);
+            else
+                for (int d = 0; d < 3; ++d) row.push_back(loads[k].torque[d]);
+        }
+    }
+    if (diagnostics_) diagnostics_->append(row);  // rank 0
+    rejected_since_row_ = 0;
+}
+
+void Recorder::observations(double time, std::int64_t step) {
+    if (!observing_ || step == last_observed_step_) return;
+    last_observed_step_ = step;
+    std::vector<double> row = {time, static_cast<double>(step)};
+    for (const ObserverReading& r : observe_()) {
+        row.push_back(static_cast<double>(r.count));
+        row.push_back(r.mass);
+    }
+    if (observations_) observations_->append(row);  // rank 0
+}
+
+// observers.h5 mirrors observers.csv; rewritten at checkpoints and at the end (rank 0).
+void Recorder::write_observers_h5() {
+    if (!observing_) return;
+    mpi::on_root_first([&] {
+        io::write_time_series_file(fs::path(o_.output_dir) / "observers.h5",
+                                   observations_->columns(), observations_->rows(), o_.metadata);
+    });
+}
+
+void Recorder::snapshot(double time, std::int64_t step) {
+    last_snapshot_step_ = step;
+    if (!writer_) return;
+    writer_->write(particles_, time, step, o_.metadata);
+    ++snapshots_;
+}
+
+void Recorder::progress(bool force, double time, std::int64_t step) {
+    if (mpi::rank() != 0 || o_.progress_interval <= 0.0) return;
+    if (!force && seconds_since(last_progress_) < o_.progress_interval) return;
+    last_progress_ = Clock::now();
+    const double wall = elapsed();
+    const double rate =
+        wall > 0 ? static_cast<double>(n_dynamic_ * (step - step_start_)) / wall : 0;
+    const double eta = time > t_start_ ? wall * (o_.end_time - time) / (time - t_start_) : 0.0;
+    std::printf("t = %.5f s (%5.1f%%)  step %lld  dt %.3e s  %.3f M particle-steps/s  ETA %s\n",
+                time, 100.0 * (time - t_start_) / (o_.end_time - t_start_),
+                static_cast<long long>(step), last_dt_, rate * 1e-6,
+                format_duration(eta).c_str());
+    std::fflush(stdout);
+}
+
+bool Recorder::checkpoint_due(std::int64_t step) const {
+    const bool by_steps = o_.checkpoint_every > 0 && step % o_.checkpoint_every == 0;
+    const bool by_wall = o_.checkpoint_interval > 0.0 &&
+                         mpi::any(seconds_since(last_checkpoint_wall_) >= o_.checkpoint_interval);
+    return by_steps || by_wall;
+}
+
+void Recorder::checkpoint(const io::CheckpointState& state) {
+    if (!writing_) return;
+    last_checkpoint_ = io::write_checkpoint(o_.output_dir, particles_, state).string();
+    write_observers_h5();
+    last_checkpoint_wall_ = Clock::now();
+}
+
+void Recorder::interrupted(int signal, const io::CheckpointState& state) {
+    if (diagnostics_) diagnostics_->flush();
+    checkpoint(state);
+    if (mpi::rank() == 0)
+        std::printf("interrupted by signal %d at t = %.6g s, step %lld; %s\n", signal, state.time,
+                    static_cast<long long>(state.step),
+                    last_checkpoint_.empty() ? "no output directory, nothing saved"
+                                             : ("checkpoint " + last_checkpoint_).c_str());
+}
+
+void Recorder::finish(double time, std::int64_t step) {
+    if (last_snapshot_step_ != step) snapshot(time, step);
+    diagnostics(time, step);
+    observations(time, step);
+    write_observers_h5();
+    progress(true, time, step);
+}
+
+BlowUpError Recorder::crash(const BlowUpError& e, double time, std::int64_t step) {
+    if (diagnostics_) diagnostics_->flush();
+    std::string report = e.what();
+    try {
+        write_observers_h5();
+    } catch (const std::exception&) {  // the crash report matters more
+    }
+    if (writing_) {
+        char name[48];
+        std::snprintf(name, sizeof name, "crash_%012lld.h5", static_cast<long long>(step));
+        const auto file = fs::path(o_.output_dir) / name;
+        try {
+            io::write_particle_file(file, particles_, time, step, {{"crash_report", report}});
+            report += "\ncrash dump of the last good state: " + file.string();
+        } catch (const std::exception& w) {
+            report += "\n(no crash dump: " + std::string(w.what()) + ")";
+        }
+    }
+    return BlowUpError(report);
+}
+
+}  // namespace regosph

@@ -1,0 +1,114 @@
+// What a run records while it goes: snapshots, rows of diagnostics.csv and observers.csv,
+// observers.h5, checkpoints, a crash dump after a blow-up, and progress lines on standard
+// output. Snapshots and checkpoints are written by all ranks together; the text files and the
+// time series by rank 0 (the other ranks compute their share of each row). Without an output
+// directory only the progress lines remain.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/particles.hpp"
+#include "geometry/body.hpp"
+#include "io/checkpoint.hpp"
+#include "io/snapshot.hpp"
+#include "io/time_series.hpp"
+#include "sph/integrator.hpp"
+#include "sph/motion.hpp"
+#include "sph/observers.hpp"
+#include "sph/run_options.hpp"
+
+namespace regosph {
+
+// Snapshot times lie on the grid k * interval (k = 1, 2, ...) and end at the end time, so that
+// a restarted run writes at the same times, and takes the same steps, as an uninterrupted one.
+class OutputTimes {
+public:
+    OutputTimes(double interval, double end_time, double now);
+    double next() const { return next_; }
+    // True when `time` [s] has reached the next output time (within t_eps [s]); the next one
+    // then moves on.
+    bool reached(double time, double t_eps);
+
+private:
+    double interval_, end_time_;
+    std::int64_t k_;
+    double next_;
+};
+
+class Recorder {
+public:
+    // Loads of every body (indexed like the bodies) at the current state. The recorder calls
+    // it once per diagnostics row, and only when a body is kinematic.
+    using LoadsFn = std::function<std::vector<BodyLoad>()>;
+    // Readings of every observer at the current state.
+    using ObserveFn = std::function<std::vector<ObserverReading>()>;
+
+    // `continued`: a run restarted at `time` [s], whose series keep their rows up to it.
+    // Collective under MPI.
+    Recorder(const RunOptions& options, const ParticleSet& particles,
+             const std::vector<Body>& bodies, const std::vector<Observer>& observers,
+             LoadsFn loads, ObserveFn observe, bool continued, double time, std::int64_t step);
+
+    // The first rows and the first snapshot of a new run.
+    void initial_state(double time, std::int64_t step);
+    // An accepted step: its size and the attempts rejected before it go to the next row.
+    void count_step(const StepReport& r);
+    // One row of diagnostics.csv, with the body loads (at most one row per step).
+    void diagnostics(double time, std::int64_t step);
+    // One row of observers.csv (at most one per step).
+    void observations(double time, std::int64_t step);
+    void snapshot(double time, std::int64_t step);
+    // A progress line when progress_interval wall seconds have passed since the last (or
+    // always, with `force`).
+    void progress(bool force, double time, std::int64_t step);
+    // Whether a checkpoint is due, by step count or by wall time. Collective (wall clocks
+    // differ between ranks).
+    bool checkpoint_due(std::int64_t step) const;
+    // checkpoint_<step>.h5 and observers.h5; nothing without an output directory.
+    void checkpoint(const io::CheckpointState& state);
+    // After SIGTERM/SIGINT: the rows so far, a checkpoint, and a line saying where it is.
+    void interrupted(int signal, const io::CheckpointState& state);
+    // The end of the run: the final snapshot (unless just written), rows, observers.h5 and a
+    // last progress line.
+    void finish(double time, std::int64_t step);
+    // After a blow-up: the rows so far, observers.h5, and crash_<step>.h5 holding the state
+    // with the report as its attribute `crash_report`. Returns the error to throw, its report
+    // naming the crash dump.
+    BlowUpError crash(const BlowUpError& e, double time, std::int64_t step);
+
+    std::size_t snapshots() const { return snapshots_; }
+    const std::string& last_checkpoint() const { return last_checkpoint_; }
+    std::size_t dynamic_particles() const { return n_dynamic_; }
+    double elapsed() const;  // wall seconds since the recorder started
+
+private:
+    void write_observers_h5();
+
+    const RunOptions& o_;
+    const ParticleSet& particles_;
+    const std::vector<Body>& bodies_;
+    LoadsFn loads_;
+    ObserveFn observe_;
+    bool writing_, observing_;
+    std::vector<std::size_t> loaded_;  // kinematic bodies, whose loads join the diagnostics
+    std::unique_ptr<io::SnapshotWriter> writer_;
+    std::unique_ptr<io::CsvTimeSeries> diagnostics_;   // rank 0
+    std::unique_ptr<io::CsvTimeSeries> observations_;  // rank 0
+    std::int64_t last_row_step_ = -1, last_observed_step_ = -1, last_snapshot_step_;
+    std::int64_t rejected_since_row_ = 0;
+    double last_dt_ = 0.0;  // [s]
+    std::size_t snapshots_ = 0;
+    std::string last_checkpoint_;
+    // Progress and wall-clock checkpoints.
+    double t_start_;
+    std::int64_t step_start_;
+    std::size_t n_dynamic_;
+    std::chrono::steady_clock::time_point wall_start_, last_progress_, last_checkpoint_wall_;
+};
+
+}  // namespace regosph

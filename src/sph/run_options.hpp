@@ -1,0 +1,40 @@
+// What a run is asked to do (RunOptions) and what it reports when it returns (RunSummary).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "sph/integrator.hpp"
+
+namespace regosph {
+
+struct RunOptions {
+    double end_time = 0.0;            // [s], > current time
+    std::string output_dir;           // empty: no files written
+    double snapshot_interval = 0.0;   // [s]; 0: only the initial and final states
+    int diagnostics_every = 10;       // steps between rows of diagnostics.csv
+    int observe_every = 10;           // steps between rows of observers.csv
+    double progress_interval = 5.0;   // wall seconds between progress lines; <= 0: silent
+    std::map<std::string, std::string> metadata;  // recorded in run.json and every snapshot
+    bool overwrite = false;           // replace a run already in output_dir
+    int checkpoint_every = 0;         // steps between checkpoints; 0: not by step count
+    double checkpoint_interval = 0.0; // wall seconds between checkpoints; 0: not by time
+    // SIGTERM / SIGINT: finish the step, write a checkpoint (with an output_dir), return with
+    // RunSummary::interrupted_by set. Schedulers send SIGTERM before the wall-time limit.
+    bool checkpoint_on_signal = true;
+};
+
+struct RunSummary {
+    std::int64_t steps = 0;
+    std::int64_t rejected = 0;
+    double wall_seconds = 0.0;
+    double particle_steps_per_second = 0.0;  // dynamic particles x accepted steps / wall time
+    std::size_t neighbour_builds = 0;
+    std::size_t snapshots = 0;
+    PhaseTimes phases;  // cumulative over the simulation's life [s]
+    int interrupted_by = 0;       // signal number that stopped the run early, 0 if none
+    std::string last_checkpoint;  // file of the newest checkpoint written, if any
+};
+
+}  // namespace regosph
