@@ -4,6 +4,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "core/fields.hpp"
 #include "parallel/mpi_env.hpp"
 
 namespace regosph::python {
@@ -57,7 +58,7 @@ void bind_readings(py::class_<Simulation>& sim) {
                 py::dict out;
                 const auto loads = s.body_loads();
                 for (std::size_t k = 0; k < loads.size(); ++k) {
-                    if (s.bodies()[k].motion != Motion::kinematic) continue;
+                    if (!collects_loads(s.bodies()[k].motion)) continue;
                     py::dict d;
                     d["force"] = loads[k].force;
                     d["torque"] = loads[k].torque;
@@ -101,31 +102,53 @@ void bind_readings(py::class_<Simulation>& sim) {
         }, "Right-hand side of the current state (neighbours and walls updated).");
 }
 
+// Columns of a field's NumPy array: a vector has dim, other fields all their components.
+template <class A>
+int columns(int dim) {
+    return kComponents<A> == 3 ? dim : static_cast<int>(kComponents<A>);
+}
+
+// One NumPy property per field of the table (core/fields.hpp) marked kPython or kPythonSettable:
+// (N,) for a scalar, (N, columns) for several components; enums as their underlying integers.
 void bind_particle_fields(py::class_<Simulation>& sim) {
-    sim.def_property(
-           "positions", [](const Simulation& s) { return stack(s.particles().x, s.dim()); },
-           [](Simulation& s, DoubleArray a) { unstack(s.particles().x, s.dim(), a, "positions"); })
-        .def_property(
-            "velocities", [](const Simulation& s) { return stack(s.particles().v, s.dim()); },
-            [](Simulation& s, DoubleArray a) { unstack(s.particles().v, s.dim(), a, "velocities"); })
-        .def_property(
-            "stress", [](const Simulation& s) { return stack(s.particles().stress, kSymComponents); },
-            [](Simulation& s, DoubleArray a) {
-                unstack(s.particles().stress, kSymComponents, a, "stress");
-            })
-        .def_property_readonly("density", [](const Simulation& s) { return copy_vector(s.particles().rho); })
-        .def_property_readonly("mass", [](const Simulation& s) { return copy_vector(s.particles().mass); })
-        .def_property_readonly("smoothing_length", [](const Simulation& s) { return copy_vector(s.particles().h); })
-        .def_property_readonly("plastic_strain", [](const Simulation& s) { return copy_vector(s.particles().plastic_strain); })
-        .def_property_readonly("yielding", [](const Simulation& s) { return copy_vector(s.particles().yielding); })
-        .def_property_readonly("material", [](const Simulation& s) { return copy_vector(s.particles().material); })
-        .def_property_readonly("body", [](const Simulation& s) { return copy_vector(s.particles().body); })
-        .def_property_readonly("ids", [](const Simulation& s) { return copy_vector(s.particles().id); })
-        .def_property_readonly("kind", [](const Simulation& s) {
-            std::vector<std::uint8_t> k(s.particles().kind.size());
-            for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::uint8_t>(s.particles().kind[i]);
-            return copy_vector(k);
-        });
+    for_each_field_entry([&](const auto& field) {
+        const FieldInfo& f = field.info;
+        if (!(f.use & (kPython | kPythonSettable))) return;
+        const auto member = field.member;
+        using A = std::remove_cvref_t<decltype(std::declval<ParticleSet&>().*member)>;
+        using T = FieldElement<A>;
+        std::string doc = std::string(f.description) + " [" + f.units + "]";
+        if constexpr (kComponents<A> == kSymComponents) doc += ", columns xx yy zz xy xz yz";
+        if (f.extra_attribute) doc += std::string(", ") + f.extra_attribute + ": " + f.extra_value;
+        const auto get = [member](const Simulation& s) -> py::object {
+            const A& a = s.particles().*member;
+            if constexpr (kComponents<A> > 1) {
+                return stack(a, columns<A>(s.dim()));
+            } else if constexpr (std::is_enum_v<T>) {
+                std::vector<std::underlying_type_t<T>> values(a.size());
+                for (std::size_t i = 0; i < a.size(); ++i) values[i] = static_cast<std::underlying_type_t<T>>(a[i]);
+                return copy_vector(values);
+            } else {
+                return copy_vector(a);
+            }
+        };
+        if constexpr (kComponents<A> > 1 && std::is_same_v<T, double>) {
+            if (f.use & kPythonSettable) {
+                const std::string name = f.property_name();
+                sim.def_property(
+                    f.property_name(), get,
+                    [member, name](Simulation& s, DoubleArray values) {
+                        unstack(s.particles().*member, columns<A>(s.dim()), values, name);
+                    },
+                    doc.c_str());
+                return;
+            }
+        }
+        if (f.use & kPythonSettable)
+            throw std::logic_error(std::string("field '") + f.name +
+                                   "': only fields of several double components can be set from Python");
+        sim.def_property_readonly(f.property_name(), get, doc.c_str());
+    });
 }
 
 }  // namespace

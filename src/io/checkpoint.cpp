@@ -36,7 +36,10 @@ double parse_exact(const std::string& s, const std::string& what) {
 // Doubles as one attribute: their exact forms separated by spaces.
 std::string exact_list(const std::vector<double>& values) {
     std::string text;
-    for (const double v : values) text += (text.empty() ? "" : " ") + exact(v);
+    for (const double v : values) {
+        if (!text.empty()) text += ' ';
+        text += exact(v);
+    }
     return text;
 }
 
@@ -65,17 +68,19 @@ bool is_checkpoint_name(const std::string& name) {
 }  // namespace
 
 std::uint64_t checksum(const ParticleSet& p) {
-    // Sum (modulo 2^64) of one FNV-1a hash per particle over the bytes of all its fields: the
-    // same for any order of the particles and any split over ranks.
-    auto& set = const_cast<ParticleSet&>(p);  // for_each_array only reads here
+    // Sum (modulo 2^64) of one FNV-1a hash per particle over the bytes of its checkpointed
+    // fields (in table order): the same for any order of the particles and any split over ranks.
     std::uint64_t total = 0;
     for (std::size_t i = 0; i < p.owned(); ++i) {
         std::uint64_t h = 0xcbf29ce484222325ULL;
-        set.for_each_array([&](auto& a) {
-            const auto* bytes = reinterpret_cast<const unsigned char*>(&a[i]);
-            for (std::size_t k = 0; k < sizeof(a[i]); ++k) {
-                h ^= bytes[k];
-                h *= 0x100000001b3ULL;
+        for_each_field(p, [&](const FieldInfo& f, const auto& a) {
+            if (!(f.use & kCheckpoint)) return;
+            for (std::size_t c = 0; c < kComponents<std::remove_cvref_t<decltype(a)>>; ++c) {
+                const auto* bytes = reinterpret_cast<const unsigned char*>(&component(a, c)[i]);
+                for (std::size_t k = 0; k < sizeof(component(a, c)[i]); ++k) {
+                    h ^= bytes[k];
+                    h *= 0x100000001b3ULL;
+                }
             }
         });
         total += h;
@@ -104,7 +109,8 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
                         {{"checkpoint_time", exact(s.time)},
                          {"checkpoint_dt_next", exact(s.dt_next)},
                          {"checkpoint_work", exact_list(s.work)},
-                         {"checkpoint_checksum", std::to_string(mpi::sum_wrapping(checksum(p)))}});
+                         {"checkpoint_checksum", std::to_string(mpi::sum_wrapping(checksum(p)))}},
+                        kCheckpoint);
     mpi::on_root_first([&] {
         const auto all = list_checkpoints(dir);
         for (std::size_t i = static_cast<std::size_t>(std::max(keep, 1)); i < all.size(); ++i) {
@@ -121,7 +127,7 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
         try {
             double time = 0.0;
             std::int64_t step = 0;
-            ParticleSet p = read_snapshot(file, &time, &step);
+            ParticleSet p = read_snapshot(file, &time, &step, kCheckpoint);
             const std::string stored = read_string_attribute(file, "checkpoint_checksum");
             if (stored != std::to_string(checksum(p)))
                 throw std::runtime_error("checksum mismatch (corrupt file)");

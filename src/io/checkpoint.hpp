@@ -1,6 +1,6 @@
-// Checkpoints: everything a run needs to continue bit-for-bit (all particle fields, time,
-// step, the integrator's proposed step), in the snapshot layout plus root attributes, written
-// atomically and verified by a checksum when read back.
+// Checkpoints: everything a run needs to continue bit-for-bit (the particle fields marked
+// kCheckpoint in core/fields.hpp, time, step, the integrator's proposed step), in the snapshot
+// layout plus root attributes, written atomically and verified by a checksum when read back.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,7 @@ struct CheckpointState {
 };
 
 // Order-independent hash of the owned particles: the sum modulo 2^64 of a 64-bit FNV-1a hash
-// of each particle's fields. Local: the sum over ranks is mpi::sum_wrapping of it.
+// of each particle's checkpointed fields (kCheckpoint in core/fields.hpp). Local: the sum over ranks is mpi::sum_wrapping of it.
 std::uint64_t checksum(const ParticleSet& p);
 
 // Writes checkpoint_<step>.h5 in `dir` atomically (collective under MPI: the particles of all

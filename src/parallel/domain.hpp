@@ -28,10 +28,11 @@
 
 namespace regosph::parallel {
 
-// Which fields update_halo refreshes.
+// Which fields update_halo refreshes (the field table in core/fields.hpp says which fields).
 enum class HaloFields {
-    dynamic_state,    // of dynamic halo particles: position, velocity, density, stress
-    boundary_values,  // of boundary halo particles: density, mass, stress (extrapolated by owner)
+    dynamic_state,    // of dynamic halo particles: the fields marked kHaloState
+    boundary_values,  // of boundary halo particles: those marked kHaloBoundary (extrapolated by
+                      // their owner)
 };
 
 // Cumulative counters of this rank (for benchmarks and the run summary).
