@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 #include "io/snapshot.hpp"
@@ -47,6 +48,17 @@ bool is_checkpoint_name(const std::string& name) {
            std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// FNV-1a of a text (0 for ""), added to the particles' checksum.
+std::uint64_t text_hash(const std::string& s) {
+    if (s.empty()) return 0;
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char c : s) {
+        h ^= c;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
 }  // namespace
 
 std::uint64_t checksum(const ParticleSet& p) {
@@ -87,11 +99,13 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
     std::snprintf(name, sizeof name, "%s%012lld%s", kPrefix.c_str(),
                   static_cast<long long>(s.step), kSuffix.c_str());
     const fs::path file = dir / name;
-    write_particle_file(file, p, s.time, s.step,
-                        {{"checkpoint_time", exact(s.time)},
-                         {"checkpoint_dt_next", exact(s.dt_next)},
-                         {"checkpoint_checksum", std::to_string(mpi::sum_wrapping(checksum(p)))}},
-                        kCheckpoint);
+    std::map<std::string, std::string> attributes = {
+        {"checkpoint_time", exact(s.time)},
+        {"checkpoint_dt_next", exact(s.dt_next)},
+        {"checkpoint_checksum",
+         std::to_string(mpi::sum_wrapping(checksum(p)) + text_hash(s.rigid_bodies))}};
+    if (!s.rigid_bodies.empty()) attributes["rigid_bodies"] = s.rigid_bodies;
+    write_particle_file(file, p, s.time, s.step, attributes, kCheckpoint);
     mpi::on_root_first([&] {
         const auto all = list_checkpoints(dir);
         for (std::size_t i = static_cast<std::size_t>(std::max(keep, 1)); i < all.size(); ++i) {
@@ -109,9 +123,15 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
             double time = 0.0;
             std::int64_t step = 0;
             ParticleSet p = read_snapshot(file, &time, &step, kCheckpoint);
+            std::string rigid;
+            try {
+                rigid = read_string_attribute(file, "rigid_bodies");
+            } catch (const std::exception&) {  // a run without rigid bodies
+            }
             const std::string stored = read_string_attribute(file, "checkpoint_checksum");
-            if (stored != std::to_string(checksum(p)))
+            if (stored != std::to_string(checksum(p) + text_hash(rigid)))
                 throw std::runtime_error("checksum mismatch (corrupt file)");
+            out.state.rigid_bodies = rigid;
             out.state.time = parse_exact(read_string_attribute(file, "checkpoint_time"),
                                          "checkpoint_time");
             out.state.dt_next = parse_exact(read_string_attribute(file, "checkpoint_dt_next"),

@@ -16,6 +16,8 @@ struct CheckpointState {
     double time = 0.0;       // [s]
     std::int64_t step = 0;   // accepted steps
     double dt_next = 0.0;    // step the integrator proposed next [s]
+    // States of the rigid bodies (JSON, sph/rigid_dynamics.hpp); "" without rigid bodies.
+    std::string rigid_bodies;
 };
 
 // Order-independent hash of the owned particles: the sum modulo 2^64 of a 64-bit FNV-1a hash
