@@ -68,6 +68,37 @@ void bind_readings(py::class_<Simulation>& sim) {
             },
             "{kinematic body: {'force': [N] (2D: N/m), 'torque': about its pivot [N m] (2D: "
             "N m/m)}} exerted by the dynamic particles at the current state.")
+        .def(
+            "bodies_state",
+            [](Simulation& s) {
+                py::dict out;
+                const auto reports = s.rigid_body_reports();
+                const int dim = s.dim();
+                for (std::size_t k = 0; k < reports.size(); ++k) {
+                    if (!reports[k]) continue;
+                    const RigidBodyReport& r = *reports[k];
+                    py::dict d;
+                    d["centre"] = r.state.centre;
+                    if (dim == 2)
+                        d["angle"] = r.angle;
+                    else
+                        d["orientation"] = r.state.orientation;
+                    d["velocity"] = r.state.velocity;
+                    d["angular_velocity"] = r.angular_velocity;
+                    d["angular_momentum"] = r.state.angular_momentum;
+                    d["force"] = r.regolith.force;
+                    d["torque"] = r.regolith.torque;
+                    d["applied_force"] = r.applied_force;
+                    d["applied_torque"] = r.applied_torque;
+                    d["mass"] = s.bodies()[k].rigid.mass;
+                    out[py::str(s.bodies()[k].name)] = d;
+                }
+                return out;
+            },
+            "{rigid body: {'centre' [m], 'angle' [rad] (2D) or 'orientation' (unit quaternion w, "
+            "x, y, z; 3D), 'velocity' [m/s], 'angular_velocity' [rad/s], 'angular_momentum' "
+            "[kg m^2/s] (world frame), 'force'/'torque' of the regolith over the last step [N, "
+            "N m about the centre; 2D per metre], 'applied_force'/'applied_torque', 'mass'}}.")
         .def("diagnostics", [](const Simulation& s) { return compute_diagnostics(s.particles()); })
         .def(
             "parallel_statistics",

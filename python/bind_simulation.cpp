@@ -42,7 +42,8 @@ void bind_setup(py::class_<Simulation>& sim) {
                std::optional<double> mass, const py::object& centre, const py::object& inertia,
                const py::object& angular_velocity, const py::object& force,
                const py::object& torque, const std::string& force_frame,
-               const std::string& torque_frame, const py::object& fixed_dofs) {
+               const std::string& torque_frame, const py::object& fixed_dofs,
+               const py::object& wall_friction) {
                 const std::string where = "body '" + name + "': ";
                 const Motion m = parse_motion(motion);
                 std::optional<geometry::RigidSpec> rigid;
@@ -66,10 +67,13 @@ void bind_setup(py::class_<Simulation>& sim) {
                         r.fixed_dofs = fixed_dofs.cast<std::vector<std::string>>();
                     rigid = r;
                 }
-                return s.add_body(name, material, m,
-                                  to_points(positions, s.dim(), where + "positions"), spacing,
-                                  smoothing_length, to_vec3(velocity, where + "velocity"),
-                                  kinematics, rigid);
+                const double mu = to_wall_friction(wall_friction, where + "wall_friction");
+                const int index = s.add_body(name, material, m,
+                                             to_points(positions, s.dim(), where + "positions"),
+                                             spacing, smoothing_length,
+                                             to_vec3(velocity, where + "velocity"), kinematics, rigid);
+                if (mu >= 0.0) s.set_wall_friction(index, mu);
+                return index;
             },
             py::arg("name"), py::arg("positions"), py::kw_only(), py::arg("material"),
             py::arg("motion"), py::arg("spacing"), py::arg("smoothing_length"),
@@ -79,13 +83,15 @@ void bind_setup(py::class_<Simulation>& sim) {
             py::arg("angular_velocity") = py::none(), py::arg("force") = py::none(),
             py::arg("torque") = py::none(), py::arg("force_frame") = "world",
             py::arg("torque_frame") = "world", py::arg("fixed_dofs") = py::none(),
+            py::arg("wall_friction") = "no-slip",
             "Add a body of particles at positions (N, dim) [m]; returns its index. motion: "
             "'dynamic' (deformable SPH body), 'fixed', 'kinematic' (then "
             "kinematics=Kinematics(...)) or 'rigid' (moved by the regolith; optional mass [kg, "
             "2D kg/m], centre [m], inertia [kg m^2], velocity [m/s], angular_velocity [rad/s], "
             "force [N] and torque [N m] as constants or [(t, value), ...] schedules in the "
             "'world' or 'body' frame, fixed_dofs from x, y, z, rx, ry, rz: prescribed by "
-            "kinematics when given, else locked).")
+            "kinematics when given, else locked). wall_friction of a boundary body: 'no-slip' "
+            "(default), 'free-slip' (symmetry planes) or a Coulomb coefficient mu_w >= 0.")
         .def(
             "add_observer",
             [](Simulation& s, const std::string& name, geometry::ShapePtr region,

@@ -152,6 +152,26 @@ geometry::Mat3 to_inertia(const py::object& obj, const std::string& field) {
                                 "one number I_zz, in kg m^2");
 }
 
+double to_wall_friction(const py::object& obj, const std::string& field) {
+    if (py::isinstance<py::str>(obj)) {
+        const std::string s = obj.cast<std::string>();
+        if (s == "no-slip") return -1.0;
+        if (s == "free-slip") return 0.0;
+        throw std::invalid_argument(field + ": '" + s +
+                                    "' is not 'no-slip', 'free-slip' or a Coulomb coefficient >= 0");
+    }
+    double mu = 0.0;
+    try {
+        mu = obj.cast<double>();
+    } catch (const py::cast_error&) {
+        throw std::invalid_argument(field + ": expected 'no-slip', 'free-slip' or a number >= 0");
+    }
+    if (!(std::isfinite(mu) && mu >= 0.0))
+        throw std::invalid_argument(field + ": Coulomb coefficient " + std::to_string(mu) +
+                                    " must be a finite number >= 0");
+    return mu;
+}
+
 std::vector<std::array<double, 2>> to_vertices(const py::object& obj) {
     const auto a = DoubleArray::ensure(obj);
     if (!a || a.ndim() != 2 || a.shape(1) != 2) {

@@ -42,6 +42,9 @@ struct Body {
     std::vector<geometry::Vec3> reference_positions;
     // Rigid bodies: mass properties, applied loads, constraints and state.
     geometry::RigidBody rigid;
+    // Boundary bodies: friction of their wall particles against the regolith, a Coulomb
+    // coefficient mu_w >= 0 (0: free-slip) or < 0 for no-slip, the default (pair_terms.hpp).
+    double wall_friction = -1.0;
 };
 
 }  // namespace regosph

@@ -40,6 +40,11 @@ struct RigidState {
     Quaternion orientation{1.0, 0.0, 0.0, 0.0};
     Vec3 velocity{0.0, 0.0, 0.0};            // [m/s]
     Vec3 angular_momentum{0.0, 0.0, 0.0};    // about the centre, world frame [kg m^2/s]
+    // Rates of the last step's first stage, dV/dt [m/s^2] and dL/dt [N m]: the acceleration
+    // its wall particles have in the boundary extrapolation (part of the state, so that a
+    // restart continues bit for bit).
+    Vec3 acceleration{0.0, 0.0, 0.0};
+    Vec3 torque{0.0, 0.0, 0.0};
 };
 
 struct RigidBody {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -65,6 +66,26 @@ bool is_checkpoint_name(const std::string& name) {
            std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// A string attribute of the file, "" when it has none.
+std::string optional_attribute(const fs::path& file, const std::string& name) {
+    try {
+        return read_string_attribute(file, name);
+    } catch (const std::exception&) {
+        return "";
+    }
+}
+
+// FNV-1a of a text (0 for ""), added to the particles' checksum.
+std::uint64_t text_hash(const std::string& s) {
+    if (s.empty()) return 0;
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char c : s) {
+        h ^= c;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
 }  // namespace
 
 std::uint64_t checksum(const ParticleSet& p) {
@@ -105,12 +126,15 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
     std::snprintf(name, sizeof name, "%s%012lld%s", kPrefix.c_str(),
                   static_cast<long long>(s.step), kSuffix.c_str());
     const fs::path file = dir / name;
-    write_particle_file(file, p, s.time, s.step,
-                        {{"checkpoint_time", exact(s.time)},
-                         {"checkpoint_dt_next", exact(s.dt_next)},
-                         {"checkpoint_work", exact_list(s.work)},
-                         {"checkpoint_checksum", std::to_string(mpi::sum_wrapping(checksum(p)))}},
-                        kCheckpoint);
+    const std::string work = exact_list(s.work);
+    std::map<std::string, std::string> attributes = {
+        {"checkpoint_time", exact(s.time)},
+        {"checkpoint_dt_next", exact(s.dt_next)},
+        {"checkpoint_checksum", std::to_string(mpi::sum_wrapping(checksum(p)) +
+                                               text_hash(s.rigid_bodies) + text_hash(work))}};
+    if (!s.rigid_bodies.empty()) attributes["rigid_bodies"] = s.rigid_bodies;
+    if (!work.empty()) attributes["checkpoint_work"] = work;
+    write_particle_file(file, p, s.time, s.step, attributes, kCheckpoint);
     mpi::on_root_first([&] {
         const auto all = list_checkpoints(dir);
         for (std::size_t i = static_cast<std::size_t>(std::max(keep, 1)); i < all.size(); ++i) {
@@ -128,20 +152,19 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
             double time = 0.0;
             std::int64_t step = 0;
             ParticleSet p = read_snapshot(file, &time, &step, kCheckpoint);
+            const std::string rigid = optional_attribute(file, "rigid_bodies");
+            // Absent from checkpoints written before the work was recorded.
+            const std::string work = optional_attribute(file, "checkpoint_work");
             const std::string stored = read_string_attribute(file, "checkpoint_checksum");
-            if (stored != std::to_string(checksum(p)))
+            if (stored != std::to_string(checksum(p) + text_hash(rigid) + text_hash(work)))
                 throw std::runtime_error("checksum mismatch (corrupt file)");
+            out.state.rigid_bodies = rigid;
+            out.state.work = parse_exact_list(work, "checkpoint_work");
             out.state.time = parse_exact(read_string_attribute(file, "checkpoint_time"),
                                          "checkpoint_time");
             out.state.dt_next = parse_exact(read_string_attribute(file, "checkpoint_dt_next"),
                                             "checkpoint_dt_next");
             out.state.step = step;
-            std::string work;
-            try {  // absent from checkpoints written before the work was recorded
-                work = read_string_attribute(file, "checkpoint_work");
-            } catch (const std::runtime_error&) {
-            }
-            out.state.work = parse_exact_list(work, "checkpoint_work");
             out.particles = std::move(p);
             out.file = file;
             return out;

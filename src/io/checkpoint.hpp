@@ -19,6 +19,8 @@ struct CheckpointState {
     // Work done on the regolith by each body since t = 0 [J] (2D: [J/m]); empty when read from
     // a checkpoint written before it was recorded.
     std::vector<double> work;
+    // States of the rigid bodies (JSON, sph/rigid_dynamics.hpp); "" without rigid bodies.
+    std::string rigid_bodies;
 };
 
 // Order-independent hash of the owned particles: the sum modulo 2^64 of a 64-bit FNV-1a hash

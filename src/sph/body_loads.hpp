@@ -23,10 +23,15 @@ struct BodyLoad {
     std::array<double, 3> torque{0.0, 0.0, 0.0};  // about the body's reference point [N m] (2D: [N])
 };
 
-// Which bodies an evaluation collects loads for, and the point each torque is taken about.
+// What an evaluation does with the bodies beyond the default no-slip walls: which bodies it
+// collects loads for, the point each torque is taken about, and the friction of each body's
+// wall particles (pair_terms.hpp).
 struct LoadRequest {
     std::vector<std::uint8_t> collect;             // per body: 1 = collect its load
     std::vector<std::array<double, 3>> reference;  // per body: torque reference point [m]
+    // Per body: Coulomb coefficient mu >= 0 of its wall particles (0: free-slip); < 0 or
+    // absent: no-slip (the default).
+    std::vector<double> wall_friction;
 };
 
 // One dynamic particle's share of the load on one body.

@@ -209,16 +209,20 @@ void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedPartic
     }
 }
 
-// The body whose load each particle's pair forces count towards: its own, for a boundary
-// particle of a collected body; -1 otherwise. Halo copies included.
+// The body whose load each particle's pair forces count towards (its own, for a boundary
+// particle of a collected body; -1 otherwise), and its wall friction. Halo copies included.
 void stage_load_bodies(const ParticleSet& p, const LoadRequest& request, StagedParticles& st) {
     const std::size_t n = p.size();
     st.load_body.resize(n);
+    st.wall_mu.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         const auto body = static_cast<std::size_t>(p.body[i]);
-        const bool collected = p.kind[i] == ParticleKind::boundary &&
-                               body < request.collect.size() && request.collect[body] != 0;
+        const bool wall = p.kind[i] == ParticleKind::boundary;
+        const bool collected = wall && body < request.collect.size() && request.collect[body] != 0;
         st.load_body[i] = collected ? p.body[i] : -1;
+        const bool slips = wall && body < request.wall_friction.size() &&
+                           request.wall_friction[body] >= 0.0;
+        st.wall_mu[i] = slips ? request.wall_friction[body] : -1.0;
     }
 }
 
@@ -297,7 +301,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     // Loads: each lane's pair terms, kept apart from the sums above so that collecting loads
     // leaves the arithmetic of the sums (and so the results) unchanged.
     double lane_mass[kBlock], lane_momentum[Dim][kBlock], lane_art_weight[kBlock] = {},
-           lane_art[Dim][kBlock] = {};
+           lane_art[Dim][kBlock] = {}, lane_correction[Dim][kBlock] = {};
     for (std::size_t base = 0; base < partners.size(); base += kBlock) {
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
@@ -347,8 +351,21 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
 
             div[k] += pair_terms::continuity(rec[ib + R::volume], dv_dot_grad);
 
+            // A free-slip or Coulomb wall partner: only the central part of the relative
+            // velocity enters the strain rate (pair_terms::central_part).
+            [[maybe_unused]] double mu_b = -1.0, e[Dim] = {};
+            double dv_l[Dim];
+            for (int d = 0; d < Dim; ++d) dv_l[d] = dv[d];
+            if constexpr (Loads) {
+                mu_b = inside ? st.wall_mu[b] : -1.0;
+                const double inv_r = one_div * h_ab * denom * rho_sum;  // 1 / r
+                for (int d = 0; d < Dim; ++d) e[d] = dx[d] * inv_r;
+                double central[Dim];
+                pair_terms::central_part<Dim>(dv, e, central);
+                for (int d = 0; d < Dim; ++d) dv_l[d] = mu_b >= 0.0 ? central[d] : dv[d];
+            }
             double L[Dim][Dim];
-            pair_terms::velocity_gradient<Dim>(-m_b * inv_rho_a, dv, grad, L);
+            pair_terms::velocity_gradient<Dim>(-m_b * inv_rho_a, dv_l, grad, L);
             for (int i = 0; i < Dim; ++i)
                 for (int j = 0; j < Dim; ++j) grad_v[i][j][k] += L[i][j];
 
@@ -388,6 +405,18 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 }
             }
 
+            // Wall friction: the limited tangential part of the whole pair force.
+            if constexpr (Loads) {
+                double t_all[Dim], corr[Dim];
+                for (int i = 0; i < Dim; ++i)
+                    t_all[i] = t[i] + (ArtStress ? lane_art_weight[k] / m_b * lane_art[i][k] : 0.0);
+                pair_terms::friction_correction<Dim>(t_all, e, mu_b < 0.0 ? 0.0 : mu_b, corr);
+                for (int i = 0; i < Dim; ++i) {
+                    lane_correction[i][k] = mu_b >= 0.0 ? corr[i] : 0.0;
+                    acc[i][k] += m_b * lane_correction[i][k];
+                }
+            }
+
             // XSPH: velocity of the neighbours of the same material; the caller multiplies by
             // the material's epsilon.
             if constexpr (Xsph) {
@@ -402,8 +431,9 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             double pair_force[Dim][kBlock];  // m_b [momentum + f^n artificial stress] [m/s^2]
             for (std::size_t k = 0; k < kBlock; ++k)
                 for (int i = 0; i < Dim; ++i)
-                    pair_force[i][k] = lane_mass[k] * lane_momentum[i][k] +
-                                       lane_art_weight[k] * lane_art[i][k];
+                    pair_force[i][k] =
+                        lane_mass[k] * (lane_momentum[i][k] + lane_correction[i][k]) +
+                        lane_art_weight[k] * lane_art[i][k];
             add_load_shares<Dim, R>(rec, partners.data() + base, rec_a[R::mass], pair_force, sink);
         }
     }

@@ -26,6 +26,7 @@ double seconds_since(std::chrono::steady_clock::time_point& start) {
 
 void AdaptiveHeun::set_bodies(std::vector<Body>* bodies, int dim) {
     bodies_ = bodies && has_kinematic_bodies(*bodies) ? bodies : nullptr;
+    all_bodies_ = bodies;
     rigid_.bind(bodies, dim);
     for (auto& c : wall_acceleration_) c.clear();
 }
@@ -81,6 +82,13 @@ void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTab
 LoadRequest AdaptiveHeun::load_request(double t) const {
     LoadRequest r = bodies_ ? kinematic_load_request(*bodies_, t) : LoadRequest{};
     rigid_.request_loads(r);
+    if (all_bodies_ && std::any_of(all_bodies_->begin(), all_bodies_->end(),
+                                   [](const Body& b) { return b.wall_friction >= 0.0; })) {
+        const std::size_t n = all_bodies_->size();
+        r.collect.resize(n, 0);
+        r.reference.resize(n, {0.0, 0.0, 0.0});
+        for (const Body& b : *all_bodies_) r.wall_friction.push_back(b.wall_friction);
+    }
     return r;
 }
 

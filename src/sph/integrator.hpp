@@ -112,6 +112,7 @@ private:
     Derivatives k1_, k2_;
     std::vector<double> particle_error_;
     const std::vector<Body>* bodies_ = nullptr;  // set when some body is kinematic
+    const std::vector<Body>* all_bodies_ = nullptr;  // for the wall friction of each body
     RigidBodies rigid_;
     parallel::Domain* domain_ = nullptr;
     std::array<std::vector<double>, 3> wall_acceleration_;  // of kinematic particles [m/s^2]

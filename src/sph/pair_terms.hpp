@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace regosph::pair_terms {
@@ -94,6 +95,42 @@ inline double whole_power(double w, bool bit1, bool bit2, bool bit4, bool bit8) 
 // rate of a is v_a + eps sum_b weight (v_b - v_a).
 inline double xsph_weight(double same, double m_b, double w_ab, double inv, double denom) {
     return same * m_b * w_ab * 2.0 * inv * denom;
+}
+
+// Wall friction of a boundary body (free-slip or Coulomb; no-slip walls take none of this).
+// The wall particles of such a body constrain only the normal motion: the relative velocity a
+// pair sees in the velocity gradient is its central part (dv . e) e, e = (x_a - x_b) / r, so
+// that the wall imposes no shear on the regolith's strain rate (the continuity and viscosity
+// terms depend on the central part only anyway). The pair force per unit m_b, t (momentum plus
+// artificial stress), is split into its central part t_n = (t . e) e and the rest t_t; the wall
+// may take |t_t| <= mu max(t . e, 0): a pair pressed together transmits at most mu times its
+// normal force tangentially (Coulomb), a pair in tension none. mu = 0 is a free-slip wall.
+// Over a flat wall the central parts add up to the normal traction, so this limits the
+// tangential traction by mu times the normal one, as Coulomb's law of friction does
+// (a per-pair limit, like the contacts of the discrete element method, Cundall & Strack 1979).
+template <int Dim>
+inline void central_part(const double (&dv)[Dim], const double (&e)[Dim], double (&out)[Dim]) {
+    double dot = 0.0;
+    for (int d = 0; d < Dim; ++d) dot += dv[d] * e[d];
+    for (int d = 0; d < Dim; ++d) out[d] = dot * e[d];
+}
+
+// The change of the pair force per unit m_b that the friction limit makes, (scale - 1) t_t,
+// for a wall of coefficient mu >= 0.
+template <int Dim>
+inline void friction_correction(const double (&t)[Dim], const double (&e)[Dim], double mu,
+                                double (&corr)[Dim]) {
+    double tn = 0.0;
+    for (int d = 0; d < Dim; ++d) tn += t[d] * e[d];
+    double tt[Dim], tt2 = 0.0;
+    for (int d = 0; d < Dim; ++d) {
+        tt[d] = t[d] - tn * e[d];
+        tt2 += tt[d] * tt[d];
+    }
+    const double allowed = mu * std::max(tn, 0.0);
+    const double tt_norm = std::sqrt(tt2);
+    const double scale = tt_norm > allowed ? allowed / tt_norm : 1.0;
+    for (int d = 0; d < Dim; ++d) corr[d] = (scale - 1.0) * tt[d];
 }
 
 }  // namespace regosph::pair_terms

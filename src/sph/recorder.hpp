@@ -43,8 +43,8 @@ private:
 class Recorder {
 public:
     // Loads of every body (indexed like the bodies): those of the last step (or of the current
-    // state before any step). The recorder calls it after every step and for the first row,
-    // and only when a body is kinematic.
+    // state before any step). The recorder calls it after every step and for every row, and
+    // only when a body is kinematic or rigid.
     using LoadsFn = std::function<std::vector<BodyLoad>()>;
     // Readings of every observer at the current state.
     using ObserveFn = std::function<std::vector<ObserverReading>()>;
@@ -109,6 +109,8 @@ private:
     std::unique_ptr<io::SnapshotWriter> writer_;
     std::unique_ptr<io::CsvTimeSeries> diagnostics_;   // rank 0
     std::unique_ptr<io::CsvTimeSeries> observations_;  // rank 0
+    std::vector<std::size_t> rigid_;                    // rigid bodies: bodies.csv
+    std::unique_ptr<io::CsvTimeSeries> rigid_bodies_;  // rank 0
     std::int64_t last_row_step_ = -1, last_observed_step_ = -1, last_snapshot_step_;
     std::int64_t rejected_since_row_ = 0;
     double last_dt_ = 0.0;  // [s]

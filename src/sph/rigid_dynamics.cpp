@@ -5,6 +5,7 @@
 #include <limits>
 
 #include <Eigen/Dense>
+#include <nlohmann/json.hpp>
 
 namespace regosph {
 
@@ -31,6 +32,24 @@ Vec3 angular_acceleration(const RigidBody& b, const RigidState& s, const Vec3& o
     const Eigen::Vector3d rhs(dL[0] - gyro[0], dL[1] - gyro[1], dL[2] - gyro[2]);
     const Eigen::Vector3d a = I.llt().solve(rhs);
     return {a(0), a(1), a(2)};
+}
+
+// The orientation q turned by the rotation vector phi [rad] (world frame): exp((0, phi) / 2) * q,
+// normalised.
+Quaternion rotated(const Quaternion& q, const Vec3& phi) {
+    const double angle = norm(phi);
+    const double half = 0.5 * angle;
+    const double s = angle > 0.0 ? std::sin(half) / angle : 0.5;  // sin(|phi|/2) / |phi|
+    const Quaternion r{std::cos(half), s * phi[0], s * phi[1], s * phi[2]};
+    Quaternion out{r[0] * q[0] - r[1] * q[1] - r[2] * q[2] - r[3] * q[3],
+                   r[0] * q[1] + r[1] * q[0] + r[2] * q[3] - r[3] * q[2],
+                   r[0] * q[2] - r[1] * q[3] + r[2] * q[0] + r[3] * q[1],
+                   r[0] * q[3] + r[1] * q[2] - r[2] * q[1] + r[3] * q[0]};
+    double n2 = 0.0;
+    for (const double v : out) n2 += v * v;
+    const double inv = 1.0 / std::sqrt(n2);
+    for (double& v : out) v *= inv;
+    return out;
 }
 
 // Smallest principal moment [kg m^2] (2D: I_zz), for the rotation error.
@@ -60,13 +79,74 @@ RigidRates rigid_rates(const RigidBody& b, const RigidState& s, const BodyLoad& 
         const bool rotates = dim == 3 || d == 2;
         r.angular_momentum[d] = rotates ? regolith.torque[d] + applied_torque[d] : 0.0;
     }
-    // dq/dt = 1/2 (0, omega) * q: w' = -omega . q_v / 2, q_v' = (q_w omega + omega x q_v) / 2.
-    const Vec3 w = geometry::angular_velocity(b, s, t, dim);
-    const Vec3 qv{s.orientation[1], s.orientation[2], s.orientation[3]};
-    const Vec3 wxq = geometry::cross(w, qv);
-    r.orientation[0] = -0.5 * (w[0] * qv[0] + w[1] * qv[1] + w[2] * qv[2]);
-    for (int d = 0; d < 3; ++d) r.orientation[d + 1] = 0.5 * (s.orientation[0] * w[d] + wxq[d]);
+    r.angular_velocity = geometry::angular_velocity(b, s, t, dim);
     return r;
+}
+
+RigidBodyReport report_rigid_body(const RigidBody& b, const BodyLoad& regolith, double t,
+                                  int dim) {
+    RigidBodyReport r;
+    r.state = b.state;
+    r.angular_velocity = geometry::angular_velocity(b, b.state, t, dim);
+    const Quaternion& q = b.state.orientation;
+    r.angle = 2.0 * std::atan2(q[3], q[0]);
+    r.regolith = regolith;
+    const Mat3 R = geometry::rotation_matrix(q);
+    r.applied_force = b.force.at(t);
+    if (b.force_in_body_frame) r.applied_force = geometry::rotate(R, r.applied_force);
+    r.applied_torque = b.torque.at(t);
+    if (b.torque_in_body_frame) r.applied_torque = geometry::rotate(R, r.applied_torque);
+    return r;
+}
+
+namespace {
+using Json = nlohmann::json;
+Json to_json(const Vec3& v) { return Json::array({v[0], v[1], v[2]}); }
+void from_json(const Json& j, Vec3& v) {
+    for (int d = 0; d < 3; ++d) v[d] = j.at(d).get<double>();
+}
+}  // namespace
+
+std::string rigid_states_json(const std::vector<Body>& bodies) {
+    Json out = Json::object();
+    for (const Body& b : bodies) {
+        if (b.motion != Motion::rigid) continue;
+        const RigidState& s = b.rigid.state;
+        out[b.name] = {{"centre_m", to_json(s.centre)},
+                       {"orientation_wxyz", Json::array({s.orientation[0], s.orientation[1],
+                                                         s.orientation[2], s.orientation[3]})},
+                       {"velocity_m_s", to_json(s.velocity)},
+                       {"angular_momentum_kg_m2_s", to_json(s.angular_momentum)},
+                       {"acceleration_m_s2", to_json(s.acceleration)},
+                       {"torque_rate_N_m", to_json(s.torque)}};
+    }
+    return out.empty() ? std::string() : out.dump();
+}
+
+void read_rigid_states_json(const std::string& text, std::vector<Body>& bodies) {
+    Json all;
+    try {
+        all = text.empty() ? Json::object() : Json::parse(text);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("rigid body states: not JSON: ") + e.what());
+    }
+    for (Body& b : bodies) {
+        if (b.motion != Motion::rigid) continue;
+        if (!all.contains(b.name))
+            throw std::runtime_error("rigid body states: no state of rigid body '" + b.name + "'");
+        try {
+            const Json& j = all.at(b.name);
+            RigidState& s = b.rigid.state;
+            from_json(j.at("centre_m"), s.centre);
+            for (int k = 0; k < 4; ++k) s.orientation[k] = j.at("orientation_wxyz").at(k).get<double>();
+            from_json(j.at("velocity_m_s"), s.velocity);
+            from_json(j.at("angular_momentum_kg_m2_s"), s.angular_momentum);
+            from_json(j.at("acceleration_m_s2"), s.acceleration);
+            from_json(j.at("torque_rate_N_m"), s.torque);
+        } catch (const Json::exception& e) {
+            throw std::runtime_error("rigid body states: body '" + b.name + "': " + e.what());
+        }
+    }
 }
 
 void RigidBodies::bind(std::vector<Body>* bodies, int dim) {
@@ -105,6 +185,11 @@ void RigidBodies::compute_rates(int stage, const std::vector<BodyLoad>& loads,
         const Body& body = (*bodies_)[index_[j]];
         const BodyLoad load = index_[j] < loads.size() ? loads[index_[j]] : BodyLoad{};
         (stage == 1 ? k1_ : k2_)[j] = rigid_rates(body.rigid, body.rigid.state, load, gravity, t, dim_);
+        if (stage == 1)  // the wall acceleration of this step, kept across rejected attempts
+            for (RigidState* s : {&(*bodies_)[index_[j]].rigid.state, &start_[j]}) {
+                s->acceleration = k1_[j].velocity;
+                s->torque = k1_[j].angular_momentum;
+            }
     }
 }
 
@@ -117,19 +202,19 @@ void RigidBodies::update(double dt, bool final, double t) {
         const RigidRates& a = k1_[j];
         const RigidRates& c = final ? k2_[j] : k1_[j];  // weight 0 when !final
         RigidState& s = b.state;
+        s.acceleration = y0.acceleration;
+        s.torque = y0.torque;
         for (int d = 0; d < 3; ++d) {
             s.centre[d] = y0.centre[d] + w1 * a.centre[d] + w2 * c.centre[d];
             s.velocity[d] = y0.velocity[d] + w1 * a.velocity[d] + w2 * c.velocity[d];
             s.angular_momentum[d] =
                 y0.angular_momentum[d] + w1 * a.angular_momentum[d] + w2 * c.angular_momentum[d];
         }
-        double q2 = 0.0;
-        for (int k = 0; k < 4; ++k) {
-            s.orientation[k] = y0.orientation[k] + w1 * a.orientation[k] + w2 * c.orientation[k];
-            q2 += s.orientation[k] * s.orientation[k];
-        }
-        const double inv_q = 1.0 / std::sqrt(q2);
-        for (double& v : s.orientation) v *= inv_q;
+        // q = exp((0, phi) / 2) * q0, phi = w1 omega_1 + w2 omega_2: the rotation by the angle
+        // |phi| about phi / |phi|.
+        Vec3 phi;
+        for (int d = 0; d < 3; ++d) phi[d] = w1 * a.angular_velocity[d] + w2 * c.angular_velocity[d];
+        s.orientation = rotated(y0.orientation, phi);
         // Prescribed (or locked) translations: exactly on their path.
         const Vec3 disp = b.motion.displacement(t);
         const Vec3 vel = b.motion.translation_velocity(t);
@@ -163,10 +248,10 @@ double RigidBodies::error(double dt) const {
             dv[d] = 0.5 * dt * (c.velocity[d] - a.velocity[d]);
             dl[d] = 0.5 * dt * (c.angular_momentum[d] - a.angular_momentum[d]);
         }
-        double dq = 0.0;
-        for (int k = 0; k < 4; ++k) dq += std::pow(0.5 * dt * (c.orientation[k] - a.orientation[k]), 2);
+        Vec3 dphi;
+        for (int d = 0; d < 3; ++d) dphi[d] = 0.5 * dt * (c.angular_velocity[d] - a.angular_velocity[d]);
         const double h = body.smoothing_length;
-        const double rotation = 2.0 * std::sqrt(dq) + norm(dl) / smallest_moment(b, dim_) * dt;
+        const double rotation = norm(dphi) + norm(dl) / smallest_moment(b, dim_) * dt;
         double e = std::max({norm(dc) / h, norm(dv) * dt / h, rotation * b.extent / h});
         if (!std::isfinite(e)) e = std::numeric_limits<double>::infinity();
         worst = std::max(worst, e);
@@ -201,8 +286,8 @@ void RigidBodies::place(ParticleSet& p, double t,
         Frame& f = frames[index_[j]];
         f.R = geometry::rotation_matrix(b.state.orientation);
         f.omega = geometry::angular_velocity(b, b.state, t, dim_);
-        f.alpha = angular_acceleration(b, b.state, f.omega, k1_[j].angular_momentum, dim_);
-        f.acc = k1_[j].velocity;
+        f.alpha = angular_acceleration(b, b.state, f.omega, b.state.torque, dim_);
+        f.acc = b.state.acceleration;
     }
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i) {

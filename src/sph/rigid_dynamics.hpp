@@ -3,6 +3,8 @@
 // exchange with the regolith are shared:
 //   dc/dt = V,   M dV/dt = M g + F_regolith + F_applied(t),
 //   dq/dt = 1/2 (0, omega) * q,   dL/dt = T_regolith + T_applied(t)   (about c, world frame),
+// the orientation advanced by the exact rotation of the stages' mean angular velocity,
+// q = exp(dt/2 (0, omega_mean)) * q0 (a rotation at a constant rate is then exact),
 // omega = R I_body^-1 R^T L with the prescribed components of omega imposed (the rows of the
 // constrained axes take the constraint torque; rigid_body.cpp). Prescribed translations follow
 // their motion exactly: c_d(t) = c_d(0) + displacement_d(t), V_d = velocity_d(t).
@@ -11,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include "core/particles.hpp"
@@ -22,7 +25,7 @@ namespace regosph {
 struct RigidRates {
     geometry::Vec3 centre{0.0, 0.0, 0.0};        // dc/dt [m/s]
     geometry::Vec3 velocity{0.0, 0.0, 0.0};      // dV/dt [m/s^2]
-    geometry::Quaternion orientation{0.0, 0.0, 0.0, 0.0};  // dq/dt [1/s]
+    geometry::Vec3 angular_velocity{0.0, 0.0, 0.0};        // omega [rad/s], world frame
     geometry::Vec3 angular_momentum{0.0, 0.0, 0.0};        // dL/dt [N m]
 };
 
@@ -30,6 +33,27 @@ struct RigidRates {
 RigidRates rigid_rates(const geometry::RigidBody& b, const geometry::RigidState& s,
                        const BodyLoad& regolith, const std::array<double, 3>& gravity, double t,
                        int dim);
+
+// What a rigid body's row of bodies.csv and sim.bodies_state() hold.
+struct RigidBodyReport {
+    geometry::RigidState state;
+    geometry::Vec3 angular_velocity{0.0, 0.0, 0.0};  // world frame [rad/s]
+    double angle = 0.0;  // 2D: rotation about z from the initial configuration [rad]
+    BodyLoad regolith;   // the regolith's load (torque about the centre)
+    geometry::Vec3 applied_force{0.0, 0.0, 0.0};   // world frame [N] (2D: [N/m])
+    geometry::Vec3 applied_torque{0.0, 0.0, 0.0};  // world frame [N m] (2D: [N])
+};
+RigidBodyReport report_rigid_body(const geometry::RigidBody& b, const BodyLoad& regolith,
+                                  double t, int dim);
+
+// The states of the rigid bodies as JSON text {"<body>": {"centre_m": [..], "orientation_wxyz":
+// [..], "velocity_m_s": [..], "angular_momentum_kg_m2_s": [..], "acceleration_m_s2": [..],
+// "torque_rate_N_m": [..]}, ...} (doubles round-trip exactly): a snapshot and checkpoint
+// attribute. "" without rigid bodies.
+std::string rigid_states_json(const std::vector<Body>& bodies);
+// Sets the states of the rigid bodies from that text; throws std::runtime_error naming a body
+// missing from it or a malformed entry.
+void read_rigid_states_json(const std::string& text, std::vector<Body>& bodies);
 
 // The rigid bodies of a run, as the integrator advances them.
 class RigidBodies {

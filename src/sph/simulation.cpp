@@ -175,6 +175,21 @@ void Simulation::check_overlap(const std::string& name, const std::vector<geomet
     }
 }
 
+void Simulation::set_wall_friction(int body, double mu) {
+    if (body < 0 || body >= static_cast<int>(bodies_.size()))
+        throw std::invalid_argument("wall_friction: body index " + std::to_string(body) +
+                                    " does not name an added body");
+    Body& b = bodies_[static_cast<std::size_t>(body)];
+    const std::string where = "body '" + b.name + "': wall_friction";
+    if (b.motion == Motion::dynamic)
+        throw std::invalid_argument(where + ": only boundary bodies (fixed, kinematic, rigid) "
+                                    "are walls; a dynamic body's contacts follow its material");
+    if (!std::isfinite(mu))
+        throw std::invalid_argument(where + ": the Coulomb coefficient must be a finite number");
+    b.wall_friction = mu;
+    integrator_.reset();
+}
+
 int Simulation::add_observer(const std::string& name, geometry::ShapePtr region, int material,
                              int body) {
     const std::string where = "observer '" + name + "': ";
@@ -212,6 +227,19 @@ std::vector<BodyLoad> Simulation::body_loads() {
     integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
     release_halo();
     return scratch_.loads;
+}
+
+std::vector<std::optional<RigidBodyReport>> Simulation::rigid_body_reports() {
+    std::vector<std::optional<RigidBodyReport>> out(bodies_.size());
+    if (std::none_of(bodies_.begin(), bodies_.end(),
+                     [](const Body& b) { return b.motion == Motion::rigid; }))
+        return out;
+    const std::vector<BodyLoad> loads = recorded_loads();
+    for (std::size_t k = 0; k < bodies_.size(); ++k)
+        if (bodies_[k].motion == Motion::rigid)
+            out[k] = report_rigid_body(bodies_[k].rigid, k < loads.size() ? loads[k] : BodyLoad{},
+                                       time_, particles_.dim);
+    return out;
 }
 
 std::vector<BodyLoad> Simulation::recorded_loads() {
@@ -405,6 +433,11 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     if (q.material != particles_.material) mismatch("particle materials");
     if (q.body != particles_.body) mismatch("particle bodies");
     if (q.kind != particles_.kind) mismatch("particle kinds");
+    try {
+        read_rigid_states_json(ck.state.rigid_bodies, bodies_);
+    } catch (const std::exception& e) {
+        throw std::invalid_argument("restart: checkpoint '" + ck.file.string() + "': " + e.what());
+    }
     particles_ = q;  // every particle, on every rank: the next run distributes them
     decomposition_ = parallel::Domain{};
     time_ = ck.state.time;

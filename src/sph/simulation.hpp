@@ -50,6 +50,11 @@ public:
                  const std::optional<geometry::Kinematics>& kinematics = std::nullopt,
                  const std::optional<geometry::RigidSpec>& rigid = std::nullopt);
 
+    // Friction of a boundary body's wall particles against the regolith: a Coulomb coefficient
+    // mu_w >= 0 (0 is free-slip, e.g. a symmetry plane), or < 0 for no-slip (the default).
+    // Throws std::invalid_argument naming the body for a dynamic body or a non-finite value.
+    void set_wall_friction(int body, double mu);
+
     // Adds an observer (observers.hpp); `material` and `body` are indices or -1. Its readings
     // go to observers.csv / observers.h5 every RunOptions::observe_every steps. Returns its
     // index. Throws std::invalid_argument naming the observer and field.
@@ -64,6 +69,9 @@ public:
     // The loads a diagnostics row records: those of the last step, averaged with the weights
     // of the velocity update (AdaptiveHeun::step_loads); before any step, body_loads().
     std::vector<BodyLoad> recorded_loads();
+    // The state of every rigid body (an empty entry for the others), with the loads of
+    // recorded_loads().
+    std::vector<std::optional<RigidBodyReport>> rigid_body_reports();
 
     // Optional bounds [m]: a setup with particles outside them is refused, and a particle that
     // leaves them during a run stops it (BlowUpError).
