@@ -62,8 +62,14 @@ void bind_setup(py::class_<Simulation>& sim) {
             py::arg("body") = py::none(),
             "Count dynamic particles (of `material`, an index) inside `region`, which moves with "
             "`body` (an index) when that body is kinematic. Written to observers.csv/.h5 by run().")
-        .def("set_domain", &Simulation::set_domain, py::arg("lo"), py::arg("hi"),
-             "Bounds [m]: particles outside are refused; leaving them stops a run.")
+        .def(
+            "set_bounds",
+            [](Simulation& s, const py::object& lo, const py::object& hi) {
+                s.set_bounds(to_point(lo, s.dim(), "bounds: lo"), to_point(hi, s.dim(), "bounds: hi"));
+            },
+            py::arg("lo"), py::arg("hi"),
+            "Optional bounding box [m], lo and hi as (x, y) in 2D or (x, y, z) in 3D: particles "
+            "outside it are refused; a particle leaving it stops a run (BlowUpError).")
         .def_property(
             "physics", [](Simulation& s) -> PhysicsParameters& { return s.physics(); },
             [](Simulation& s, const PhysicsParameters& p) { s.physics() = p; },

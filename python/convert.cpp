@@ -29,6 +29,22 @@ std::array<double, 2> to_vec2(const py::handle& obj, const std::string& field) {
     return {v[0], v[1]};
 }
 
+geometry::Point to_point(const py::handle& obj, int dim, const std::string& field) {
+    const std::string needs = dim == 2 ? "2 numbers (x, y) in m for a 2D simulation"
+                                       : "3 numbers (x, y, z) in m for a 3D simulation";
+    std::vector<double> v;
+    try {
+        v = obj.cast<std::vector<double>>();
+    } catch (const py::cast_error&) {
+        throw std::invalid_argument(field + ": expected " + needs + ", got " +
+                                    py::repr(obj).cast<std::string>());
+    }
+    if (v.size() != static_cast<std::size_t>(dim) && !(dim == 2 && v.size() == 3))
+        throw std::invalid_argument(field + ": expected " + needs + ", got " +
+                                    std::to_string(v.size()) + " number" + (v.size() == 1 ? "" : "s"));
+    return {v[0], v[1], v.size() == 3 ? v[2] : 0.0};
+}
+
 std::vector<geometry::Point> to_points(const DoubleArray& a, int dim, const std::string& field) {
     const std::string expected = dim == 2 ? "an (N, 2) array" : "an (N, 3) array";
     if (a.ndim() != 2 || a.shape(1) < dim || a.shape(1) > 3)

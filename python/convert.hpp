@@ -24,6 +24,9 @@ using DoubleArray = py::array_t<double, py::array::c_style | py::array::forcecas
 geometry::Vec3 to_vec3(const py::handle& obj, const std::string& field);
 // 2 numbers (a point or vector in the x-y plane).
 std::array<double, 2> to_vec2(const py::handle& obj, const std::string& field);
+// A point of a dim-dimensional run: (x, y) or (x, y, z) in 2D (z is then 0 or ignored),
+// (x, y, z) in 3D. The error says what the run needs and what it got.
+geometry::Point to_point(const py::handle& obj, int dim, const std::string& field);
 
 // (N, dim) float array -> points; z = 0 for 2D input. A 2D run also takes (N, 3) with z = 0
 // (never drops a non-zero z); a 3D run needs all three coordinates.

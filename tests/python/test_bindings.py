@@ -51,7 +51,7 @@ def test_fields_are_numpy_arrays_with_shapes_and_dtypes(dim):
         "density": ((n,), np.float64),
         "mass": ((n,), np.float64),
         "smoothing_length": ((n,), np.float64),
-        "plastic_strain": ((n,), np.float64),
+        "plastic_multiplier": ((n,), np.float64),
         "yielding": ((n,), np.uint8),
         "material": ((n,), np.int32),
         "body": ((n,), np.int32),
