@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "geometry/kinematics.hpp"
 #include "geometry/lattice.hpp"
 #include "geometry/shapes.hpp"
+#include "sph/simulation.hpp"
 
 namespace regosph::python {
 
@@ -33,6 +35,17 @@ geometry::Point to_point(const py::handle& obj, int dim, const std::string& fiel
 std::vector<geometry::Point> to_points(const DoubleArray& a, int dim, const std::string& field);
 // Points -> (N, dim) array.
 py::array_t<double> points_array(const std::vector<geometry::Point>& pts, int dim);
+
+// "(3, 4)": the shape of an array as NumPy writes it, for errors.
+std::string shape_text(const py::array& a);
+
+// The index of a material of `sim`: an int (checked by the core), or a Material object that was
+// added with add_material (same name and parameters). Throws TypeError for other objects and
+// ValueError for a Material that was not added, each naming `field` and saying what to pass.
+int to_material_index(const Simulation& sim, const py::handle& material, const std::string& field);
+
+// run(metadata=...) -> {key: value}; every key and value must be a str (TypeError naming the key).
+std::map<std::string, std::string> to_metadata(const py::handle& metadata);
 
 // [(until [s], velocity [m/s]), ...] -> the translation schedule of a Kinematics.
 std::vector<geometry::VelocitySegment> to_translation(const py::object& segments);
@@ -68,7 +81,7 @@ void unstack(std::array<std::vector<double>, K>& c, int k, const DoubleArray& a,
     const auto n = static_cast<py::ssize_t>(c[0].size());
     if (a.ndim() != 2 || a.shape(0) != n || a.shape(1) != k)
         throw std::invalid_argument(field + ": expected an array of shape (" + std::to_string(n) +
-                                    ", " + std::to_string(k) + ")");
+                                    ", " + std::to_string(k) + "), got shape " + shape_text(a));
     const auto r = a.unchecked<2>();
     for (py::ssize_t i = 0; i < n; ++i)
         for (int d = 0; d < k; ++d) {
