@@ -58,7 +58,7 @@ void bind_readings(py::class_<Simulation>& sim) {
                 py::dict out;
                 const auto loads = s.body_loads();
                 for (std::size_t k = 0; k < loads.size(); ++k) {
-                    if (s.bodies()[k].motion != Motion::kinematic) continue;
+                    if (!collects_loads(s.bodies()[k].motion)) continue;
                     py::dict d;
                     d["force"] = loads[k].force;
                     d["torque"] = loads[k].torque;

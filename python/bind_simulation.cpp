@@ -56,21 +56,55 @@ void bind_setup(py::class_<Simulation>& sim) {
             [](Simulation& s, const std::string& name, const DoubleArray& positions,
                const py::object& material, const std::string& motion, double spacing,
                double smoothing_length,
-               const py::object& velocity, std::optional<geometry::Kinematics> kinematics) {
+               const py::object& velocity, std::optional<geometry::Kinematics> kinematics,
+               std::optional<double> mass, const py::object& centre, const py::object& inertia,
+               const py::object& angular_velocity, const py::object& force,
+               const py::object& torque, const std::string& force_frame,
+               const std::string& torque_frame, const py::object& fixed_dofs) {
                 const std::string where = "body '" + name + "': ";
-                return s.add_body(name, to_material_index(s, material, where + "material"),
-                                  parse_motion(motion),
+                const Motion m = parse_motion(motion);
+                std::optional<geometry::RigidSpec> rigid;
+                const bool rigid_args = mass || !centre.is_none() || !inertia.is_none() ||
+                                        !angular_velocity.is_none() || !force.is_none() ||
+                                        !torque.is_none() || !fixed_dofs.is_none();
+                if (m == Motion::rigid || rigid_args) {
+                    geometry::RigidSpec r;
+                    r.mass = mass;
+                    if (!centre.is_none()) r.centre = to_vec3(centre, where + "centre");
+                    if (!inertia.is_none()) r.inertia = to_inertia(inertia, where + "inertia");
+                    if (!angular_velocity.is_none())
+                        r.angular_velocity = py::isinstance<py::sequence>(angular_velocity)
+                                                 ? to_vec3(angular_velocity, where + "angular_velocity")
+                                                 : geometry::Vec3{0.0, 0.0, angular_velocity.cast<double>()};
+                    r.force = to_schedule(force, false, where + "force");
+                    r.torque = to_schedule(torque, true, where + "torque");
+                    r.force_in_body_frame = geometry::parse_frame(force_frame, where + "force_frame");
+                    r.torque_in_body_frame = geometry::parse_frame(torque_frame, where + "torque_frame");
+                    if (!fixed_dofs.is_none())
+                        r.fixed_dofs = fixed_dofs.cast<std::vector<std::string>>();
+                    rigid = r;
+                }
+                return s.add_body(name, to_material_index(s, material, where + "material"), m,
                                   to_points(positions, s.dim(), where + "positions"), spacing,
                                   smoothing_length, to_vec3(velocity, where + "velocity"),
-                                  kinematics);
+                                  kinematics, rigid);
             },
             py::arg("name"), py::arg("positions"), py::kw_only(), py::arg("material"),
             py::arg("motion"), py::arg("spacing"), py::arg("smoothing_length"),
             py::arg("velocity") = py::make_tuple(0.0, 0.0, 0.0),
-            py::arg("kinematics") = py::none(),
+            py::arg("kinematics") = py::none(), py::arg("mass") = py::none(),
+            py::arg("centre") = py::none(), py::arg("inertia") = py::none(),
+            py::arg("angular_velocity") = py::none(), py::arg("force") = py::none(),
+            py::arg("torque") = py::none(), py::arg("force_frame") = "world",
+            py::arg("torque_frame") = "world", py::arg("fixed_dofs") = py::none(),
             "Add a body of particles at positions (N, dim) [m]; returns its index. material: the "
             "index add_material returned, or the added Material itself. motion: "
-            "'dynamic' (alias 'free'), 'fixed' or 'kinematic' (then kinematics=Kinematics(...)).")
+            "'dynamic' (deformable SPH body), 'fixed', 'kinematic' (then "
+            "kinematics=Kinematics(...)) or 'rigid' (moved by the regolith; optional mass [kg, "
+            "2D kg/m], centre [m], inertia [kg m^2], velocity [m/s], angular_velocity [rad/s], "
+            "force [N] and torque [N m] as constants or [(t, value), ...] schedules in the "
+            "'world' or 'body' frame, fixed_dofs from x, y, z, rx, ry, rz: prescribed by "
+            "kinematics when given, else locked).")
         .def(
             "add_observer",
             [](Simulation& s, const std::string& name, geometry::ShapePtr region,

@@ -155,6 +155,64 @@ std::vector<geometry::VelocitySegment> to_translation(const py::object& segments
     return out;
 }
 
+namespace {
+// A vector of a force or torque: 2 or 3 numbers, or for a torque one number (about z).
+geometry::Vec3 to_load_vector(const py::handle& obj, bool torque, const std::string& field) {
+    if (torque && py::isinstance<py::float_>(obj)) return {0.0, 0.0, obj.cast<double>()};
+    if (torque && py::isinstance<py::int_>(obj)) return {0.0, 0.0, obj.cast<double>()};
+    return to_vec3(obj, field);
+}
+}  // namespace
+
+geometry::VectorSchedule to_schedule(const py::object& obj, bool torque, const std::string& field) {
+    geometry::VectorSchedule s;
+    if (obj.is_none()) return s;
+    // A schedule is a sequence of (time, value) pairs; a constant is a vector of numbers.
+    const bool is_schedule = py::isinstance<py::sequence>(obj) && py::len(obj) > 0 &&
+                             py::isinstance<py::sequence>(obj.cast<py::sequence>()[0]);
+    if (!is_schedule) {
+        s.times = {0.0};
+        s.values = {to_load_vector(obj, torque, field)};
+        return s;
+    }
+    std::size_t k = 0;
+    for (const py::handle entry : obj) {
+        const std::string where = field + ": schedule entry " + std::to_string(k++);
+        py::sequence pair;
+        try {
+            pair = entry.cast<py::sequence>();
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(where + ": expected (time [s], value)");
+        }
+        if (pair.size() != 2) throw std::invalid_argument(where + ": expected (time [s], value)");
+        try {
+            s.times.push_back(pair[0].cast<double>());
+        } catch (const py::cast_error&) {
+            throw std::invalid_argument(where + ": time must be a number");
+        }
+        s.values.push_back(to_load_vector(pair[1], torque, where));
+    }
+    return s;
+}
+
+geometry::Mat3 to_inertia(const py::object& obj, const std::string& field) {
+    if (py::isinstance<py::float_>(obj) || py::isinstance<py::int_>(obj)) {
+        geometry::Mat3 m{};
+        m[8] = obj.cast<double>();
+        return m;
+    }
+    const auto a = DoubleArray::ensure(obj);
+    if (a && a.ndim() == 1 && a.shape(0) == 3) return {a.at(0), 0, 0, 0, a.at(1), 0, 0, 0, a.at(2)};
+    if (a && a.ndim() == 2 && a.shape(0) == 3 && a.shape(1) == 3) {
+        geometry::Mat3 m;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) m[3 * i + j] = a.at(i, j);
+        return m;
+    }
+    throw std::invalid_argument(field + ": expected a 3x3 tensor, 3 principal moments or (2D) "
+                                "one number I_zz, in kg m^2");
+}
+
 std::vector<std::array<double, 2>> to_vertices(const py::object& obj) {
     const auto a = DoubleArray::ensure(obj);
     if (!a || a.ndim() != 2 || a.shape(1) != 2) {

@@ -14,6 +14,7 @@
 
 #include "geometry/kinematics.hpp"
 #include "geometry/lattice.hpp"
+#include "geometry/rigid_body.hpp"
 #include "geometry/shapes.hpp"
 #include "sph/simulation.hpp"
 
@@ -49,6 +50,13 @@ std::map<std::string, std::string> to_metadata(const py::handle& metadata);
 
 // [(until [s], velocity [m/s]), ...] -> the translation schedule of a Kinematics.
 std::vector<geometry::VelocitySegment> to_translation(const py::object& segments);
+// A force or torque of a rigid body: None (zero), a constant vector (2 or 3 numbers; a torque
+// in 2D may be one number, about z) or a schedule [(time [s], vector), ...] interpolated
+// linearly in time.
+geometry::VectorSchedule to_schedule(const py::object& obj, bool torque, const std::string& field);
+// An inertia tensor [kg m^2]: a 3x3 matrix, 3 principal moments (diagonal), or in 2D one
+// number (I_zz, per metre of depth).
+geometry::Mat3 to_inertia(const py::object& obj, const std::string& field);
 // [(x, y), ...] -> polygon vertices [m].
 std::vector<std::array<double, 2>> to_vertices(const py::object& obj);
 // [(shape, spacing), ...] from Python, each entry checked.

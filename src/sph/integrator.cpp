@@ -24,13 +24,15 @@ double seconds_since(std::chrono::steady_clock::time_point& start) {
 }
 }  // namespace
 
-void AdaptiveHeun::set_bodies(const std::vector<Body>* bodies) {
+void AdaptiveHeun::set_bodies(std::vector<Body>* bodies, int dim) {
     bodies_ = bodies && has_kinematic_bodies(*bodies) ? bodies : nullptr;
+    rigid_.bind(bodies, dim);
     for (auto& c : wall_acceleration_) c.clear();
 }
 
 void AdaptiveHeun::place(ParticleSet& p, double t) {
     if (bodies_) place_kinematic_bodies(p, *bodies_, t, wall_acceleration_);
+    rigid_.place(p, t, wall_acceleration_);
 }
 
 void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp,
@@ -60,7 +62,7 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParam
         domain_->update_halo(p, parallel::HaloFields::dynamic_state);
     }
     times_.neighbours += seconds_since(clock);
-    const bool moving = bodies_ && wall_acceleration_[0].size() == p.size();
+    const bool moving = (bodies_ || !rigid_.empty()) && wall_acceleration_[0].size() == p.size();
     extrapolate_boundary(p, nl, pp, moving ? &wall_acceleration_ : nullptr);
     if (domain_) domain_->update_halo(p, parallel::HaloFields::boundary_values);
     times_.boundary += seconds_since(clock);
@@ -77,7 +79,9 @@ void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTab
 }
 
 LoadRequest AdaptiveHeun::load_request(double t) const {
-    return bodies_ ? kinematic_load_request(*bodies_, t) : LoadRequest{};
+    LoadRequest r = bodies_ ? kinematic_load_request(*bodies_, t) : LoadRequest{};
+    rigid_.request_loads(r);
+    return r;
 }
 
 // Only the owned particles: the halo is refreshed by the next evaluation, and a mid-step halo
@@ -252,13 +256,15 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     auto clock = std::chrono::steady_clock::now();
     particle_error_.clear();
     save_start(p);
+    rigid_.save_start();
     times_.updates += seconds_since(clock);
     clock = std::chrono::steady_clock::now();
     share_staging(k1_, k2_);
     const LoadRequest request = load_request(time);
     compute_derivatives(p, nl, mt, pp, k1_, request.collect.empty() ? nullptr : &request);
+    rigid_.compute_rates(1, k1_.loads, pp.gravity, time);
     times_.derivatives += seconds_since(clock);
-    double dt_courant = std::numeric_limits<double>::infinity();
+    double dt_courant = rigid_.step_limit(pp.courant, time);
     // Dynamic particles only: the entries of wall particles are not written (and after a
     // migration may hold another particle's old value).
     for (std::size_t a = 0; a < p.owned(); ++a)
@@ -278,12 +284,19 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
                                            (std::ostringstream() << opt_.dt_min).str() + " s");
         auto clock = std::chrono::steady_clock::now();
         stage_update(p, mt, dt, false);
-        place(p, time + dt);  // kinematic bodies at the end of the step (exact, not integrated)
+        rigid_.update(dt, false, time + dt);
+        place(p, time + dt);  // kinematic bodies exactly, rigid ones at their predicted state
         times_.updates += seconds_since(clock);
         share_staging(k2_, k1_);
         evaluate(p, nl, mt, pp, time + dt, false, k2_);
+        rigid_.compute_rates(2, k2_.loads, pp.gravity, time + dt);
         clock = std::chrono::steady_clock::now();
-        const double err = stage_update(p, mt, dt, true);
+        double err = stage_update(p, mt, dt, true);
+        if (!rigid_.empty()) {
+            rigid_.update(dt, true, time + dt);
+            err = std::max(err, rigid_.error(dt) / opt_.tolerance);
+            place(p, time + dt);
+        }
         times_.updates += seconds_since(clock);
         if (err <= 1.0) {
             const double grow = err > 0.0 ? 0.9 / std::sqrt(err) : 1.5;
@@ -300,6 +313,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
             return report;
         }
         restore_start(p);
+        rigid_.restore_start();
         ++report.rejected;
         dt *= std::isfinite(err) ? std::clamp(0.9 / std::sqrt(err), 0.1, 0.9) : 0.25;
         if (report.rejected > 200)

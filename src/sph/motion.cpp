@@ -4,15 +4,6 @@
 
 namespace regosph {
 
-const char* motion_name(Motion m) {
-    switch (m) {
-        case Motion::dynamic: return "dynamic";
-        case Motion::fixed: return "fixed";
-        case Motion::kinematic: return "kinematic";
-    }
-    return "?";
-}
-
 bool has_kinematic_bodies(const std::vector<Body>& bodies) {
     for (const Body& b : bodies)
         if (b.motion == Motion::kinematic) return true;

@@ -82,7 +82,7 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
       step_start_(step) {
     const bool planar = particles.dim == 2;
     for (std::size_t k = 0; k < bodies.size(); ++k)
-        if (bodies[k].motion == Motion::kinematic) loaded_.push_back(k);
+        if (collects_loads(bodies[k].motion)) loaded_.push_back(k);
     if (writing_) {
         writer_ = std::make_unique<io::SnapshotWriter>(o.output_dir);  // checks writability
         // A continued run keeps the rows up to its restart time; a new one starts afresh.

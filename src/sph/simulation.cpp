@@ -35,7 +35,8 @@ int Simulation::add_material(const Material& m) {
 int Simulation::add_body(const std::string& name, int material, Motion motion,
                          const std::vector<geometry::Point>& positions, double spacing,
                          double smoothing_length, geometry::Point velocity,
-                         const std::optional<geometry::Kinematics>& kinematics) {
+                         const std::optional<geometry::Kinematics>& kinematics,
+                         const std::optional<geometry::RigidSpec>& rigid_spec) {
     const std::string where = "body '" + name + "': ";
     if (name.empty()) throw std::invalid_argument("body: name must not be empty");
     if (decomposition_.distributed() && mpi::size() > 1)
@@ -70,12 +71,16 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
                                     "' is Rigid, which only boundary (fixed) bodies can use");
     if (motion == Motion::dynamic && particles_.dim == 2 && velocity[2] != 0.0)
         throw std::invalid_argument(where + "velocity: a 2D run has no z velocity");
-    if (motion != Motion::dynamic && velocity != geometry::Point{0, 0, 0})
-        throw std::invalid_argument(where + "velocity: only dynamic bodies take an initial "
-                                    "velocity (a kinematic body moves by its kinematics)");
-    if (motion != Motion::kinematic && kinematics)
-        throw std::invalid_argument(where + "kinematics: only a kinematic body follows "
+    if (motion != Motion::dynamic && motion != Motion::rigid && velocity != geometry::Point{0, 0, 0})
+        throw std::invalid_argument(where + "velocity: only dynamic and rigid bodies take an "
+                                    "initial velocity (a kinematic body moves by its kinematics)");
+    if (motion != Motion::kinematic && motion != Motion::rigid && kinematics)
+        throw std::invalid_argument(where + "kinematics: only a kinematic or rigid body follows "
                                     "prescribed motion (motion is '" +
+                                    std::string(motion_name(motion)) + "')");
+    if (motion != Motion::rigid && rigid_spec)
+        throw std::invalid_argument(where + "mass, centre, inertia, angular_velocity, force, "
+                                    "torque and fixed_dofs belong to rigid bodies (motion is '" +
                                     std::string(motion_name(motion)) + "')");
     if (motion == Motion::kinematic && !kinematics)
         throw std::invalid_argument(where + "kinematics: a kinematic body needs its motion");
@@ -101,6 +106,20 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
         particles_.push_back(x, v0, rho, rho * volume, smoothing_length, material, body_index,
                              kind, next_id++);
         if (motion == Motion::kinematic) body.reference_positions.push_back(x);
+    }
+    if (motion == Motion::rigid) {
+        const std::size_t first = particles_.size() - positions.size();
+        const std::vector<geometry::Vec3> x(positions.begin(), positions.end());
+        const std::vector<double> masses(particles_.mass.begin() + static_cast<std::ptrdiff_t>(first),
+                                         particles_.mass.end());
+        try {
+            body.rigid = geometry::make_rigid_body(x, masses, spacing, particles_.dim,
+                                                   rigid_spec.value_or(geometry::RigidSpec{}),
+                                                   velocity, kinematics, where);
+        } catch (...) {
+            particles_.resize(first);  // the setup stays as it was
+            throw;
+        }
     }
     bodies_.push_back(std::move(body));
     integrator_.reset();
@@ -186,7 +205,9 @@ std::vector<ObserverReading> Simulation::observe() const {
 std::vector<BodyLoad> Simulation::body_loads() {
     validate_setup();
     ensure_integrator();
-    if (!has_kinematic_bodies(bodies_)) return std::vector<BodyLoad>(bodies_.size());
+    if (std::none_of(bodies_.begin(), bodies_.end(),
+                     [](const Body& b) { return collects_loads(b.motion); }))
+        return std::vector<BodyLoad>(bodies_.size());
     integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
     release_halo();
     return scratch_.loads;
@@ -258,7 +279,7 @@ void Simulation::ensure_integrator() {
     if (!decomposition_.distributed()) decomposition_.distribute(particles_);
     if (!integrator_) {
         integrator_ = std::make_unique<AdaptiveHeun>(integrator_options_);
-        integrator_->set_bodies(&bodies_);
+        integrator_->set_bodies(&bodies_, particles_.dim);
         integrator_->set_domain(&decomposition_);
         integrator_->place(particles_, time_);
     }

@@ -38,14 +38,17 @@ public:
 
     // Adds a body whose particles sit at `positions` [m], each of volume spacing^dim, density
     // the material's reference density, support radius `smoothing_length` [m], initial
-    // velocity `velocity` [m/s] (dynamic bodies). A kinematic body follows `kinematics` from
-    // t = 0, `positions` being its configuration at t = 0. Returns the body index. Throws
+    // velocity `velocity` [m/s] (dynamic and rigid bodies). A kinematic body follows
+    // `kinematics` from t = 0, `positions` being its configuration at t = 0. A rigid body
+    // (Motion::rigid) takes `rigid` (mass properties, applied loads, fixed_dofs; all optional),
+    // and `kinematics` for its prescribed degrees of freedom. Returns the body index. Throws
     // std::invalid_argument naming the body and field on bad input (empty body, NaN
     // coordinates, non-positive spacing/h, kinematics given to a body that is not kinematic).
     int add_body(const std::string& name, int material, Motion motion,
                  const std::vector<geometry::Point>& positions, double spacing,
                  double smoothing_length, geometry::Point velocity = {0, 0, 0},
-                 const std::optional<geometry::Kinematics>& kinematics = std::nullopt);
+                 const std::optional<geometry::Kinematics>& kinematics = std::nullopt,
+                 const std::optional<geometry::RigidSpec>& rigid = std::nullopt);
 
     // Adds an observer (observers.hpp); `material` and `body` are indices or -1. Its readings
     // go to observers.csv / observers.h5 every RunOptions::observe_every steps. Returns its

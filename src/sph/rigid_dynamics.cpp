@@ -1,0 +1,225 @@
+#include "sph/rigid_dynamics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <Eigen/Dense>
+
+namespace regosph {
+
+using geometry::Mat3;
+using geometry::Quaternion;
+using geometry::RigidBody;
+using geometry::RigidState;
+using geometry::Vec3;
+
+namespace {
+
+double norm(const Vec3& v) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+// Angular acceleration [rad/s^2] of the free motion, I_w^-1 (dL/dt - omega x L) (2D: about z),
+// for the wall particles' acceleration (boundary extrapolation) only.
+Vec3 angular_acceleration(const RigidBody& b, const RigidState& s, const Vec3& omega,
+                          const Vec3& dL, int dim) {
+    if (dim == 2) return {0.0, 0.0, dL[2] / b.inertia[8]};
+    const Mat3 Iw = geometry::world_inertia(b, s.orientation);
+    Eigen::Matrix3d I;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) I(i, j) = Iw[3 * i + j];
+    const Vec3 gyro = geometry::cross(omega, s.angular_momentum);
+    const Eigen::Vector3d rhs(dL[0] - gyro[0], dL[1] - gyro[1], dL[2] - gyro[2]);
+    const Eigen::Vector3d a = I.llt().solve(rhs);
+    return {a(0), a(1), a(2)};
+}
+
+// Smallest principal moment [kg m^2] (2D: I_zz), for the rotation error.
+double smallest_moment(const RigidBody& b, int dim) {
+    if (dim == 2) return b.inertia[8];
+    Eigen::Matrix3d I;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) I(i, j) = b.inertia[3 * i + j];
+    return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(I).eigenvalues().minCoeff();
+}
+
+}  // namespace
+
+RigidRates rigid_rates(const RigidBody& b, const RigidState& s, const BodyLoad& regolith,
+                       const std::array<double, 3>& gravity, double t, int dim) {
+    const Mat3 R = geometry::rotation_matrix(s.orientation);
+    Vec3 applied = b.force.at(t);
+    if (b.force_in_body_frame) applied = geometry::rotate(R, applied);
+    Vec3 applied_torque = b.torque.at(t);
+    if (b.torque_in_body_frame) applied_torque = geometry::rotate(R, applied_torque);
+    RigidRates r;
+    for (int d = 0; d < 3; ++d) {
+        const bool free = (dim == 3 || d < 2) && !b.prescribed[d];
+        r.centre[d] = s.velocity[d];
+        r.velocity[d] =
+            free ? gravity[d] + (regolith.force[d] + applied[d]) / b.mass : 0.0;
+        const bool rotates = dim == 3 || d == 2;
+        r.angular_momentum[d] = rotates ? regolith.torque[d] + applied_torque[d] : 0.0;
+    }
+    // dq/dt = 1/2 (0, omega) * q: w' = -omega . q_v / 2, q_v' = (q_w omega + omega x q_v) / 2.
+    const Vec3 w = geometry::angular_velocity(b, s, t, dim);
+    const Vec3 qv{s.orientation[1], s.orientation[2], s.orientation[3]};
+    const Vec3 wxq = geometry::cross(w, qv);
+    r.orientation[0] = -0.5 * (w[0] * qv[0] + w[1] * qv[1] + w[2] * qv[2]);
+    for (int d = 0; d < 3; ++d) r.orientation[d + 1] = 0.5 * (s.orientation[0] * w[d] + wxq[d]);
+    return r;
+}
+
+void RigidBodies::bind(std::vector<Body>* bodies, int dim) {
+    bodies_ = bodies;
+    dim_ = dim;
+    index_.clear();
+    if (!bodies) return;
+    for (std::size_t k = 0; k < bodies->size(); ++k)
+        if ((*bodies)[k].motion == Motion::rigid) index_.push_back(k);
+    start_.resize(index_.size());
+    k1_.assign(index_.size(), RigidRates{});
+    k2_.assign(index_.size(), RigidRates{});
+}
+
+void RigidBodies::request_loads(LoadRequest& request) const {
+    if (empty()) return;
+    request.collect.resize(bodies_->size(), 0);
+    request.reference.resize(bodies_->size(), {0.0, 0.0, 0.0});
+    for (const std::size_t k : index_) {
+        request.collect[k] = 1;
+        request.reference[k] = (*bodies_)[k].rigid.state.centre;
+    }
+}
+
+void RigidBodies::save_start() {
+    for (std::size_t j = 0; j < index_.size(); ++j) start_[j] = (*bodies_)[index_[j]].rigid.state;
+}
+
+void RigidBodies::restore_start() {
+    for (std::size_t j = 0; j < index_.size(); ++j) (*bodies_)[index_[j]].rigid.state = start_[j];
+}
+
+void RigidBodies::compute_rates(int stage, const std::vector<BodyLoad>& loads,
+                                const std::array<double, 3>& gravity, double t) {
+    for (std::size_t j = 0; j < index_.size(); ++j) {
+        const Body& body = (*bodies_)[index_[j]];
+        const BodyLoad load = index_[j] < loads.size() ? loads[index_[j]] : BodyLoad{};
+        (stage == 1 ? k1_ : k2_)[j] = rigid_rates(body.rigid, body.rigid.state, load, gravity, t, dim_);
+    }
+}
+
+void RigidBodies::update(double dt, bool final, double t) {
+    const double w1 = final ? 0.5 * dt : dt;
+    const double w2 = final ? 0.5 * dt : 0.0;
+    for (std::size_t j = 0; j < index_.size(); ++j) {
+        RigidBody& b = (*bodies_)[index_[j]].rigid;
+        const RigidState& y0 = start_[j];
+        const RigidRates& a = k1_[j];
+        const RigidRates& c = final ? k2_[j] : k1_[j];  // weight 0 when !final
+        RigidState& s = b.state;
+        for (int d = 0; d < 3; ++d) {
+            s.centre[d] = y0.centre[d] + w1 * a.centre[d] + w2 * c.centre[d];
+            s.velocity[d] = y0.velocity[d] + w1 * a.velocity[d] + w2 * c.velocity[d];
+            s.angular_momentum[d] =
+                y0.angular_momentum[d] + w1 * a.angular_momentum[d] + w2 * c.angular_momentum[d];
+        }
+        double q2 = 0.0;
+        for (int k = 0; k < 4; ++k) {
+            s.orientation[k] = y0.orientation[k] + w1 * a.orientation[k] + w2 * c.orientation[k];
+            q2 += s.orientation[k] * s.orientation[k];
+        }
+        const double inv_q = 1.0 / std::sqrt(q2);
+        for (double& v : s.orientation) v *= inv_q;
+        // Prescribed (or locked) translations: exactly on their path.
+        const Vec3 disp = b.motion.displacement(t);
+        const Vec3 vel = b.motion.translation_velocity(t);
+        for (int d = 0; d < 3; ++d)
+            if (b.prescribed[d] || (dim_ == 2 && d == 2)) {
+                s.centre[d] = b.initial_centre[d] + disp[d];
+                s.velocity[d] = vel[d];
+            }
+        // Prescribed rotations: L takes the constraint's share, L_p = (I_w omega)_p.
+        const Vec3 omega = geometry::angular_velocity(b, s, t, dim_);
+        const Mat3 Iw = geometry::world_inertia(b, s.orientation);
+        for (int d = 0; d < 3; ++d) {
+            const bool exists = dim_ == 3 || d == 2;
+            if (exists && !b.prescribed[geometry::kRx + d]) continue;
+            s.angular_momentum[d] =
+                exists ? Iw[3 * d] * omega[0] + Iw[3 * d + 1] * omega[1] + Iw[3 * d + 2] * omega[2]
+                       : 0.0;
+        }
+    }
+}
+
+double RigidBodies::error(double dt) const {
+    double worst = 0.0;
+    for (std::size_t j = 0; j < index_.size(); ++j) {
+        const Body& body = (*bodies_)[index_[j]];
+        const RigidBody& b = body.rigid;
+        const RigidRates &a = k1_[j], &c = k2_[j];
+        Vec3 dc, dv, dl;
+        for (int d = 0; d < 3; ++d) {
+            dc[d] = 0.5 * dt * (c.centre[d] - a.centre[d]);
+            dv[d] = 0.5 * dt * (c.velocity[d] - a.velocity[d]);
+            dl[d] = 0.5 * dt * (c.angular_momentum[d] - a.angular_momentum[d]);
+        }
+        double dq = 0.0;
+        for (int k = 0; k < 4; ++k) dq += std::pow(0.5 * dt * (c.orientation[k] - a.orientation[k]), 2);
+        const double h = body.smoothing_length;
+        const double rotation = 2.0 * std::sqrt(dq) + norm(dl) / smallest_moment(b, dim_) * dt;
+        double e = std::max({norm(dc) / h, norm(dv) * dt / h, rotation * b.extent / h});
+        if (!std::isfinite(e)) e = std::numeric_limits<double>::infinity();
+        worst = std::max(worst, e);
+    }
+    return worst;
+}
+
+double RigidBodies::step_limit(double courant, double t) const {
+    double limit = std::numeric_limits<double>::infinity();
+    for (const std::size_t k : index_) {
+        const Body& body = (*bodies_)[k];
+        const Vec3 w = geometry::angular_velocity(body.rigid, body.rigid.state, t, dim_);
+        const double speed = norm(body.rigid.state.velocity) + norm(w) * body.rigid.extent;
+        if (speed > 0.0) limit = std::min(limit, courant * body.smoothing_length / speed);
+    }
+    return limit;
+}
+
+void RigidBodies::place(ParticleSet& p, double t,
+                        std::array<std::vector<double>, 3>& acceleration) const {
+    if (empty()) return;
+    const std::size_t n = p.size();
+    for (auto& c : acceleration) c.resize(n, 0.0);
+    // Per rigid body: rotation, angular velocity and the accelerations of the centre.
+    struct Frame {
+        Mat3 R;
+        Vec3 omega, alpha, acc;
+    };
+    std::vector<Frame> frames(bodies_->size());
+    for (std::size_t j = 0; j < index_.size(); ++j) {
+        const RigidBody& b = (*bodies_)[index_[j]].rigid;
+        Frame& f = frames[index_[j]];
+        f.R = geometry::rotation_matrix(b.state.orientation);
+        f.omega = geometry::angular_velocity(b, b.state, t, dim_);
+        f.alpha = angular_acceleration(b, b.state, f.omega, k1_[j].angular_momentum, dim_);
+        f.acc = k1_[j].velocity;
+    }
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+        const Body& body = (*bodies_)[static_cast<std::size_t>(p.body[i])];
+        if (body.motion != Motion::rigid) continue;
+        const RigidBody& b = body.rigid;
+        const Frame& f = frames[static_cast<std::size_t>(p.body[i])];
+        const Vec3 r = geometry::rotate(f.R, b.offsets[static_cast<std::size_t>(p.id[i] - body.first_id)]);
+        const Vec3 wxr = geometry::cross(f.omega, r);
+        const Vec3 axr = geometry::cross(f.alpha, r);
+        const Vec3 wxwxr = geometry::cross(f.omega, wxr);
+        for (int d = 0; d < p.dim; ++d) {
+            p.x[d][i] = b.state.centre[d] + r[d];
+            p.v[d][i] = b.state.velocity[d] + wxr[d];
+            acceleration[d][i] = f.acc[d] + axr[d] + wxwxr[d];
+        }
+    }
+}
+
+}  // namespace regosph
