@@ -43,8 +43,6 @@ struct Kinematics {
     Vec3 acceleration(const Vec3& x, double t) const;
     // The point of the t = 0 configuration that is at `x` at time t (inverse of place).
     Vec3 to_reference(const Vec3& x, double t) const;
-
-    bool moves() const { return angular_velocity != 0.0 || !translation.empty(); }
 };
 
 // Throws std::invalid_argument naming `where` and the field: non-finite values, segment
