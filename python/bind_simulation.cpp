@@ -17,16 +17,33 @@ void bind_options(py::module_& m) {
             "gravity", [](const PhysicsParameters& p) { return p.gravity; },
             [](PhysicsParameters& p, const py::object& g) { p.gravity = to_vec3(g, "physics: gravity"); },
             "Gravitational acceleration [m/s^2], 2 or 3 components.")
-        .def_readwrite("av_alpha", &PhysicsParameters::av_alpha)
-        .def_readwrite("av_beta", &PhysicsParameters::av_beta)
-        .def_readwrite("av_epsilon", &PhysicsParameters::av_epsilon)
-        .def_readwrite("courant", &PhysicsParameters::courant);
+        .def_readwrite("av_alpha", &PhysicsParameters::av_alpha,
+                       "alpha [-] of the Monaghan artificial viscosity, the term linear in the "
+                       "sound speed (Schaefer 2017 eq. 35); >= 0, default 0.3.")
+        .def_readwrite("av_beta", &PhysicsParameters::av_beta,
+                       "beta [-] of the Monaghan artificial viscosity, the term quadratic in the "
+                       "approach velocity (Schaefer 2017 eq. 35); >= 0, default 0.7.")
+        .def_readwrite("av_epsilon", &PhysicsParameters::av_epsilon,
+                       "eps_v [-] of Schaefer 2017 eq. 36: keeps the viscosity finite when two "
+                       "particles meet (adds eps_v h^2 to r^2); > 0, default 0.01.")
+        .def_readwrite("courant", &PhysicsParameters::courant,
+                       "Courant number C [-]: dt <= C h / (c + |v| + 1.2 (alpha c + beta "
+                       "max|nu|)); in (0, 1], default 0.3.");
     py::class_<IntegratorOptions>(m, "IntegratorOptions")
-        .def_readwrite("tolerance", &IntegratorOptions::tolerance)
-        .def_readwrite("dt_initial", &IntegratorOptions::dt_initial)
-        .def_readwrite("dt_min", &IntegratorOptions::dt_min)
-        .def_readwrite("dt_max", &IntegratorOptions::dt_max)
-        .def_readwrite("neighbour_skin", &IntegratorOptions::neighbour_skin);
+        .def_readwrite("tolerance", &IntegratorOptions::tolerance,
+                       "Local error tolerance [-] of the step control: a step is rejected when "
+                       "the largest |dx|/h, |dv| dt/h or |drho|/rho between the second- and the "
+                       "first-order solution exceeds it; > 0, default 1e-4.")
+        .def_readwrite("dt_initial", &IntegratorOptions::dt_initial,
+                       "First time step [s]; 0 (default) starts at the Courant limit.")
+        .def_readwrite("dt_min", &IntegratorOptions::dt_min,
+                       "Smallest time step [s]: a step below it stops the run as a blow-up "
+                       "(BlowUpError); > 0, default 1e-10.")
+        .def_readwrite("dt_max", &IntegratorOptions::dt_max,
+                       "Largest time step [s]; >= dt_min, default 1e-2.")
+        .def_readwrite("neighbour_skin", &IntegratorOptions::neighbour_skin,
+                       "Verlet skin [-] as a fraction of the largest h: neighbour lists (and MPI "
+                       "halos) are rebuilt when a particle has moved half of it; default 0.15.");
 }
 
 void bind_setup(py::class_<Simulation>& sim) {
@@ -36,8 +53,9 @@ void bind_setup(py::class_<Simulation>& sim) {
              "Add a material; returns its index.")
         .def(
             "add_body",
-            [](Simulation& s, const std::string& name, const DoubleArray& positions, int material,
-               const std::string& motion, double spacing, double smoothing_length,
+            [](Simulation& s, const std::string& name, const DoubleArray& positions,
+               const py::object& material, const std::string& motion, double spacing,
+               double smoothing_length,
                const py::object& velocity, std::optional<geometry::Kinematics> kinematics,
                std::optional<double> mass, const py::object& centre, const py::object& inertia,
                const py::object& angular_velocity, const py::object& force,
@@ -68,10 +86,11 @@ void bind_setup(py::class_<Simulation>& sim) {
                     rigid = r;
                 }
                 const double mu = to_wall_friction(wall_friction, where + "wall_friction");
-                const int index = s.add_body(name, material, m,
-                                             to_points(positions, s.dim(), where + "positions"),
-                                             spacing, smoothing_length,
-                                             to_vec3(velocity, where + "velocity"), kinematics, rigid);
+                check_wall_friction(m, mu, where);
+                const int index = s.add_body(
+                    name, to_material_index(s, material, where + "material"), m,
+                    to_points(positions, s.dim(), where + "positions"), spacing, smoothing_length,
+                    to_vec3(velocity, where + "velocity"), kinematics, rigid);
                 if (mu >= 0.0) s.set_wall_friction(index, mu);
                 return index;
             },
@@ -84,7 +103,8 @@ void bind_setup(py::class_<Simulation>& sim) {
             py::arg("torque") = py::none(), py::arg("force_frame") = "world",
             py::arg("torque_frame") = "world", py::arg("fixed_dofs") = py::none(),
             py::arg("wall_friction") = "no-slip",
-            "Add a body of particles at positions (N, dim) [m]; returns its index. motion: "
+            "Add a body of particles at positions (N, dim) [m]; returns its index. material: the "
+            "index add_material returned, or the added Material itself. motion: "
             "'dynamic' (deformable SPH body), 'fixed', 'kinematic' (then "
             "kinematics=Kinematics(...)) or 'rigid' (moved by the regolith; optional mass [kg, "
             "2D kg/m], centre [m], inertia [kg m^2], velocity [m/s], angular_velocity [rad/s], "
@@ -95,16 +115,25 @@ void bind_setup(py::class_<Simulation>& sim) {
         .def(
             "add_observer",
             [](Simulation& s, const std::string& name, geometry::ShapePtr region,
-               std::optional<int> material, std::optional<int> body) {
-                return s.add_observer(name, std::move(region), material.value_or(-1),
-                                      body.value_or(-1));
+               const py::object& material, std::optional<int> body) {
+                const int m = material.is_none()
+                                  ? -1
+                                  : to_material_index(s, material, "observer '" + name + "': material");
+                return s.add_observer(name, std::move(region), m, body.value_or(-1));
             },
             py::arg("name"), py::arg("region"), py::kw_only(), py::arg("material") = py::none(),
             py::arg("body") = py::none(),
-            "Count dynamic particles (of `material`, an index) inside `region`, which moves with "
-            "`body` (an index) when that body is kinematic. Written to observers.csv/.h5 by run().")
-        .def("set_domain", &Simulation::set_domain, py::arg("lo"), py::arg("hi"),
-             "Bounds [m]: particles outside are refused; leaving them stops a run.")
+            "Count dynamic particles (of `material`, an index or an added Material) inside "
+            "`region`, which moves with `body` (an index) when that body is kinematic. Written "
+            "to observers.csv/.h5 by run().")
+        .def(
+            "set_bounds",
+            [](Simulation& s, const py::object& lo, const py::object& hi) {
+                s.set_bounds(to_point(lo, s.dim(), "bounds: lo"), to_point(hi, s.dim(), "bounds: hi"));
+            },
+            py::arg("lo"), py::arg("hi"),
+            "Optional bounding box [m], lo and hi as (x, y) in 2D or (x, y, z) in 3D: particles "
+            "outside it are refused; a particle leaving it stops a run (BlowUpError).")
         .def_property(
             "physics", [](Simulation& s) -> PhysicsParameters& { return s.physics(); },
             [](Simulation& s, const PhysicsParameters& p) { s.physics() = p; },
@@ -129,7 +158,7 @@ void bind_control(py::class_<Simulation>& sim) {
            "run",
            [](Simulation& s, double end_time, const std::string& output_dir,
               double snapshot_interval, int diagnostics_every, double progress_interval,
-              std::map<std::string, std::string> metadata, bool overwrite, int checkpoint_every,
+              const py::object& metadata, bool overwrite, int checkpoint_every,
               double checkpoint_interval, bool checkpoint_on_signal, int observe_every) {
                RunOptions o;
                o.observe_every = observe_every;
@@ -138,7 +167,7 @@ void bind_control(py::class_<Simulation>& sim) {
                o.snapshot_interval = snapshot_interval;
                o.diagnostics_every = diagnostics_every;
                o.progress_interval = progress_interval;
-               o.metadata = std::move(metadata);
+               o.metadata = to_metadata(metadata);
                o.overwrite = overwrite;
                o.checkpoint_every = checkpoint_every;
                o.checkpoint_interval = checkpoint_interval;
@@ -149,14 +178,15 @@ void bind_control(py::class_<Simulation>& sim) {
            py::arg("end_time"), py::kw_only(), py::arg("output_dir") = std::string(),
            py::arg("snapshot_interval") = 0.0, py::arg("diagnostics_every") = 10,
            py::arg("progress_interval") = 5.0,
-           py::arg("metadata") = std::map<std::string, std::string>{},
+           py::arg("metadata") = py::dict(),
            py::arg("overwrite") = false, py::arg("checkpoint_every") = 0,
            py::arg("checkpoint_interval") = 0.0, py::arg("checkpoint_on_signal") = true,
            py::arg("observe_every") = 10,
            "Integrate to end_time [s]; writes snapshots, series.xdmf, diagnostics.csv and "
            "run.json to output_dir when given. Checkpoints every checkpoint_every steps and/or "
            "checkpoint_interval wall seconds, and on SIGTERM/SIGINT (then returns early with "
-           "interrupted_by set). Refuses a directory that holds a run unless overwrite.")
+           "interrupted_by set). Refuses a directory that holds a run unless overwrite. "
+           "metadata: {str: str}, recorded in run.json and in every snapshot's attributes.")
         .def(
             "restart",
             [](Simulation& s, const std::string& run_dir) {

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "core/units.hpp"
+#include "io/json.hpp"
 
 namespace regosph::python {
 
@@ -31,11 +32,27 @@ std::array<double, 2> to_vec2(const py::handle& obj, const std::string& field) {
     return {v[0], v[1]};
 }
 
+geometry::Point to_point(const py::handle& obj, int dim, const std::string& field) {
+    const std::string needs = dim == 2 ? "2 numbers (x, y) in m for a 2D simulation"
+                                       : "3 numbers (x, y, z) in m for a 3D simulation";
+    std::vector<double> v;
+    try {
+        v = obj.cast<std::vector<double>>();
+    } catch (const py::cast_error&) {
+        throw std::invalid_argument(field + ": expected " + needs + ", got " +
+                                    py::repr(obj).cast<std::string>());
+    }
+    if (v.size() != static_cast<std::size_t>(dim) && !(dim == 2 && v.size() == 3))
+        throw std::invalid_argument(field + ": expected " + needs + ", got " +
+                                    std::to_string(v.size()) + " number" + (v.size() == 1 ? "" : "s"));
+    return {v[0], v[1], v.size() == 3 ? v[2] : 0.0};
+}
+
 std::vector<geometry::Point> to_points(const DoubleArray& a, int dim, const std::string& field) {
     const std::string expected = dim == 2 ? "an (N, 2) array" : "an (N, 3) array";
     if (a.ndim() != 2 || a.shape(1) < dim || a.shape(1) > 3)
         throw std::invalid_argument(field + ": expected " + expected + " of positions in m for a " +
-                                    std::to_string(dim) + "D simulation");
+                                    std::to_string(dim) + "D simulation, got shape " + shape_text(a));
     const auto r = a.unchecked<2>();
     std::vector<geometry::Point> pts(static_cast<std::size_t>(a.shape(0)));
     for (py::ssize_t i = 0; i < a.shape(0); ++i)
@@ -53,6 +70,65 @@ py::array_t<double> points_array(const std::vector<geometry::Point>& pts, int di
     auto w = out.mutable_unchecked<2>();
     for (std::size_t i = 0; i < pts.size(); ++i)
         for (int d = 0; d < dim; ++d) w(i, d) = pts[i][d];
+    return out;
+}
+
+std::string shape_text(const py::array& a) {
+    std::string text = "(";
+    for (py::ssize_t d = 0; d < a.ndim(); ++d)
+        text += (d ? ", " : "") + std::to_string(a.shape(d));
+    return text + (a.ndim() == 1 ? ",)" : ")");
+}
+
+namespace {
+// "str 'soil'": the Python type and repr of an object, for errors.
+std::string type_and_repr(const py::handle& obj) {
+    return std::string(py::str(obj.get_type().attr("__name__"))) + " " +
+           std::string(py::repr(obj));
+}
+}  // namespace
+
+int to_material_index(const Simulation& sim, const py::handle& material, const std::string& field) {
+    if (py::isinstance<Material>(material)) {
+        const auto& m = material.cast<const Material&>();
+        const auto& added = sim.materials();
+        for (std::size_t k = 0; k < added.size(); ++k) {
+            if (added[k].name != m.name) continue;
+            if (io::describe_material(added[k]) != io::describe_material(m))
+                throw std::invalid_argument(
+                    field + ": Material '" + m.name + "' differs from the material of that name " +
+                    "added as index " + std::to_string(k) + "; pass that index, or give the new " +
+                    "material another name and add it with sim.add_material(...)");
+            return static_cast<int>(k);
+        }
+        throw std::invalid_argument(field + ": Material '" + m.name +
+                                    "' has not been added to this simulation; pass the index "
+                                    "that sim.add_material(material) returns");
+    }
+    try {
+        return material.cast<int>();
+    } catch (const py::cast_error&) {
+        throw py::type_error(field + ": expected the index that sim.add_material(...) returned "
+                             "(an int) or an added Material, got " + type_and_repr(material));
+    }
+}
+
+std::map<std::string, std::string> to_metadata(const py::handle& metadata) {
+    if (!py::isinstance<py::dict>(metadata))
+        throw py::type_error("metadata: expected a dict of str keys and str values, got " +
+                             type_and_repr(metadata));
+    std::map<std::string, std::string> out;
+    for (const auto& [key, value] : metadata.cast<py::dict>()) {
+        if (!py::isinstance<py::str>(key))
+            throw py::type_error("metadata: key " + type_and_repr(key) +
+                                 " must be a str; convert it with str(...)");
+        const std::string name = key.cast<std::string>();
+        if (!py::isinstance<py::str>(value))
+            throw py::type_error("metadata['" + name + "']: expected a str, got " +
+                                 type_and_repr(value) + "; convert it with str(...) (run.json and "
+                                 "snapshot attributes store metadata as text)");
+        out[name] = value.cast<std::string>();
+    }
     return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "geometry/lattice.hpp"
 #include "geometry/rigid_body.hpp"
 #include "geometry/shapes.hpp"
+#include "sph/simulation.hpp"
 
 namespace regosph::python {
 
@@ -26,12 +28,26 @@ using DoubleArray = py::array_t<double, py::array::c_style | py::array::forcecas
 geometry::Vec3 to_vec3(const py::handle& obj, const std::string& field);
 // 2 numbers (a point or vector in the x-y plane).
 std::array<double, 2> to_vec2(const py::handle& obj, const std::string& field);
+// A point of a dim-dimensional run: (x, y) or (x, y, z) in 2D (z is then 0 or ignored),
+// (x, y, z) in 3D. The error says what the run needs and what it got.
+geometry::Point to_point(const py::handle& obj, int dim, const std::string& field);
 
 // (N, dim) float array -> points; z = 0 for 2D input. A 2D run also takes (N, 3) with z = 0
 // (never drops a non-zero z); a 3D run needs all three coordinates.
 std::vector<geometry::Point> to_points(const DoubleArray& a, int dim, const std::string& field);
 // Points -> (N, dim) array.
 py::array_t<double> points_array(const std::vector<geometry::Point>& pts, int dim);
+
+// "(3, 4)": the shape of an array as NumPy writes it, for errors.
+std::string shape_text(const py::array& a);
+
+// The index of a material of `sim`: an int (checked by the core), or a Material object that was
+// added with add_material (same name and parameters). Throws TypeError for other objects and
+// ValueError for a Material that was not added, each naming `field` and saying what to pass.
+int to_material_index(const Simulation& sim, const py::handle& material, const std::string& field);
+
+// run(metadata=...) -> {key: value}; every key and value must be a str (TypeError naming the key).
+std::map<std::string, std::string> to_metadata(const py::handle& metadata);
 
 // [(time [s], value), ...] -> (time, value) pairs; `entry` names an entry in errors (with its
 // index appended), `shape` says what each entry should be.
@@ -85,7 +101,7 @@ void unstack(std::array<std::vector<double>, K>& c, int k, const DoubleArray& a,
     const auto n = static_cast<py::ssize_t>(c[0].size());
     if (a.ndim() != 2 || a.shape(0) != n || a.shape(1) != k)
         throw std::invalid_argument(field + ": expected an array of shape (" + std::to_string(n) +
-                                    ", " + std::to_string(k) + ")");
+                                    ", " + std::to_string(k) + "), got shape " + shape_text(a));
     const auto r = a.unchecked<2>();
     for (py::ssize_t i = 0; i < n; ++i)
         for (int d = 0; d < k; ++d) {

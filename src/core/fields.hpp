@@ -41,6 +41,8 @@ struct FieldInfo {
     // One further string attribute of the dataset (e.g. what the values of an enum mean).
     const char* extra_attribute = nullptr;
     const char* extra_value = nullptr;
+    // The dataset's name in older files, read when `name` is missing; nullptr: none.
+    const char* former_name = nullptr;
 
     const char* property_name() const { return python_name ? python_name : name; }
 };
@@ -74,9 +76,13 @@ inline constexpr auto kParticleFields = std::make_tuple(
     Field{{"stress", "Pa", "Cauchy stress, tension positive",
            kSnapshot | kCheckpoint | kHaloState | kHaloBoundary | kPythonSettable},
           &ParticleSet::stress},
-    Field{{"plastic_strain", "-", "accumulated plastic strain (plastic multiplier)",
-           kSnapshot | kCheckpoint | kPython},
-          &ParticleSet::plastic_strain},
+    // Until 0.1.0 (a7e0257) the dataset was called plastic_strain; files under that name still
+    // read (former_name).
+    Field{{"plastic_multiplier", "-",
+           "accumulated plastic multiplier: time integral of the rate lambda_dot of Schaefer 2017 "
+           "eqs. 19-20 (not a strain)",
+           kSnapshot | kCheckpoint | kPython, nullptr, nullptr, nullptr, "plastic_strain"},
+          &ParticleSet::plastic_multiplier},
     Field{{"yielding", "-", "1 if the particle yielded in the last step",
            kSnapshot | kCheckpoint | kPython},
           &ParticleSet::yielding},

@@ -37,7 +37,7 @@ struct ParticleSet {
     std::vector<double> mass;              // [kg]
     std::vector<double> h;                 // kernel support radius [m] (SPEC.md section 1)
     std::array<std::vector<double>, kSymComponents> stress;  // Cauchy stress [Pa], tension > 0
-    std::vector<double> plastic_strain;  // accumulated plastic multiplier, int lambda_dot dt [-]
+    std::vector<double> plastic_multiplier;  // accumulated plastic multiplier, int lambda_dot dt [-]
     std::vector<std::uint8_t> yielding;  // 1 if the particle flowed plastically in the last step
 
     std::vector<std::int32_t> material;  // index into Simulation::materials

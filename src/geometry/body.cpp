@@ -28,6 +28,13 @@ Motion parse_motion(const std::string& name) {
                                 "' is not one of 'dynamic', 'fixed', 'kinematic', 'rigid'");
 }
 
+void check_wall_friction(Motion m, double mu, const std::string& where) {
+    if (m == Motion::dynamic && mu >= 0.0)
+        throw std::invalid_argument(where + "wall_friction: only boundary bodies (fixed, "
+                                    "kinematic, rigid) are walls; a dynamic body's contacts "
+                                    "follow its material");
+}
+
 bool collects_loads(Motion m) { return m == Motion::kinematic || m == Motion::rigid; }
 
 }  // namespace regosph

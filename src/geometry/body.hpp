@@ -28,6 +28,10 @@ Motion parse_motion(const std::string& name);
 // (their equations of motion).
 bool collects_loads(Motion m);
 
+// Throws std::invalid_argument naming `where` when a wall friction mu >= 0 (not no-slip) is
+// given to a body that is not a wall (a dynamic body).
+void check_wall_friction(Motion m, double mu, const std::string& where);
+
 struct Body {
     std::string name;
     std::int32_t material = 0;

@@ -76,11 +76,6 @@ struct Kinematics {
     Vec3 acceleration(const Vec3& x, double t) const;
     // The point of the t = 0 configuration that is at `x` at time t (inverse of place).
     Vec3 to_reference(const Vec3& x, double t) const;
-
-    bool moves() const {
-        return angular_velocity != 0.0 || !translation.empty() || !velocity_ramp.empty() ||
-               !rate_schedule.empty();
-    }
 };
 
 // Mechanical power [W] (2D: W/m) the regolith takes from a body moving with k at time t, whose

@@ -257,6 +257,15 @@ std::size_t particle_count(hid_t group) {
     return shape[0];
 }
 
+// The dataset of field f in a file: its name, or its former name in a file written before the
+// rename.
+std::string stored_name(hid_t group, const FieldInfo& f) {
+    if (f.former_name && H5Lexists(group, f.name, H5P_DEFAULT) <= 0 &&
+        H5Lexists(group, f.former_name, H5P_DEFAULT) > 0)
+        return f.former_name;
+    return f.name;
+}
+
 // A ParticleSet with arrays of different lengths would make the writer read out of bounds.
 void check_consistent(const ParticleSet& p) {
     bool ok = true;
@@ -594,7 +603,7 @@ ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* st
             using T = FieldElement<A>;
             constexpr std::size_t K = kComponents<A>;
             std::vector<T> rows;
-            if (f.use & use) rows = read_dataset<T>(g, f.name, n, K);
+            if (f.use & use) rows = read_dataset<T>(g, stored_name(g, f), n, K);
             for (std::size_t k = 0; k < K; ++k) {
                 auto& c = component(a, k);
                 c.assign(n, T{});  // a field the file does not hold starts at zero

@@ -201,7 +201,7 @@ void Domain::compute_tree(const ParticleSet& p, bool global) {
 }
 
 void Domain::distribute(ParticleSet& p) {
-    drop_halo(p);
+    p.drop_halo();
     distributed_ = true;
     if (mpi::size() == 1) {
         tree_.assign(1, Node{0, 1});
@@ -218,7 +218,7 @@ void Domain::distribute(ParticleSet& p) {
 }
 
 void Domain::migrate(ParticleSet& p) {
-    drop_halo(p);
+    p.drop_halo();
     const int ranks = mpi::size();
     if (ranks == 1) return;
     ++stats_.migrations;
@@ -235,7 +235,7 @@ void Domain::migrate(ParticleSet& p) {
 }
 
 void Domain::build_halo(ParticleSet& p, double reach) {
-    drop_halo(p);
+    p.drop_halo();
     partners_.clear();
     send_.clear();
     for (auto& s : send_kind_) s.clear();

@@ -75,9 +75,6 @@ public:
     // Collective. Refreshes the halo copies from their owners (same halo as the last build).
     void update_halo(ParticleSet& p, HaloFields fields);
 
-    // Removes the halo copies (local).
-    static void drop_halo(ParticleSet& p) { p.drop_halo(); }
-
     // Rank that owns position x under the current tree (0 before any decomposition).
     int owner(const std::array<double, 3>& x) const;
 

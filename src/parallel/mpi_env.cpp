@@ -77,10 +77,6 @@ void sum_in_place(std::vector<std::int64_t>& v) { reduce_vector(v, MPI_INT64_T, 
 void min_in_place(std::vector<double>& v) { reduce_vector(v, MPI_DOUBLE, MPI_MIN); }
 void max_in_place(std::vector<double>& v) { reduce_vector(v, MPI_DOUBLE, MPI_MAX); }
 
-void barrier() {
-    if (parallel()) MPI_Barrier(MPI_COMM_WORLD);
-}
-
 std::vector<std::string> allgather(const std::string& local) {
     if (!parallel()) return {local};
     const int n = size();

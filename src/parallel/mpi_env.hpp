@@ -34,8 +34,6 @@ void sum_in_place(std::vector<std::int64_t>& values);
 void min_in_place(std::vector<double>& values);
 void max_in_place(std::vector<double>& values);
 
-void barrier();
-
 // The strings of every rank, in rank order, on every rank.
 std::vector<std::string> allgather(const std::string& local);
 // Every rank's values, concatenated in rank order (the same vector on every rank).

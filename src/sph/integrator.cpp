@@ -106,7 +106,7 @@ void AdaptiveHeun::save_start(const ParticleSet& p) {
     keep(rho0_, p.rho);
     keep(mass0_, p.mass);
     for (int c = 0; c < kSymComponents; ++c) keep(stress0_[c], p.stress[c]);
-    keep(plastic0_, p.plastic_strain);
+    keep(plastic0_, p.plastic_multiplier);
 }
 
 void AdaptiveHeun::restore_start(ParticleSet& p) const {
@@ -120,7 +120,7 @@ void AdaptiveHeun::restore_start(ParticleSet& p) const {
     put(p.rho, rho0_);
     put(p.mass, mass0_);
     for (int c = 0; c < kSymComponents; ++c) put(p.stress[c], stress0_[c]);
-    put(p.plastic_strain, plastic0_);
+    put(p.plastic_multiplier, plastic0_);
 }
 
 namespace {
@@ -131,7 +131,7 @@ void share_staging(Derivatives& next, Derivatives& previous) {
 }
 
 bool finite_state(const ParticleSet& p, std::size_t a) {
-    bool ok = std::isfinite(p.rho[a]) && std::isfinite(p.plastic_strain[a]);
+    bool ok = std::isfinite(p.rho[a]) && std::isfinite(p.plastic_multiplier[a]);
     for (int d = 0; d < 3; ++d) ok = ok && std::isfinite(p.x[d][a]) && std::isfinite(p.v[d][a]);
     for (int c = 0; c < kSymComponents; ++c) ok = ok && std::isfinite(p.stress[c][a]);
     return ok;
@@ -175,7 +175,7 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
         const double w2 = final ? 0.5 * dt : 0.0;
         const auto& k2 = final ? k2_ : k1_;  // unused weight 0 when !final
         p.rho[a] = rho0_[a] + w1 * k1_.drho[a] + w2 * k2.drho[a];
-        p.plastic_strain[a] = plastic0_[a] + w1 * k1_.dplastic[a] + w2 * k2.dplastic[a];
+        p.plastic_multiplier[a] = plastic0_[a] + w1 * k1_.dplastic[a] + w2 * k2.dplastic[a];
         SymTensor sigma;
         for (int c = 0; c < kSymComponents; ++c)
             sigma[c] = stress0_[c][a] + w1 * k1_.dstress[c][a] + w2 * k2.dstress[c][a];

@@ -181,9 +181,7 @@ void Simulation::set_wall_friction(int body, double mu) {
                                     " does not name an added body");
     Body& b = bodies_[static_cast<std::size_t>(body)];
     const std::string where = "body '" + b.name + "': wall_friction";
-    if (b.motion == Motion::dynamic)
-        throw std::invalid_argument(where + ": only boundary bodies (fixed, kinematic, rigid) "
-                                    "are walls; a dynamic body's contacts follow its material");
+    check_wall_friction(b.motion, mu, "body '" + b.name + "': ");
     if (!std::isfinite(mu))
         throw std::invalid_argument(where + ": the Coulomb coefficient must be a finite number");
     b.wall_friction = mu;
@@ -247,19 +245,19 @@ std::vector<BodyLoad> Simulation::recorded_loads() {
     return body_loads();  // no step taken yet: the loads of the current state
 }
 
-void Simulation::set_domain(const geometry::Point& lo, const geometry::Point& hi) {
+void Simulation::set_bounds(const geometry::Point& lo, const geometry::Point& hi) {
     for (int d = 0; d < particles_.dim; ++d)
         if (!(std::isfinite(lo[d]) && std::isfinite(hi[d]) && hi[d] > lo[d]))
-            throw std::invalid_argument("domain: upper corner must exceed the lower corner in " +
+            throw std::invalid_argument("bounds: upper corner must exceed the lower corner in " +
                                         std::string(1, "xyz"[d]));
-    domain_ = geometry::BoundingBox{lo, hi};
+    bounds_ = geometry::BoundingBox{lo, hi};
 }
 
-std::ptrdiff_t Simulation::first_outside_domain() const {
-    if (!domain_) return -1;
+std::ptrdiff_t Simulation::first_outside_bounds() const {
+    if (!bounds_) return -1;
     for (std::size_t i = 0; i < particles_.owned(); ++i)
         for (int d = 0; d < particles_.dim; ++d)
-            if (!(particles_.x[d][i] >= domain_->lo[d] && particles_.x[d][i] <= domain_->hi[d]))
+            if (!(particles_.x[d][i] >= bounds_->lo[d] && particles_.x[d][i] <= bounds_->hi[d]))
                 return static_cast<std::ptrdiff_t>(i);
     return -1;
 }
@@ -285,11 +283,11 @@ void Simulation::validate_setup() const {
     if (!positive(physics_.courant) || physics_.courant > 1.0)
         throw std::invalid_argument("physics: courant must lie in (0, 1]");
     std::ostringstream outside;
-    if (const auto i = first_outside_domain(); i >= 0) {
+    if (const auto i = first_outside_bounds(); i >= 0) {
         const auto u = static_cast<std::size_t>(i);
         outside << "body '" << bodies_[p.body[u]].name << "': particle id " << p.id[u] << " at ("
                 << p.x[0][u] << ", " << p.x[1][u] << ", " << p.x[2][u]
-                << ") m lies outside the domain";
+                << ") m lies outside the bounds";
     }
     if (const std::string e = mpi::first_error(outside.str()); !e.empty())
         throw std::invalid_argument(e);
@@ -472,12 +470,12 @@ void check_run_options(const RunOptions& o, double now) {
 }  // namespace
 
 std::string Simulation::left_bounds_report() const {
-    if (!domain_) return {};
+    if (!bounds_) return {};
     std::ostringstream left;
-    if (const auto i = first_outside_domain(); i >= 0) {
+    if (const auto i = first_outside_bounds(); i >= 0) {
         const auto u = static_cast<std::size_t>(i);
         left << "blow-up at t = " << time_ << " s, step " << step_ + 1 << ": particle id "
-             << particles_.id[u] << " left the domain at (" << particles_.x[0][u] << ", "
+             << particles_.id[u] << " left the bounds at (" << particles_.x[0][u] << ", "
              << particles_.x[1][u] << ", " << particles_.x[2][u] << ") m";
     }
     return mpi::first_error(left.str());

@@ -75,7 +75,7 @@ public:
 
     // Optional bounds [m]: a setup with particles outside them is refused, and a particle that
     // leaves them during a run stops it (BlowUpError).
-    void set_domain(const geometry::Point& lo, const geometry::Point& hi);
+    void set_bounds(const geometry::Point& lo, const geometry::Point& hi);
 
     PhysicsParameters& physics() { return physics_; }
     IntegratorOptions& integrator_options() { return integrator_options_; }
@@ -121,7 +121,7 @@ private:
     void release_halo() { particles_.drop_halo(); }
     void check_overlap(const std::string& name, const std::vector<geometry::Point>& positions,
                        double spacing) const;
-    std::ptrdiff_t first_outside_domain() const;  // index of a particle outside, or -1
+    std::ptrdiff_t first_outside_bounds() const;  // index of a particle outside, or -1
     // The blow-up report when a particle has left the bounds during a run, "" otherwise.
     // Collective under MPI when bounds are set.
     std::string left_bounds_report() const;
@@ -141,7 +141,7 @@ private:
     Derivatives scratch_;
     double time_ = 0.0;
     std::int64_t step_ = 0;
-    std::optional<geometry::BoundingBox> domain_;
+    std::optional<geometry::BoundingBox> bounds_;
     std::string resumed_from_;  // run directory of restart(), until run() continues it
     double resumed_dt_next_ = 0.0;
     // Work each body has done on the regolith since t = 0 [J] (2D: [J/m]): summed by run()

@@ -2,6 +2,7 @@
 // entries are well formed, and the consumers it drives (for_each_array, halo components, the
 // particle files) follow it.
 #include <doctest/doctest.h>
+#include <hdf5.h>
 
 #include <random>
 #include <set>
@@ -97,5 +98,17 @@ TEST_CASE("fields: a checkpoint holds every field of the table and reads back bi
         CHECK(back.particles.*(f.member) == p.*(f.member));
     });
     CHECK(io::checksum(back.particles) == io::checksum(p));
+
+    SUBCASE("a checkpoint written before plastic_strain was renamed still loads") {
+        const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        REQUIRE(f >= 0);
+        REQUIRE(H5Lmove(f, "particles/plastic_multiplier", f, "particles/plastic_strain",
+                        H5P_DEFAULT, H5P_DEFAULT) >= 0);
+        H5Fclose(f);
+        const io::LoadedCheckpoint old = io::load_newest_checkpoint(dir);
+        CHECK(old.rejected.empty());
+        CHECK(old.particles.plastic_multiplier == p.plastic_multiplier);
+        CHECK(io::checksum(old.particles) == io::checksum(p));
+    }
     fs::remove_all(dir);
 }

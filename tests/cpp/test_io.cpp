@@ -46,7 +46,7 @@ ParticleSet make_particles(int dim, std::size_t n) {
                     i % 4 == 3 ? ParticleKind::boundary : ParticleKind::dynamic,
                     (std::int64_t{1} << 40) + static_cast<std::int64_t>(i));
         for (int c = 0; c < regosph::kSymComponents; ++c) p.stress[c][i] = -1e3 * s + c * 0.1;
-        p.plastic_strain[i] = 1e-7 * s * s;
+        p.plastic_multiplier[i] = 1e-7 * s * s;
         p.yielding[i] = static_cast<std::uint8_t>(i % 2);
     }
     return p;

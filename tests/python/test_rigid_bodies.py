@@ -243,3 +243,59 @@ def test_bad_3d_inertia_and_motion_names():
     with pytest.raises(ValueError, match="belong to rigid bodies"):
         sim.add_body("c", np.array([[0.5, 0.5]]), material=0, motion="dynamic", spacing=0.01,
                      smoothing_length=0.025, mass=1.0)
+
+
+def block_on_tilted_plane(beta_deg, wall_friction, end=0.08):
+    """A strong cohesive soil block on a plane tilted by beta (gravity turned instead of the
+    plane). Returns the block's mean displacement along the plane [m] after `end` seconds."""
+    dx = 2.5e-3
+    beta = math.radians(beta_deg)
+    sim = rs.Simulation(dim=2)
+    sim.physics.gravity = (9.81 * math.sin(beta), -9.81 * math.cos(beta), 0.0)
+    soil = sim.add_material(rs.DruckerPrager("soil", density=2000, bulk_modulus=5e6, poisson_ratio=0.3,
+                                             friction_angle=30, cohesion=1e5))
+    steel = sim.add_material(rs.Rigid("steel", density=2000))
+    sim.add_body("block", rs.lattice_fill(rs.rectangle((0.02, 0.0), (0.06, 0.02)), dx), material=soil,
+                 motion="dynamic", spacing=dx, smoothing_length=2.5 * dx)
+    sim.add_body("plane", rs.lattice_fill(rs.rectangle((-0.02, -3 * dx), (0.3, 0.0)), dx),
+                 material=steel, motion="fixed", spacing=dx, smoothing_length=2.5 * dx,
+                 wall_friction=wall_friction)
+    dyn = sim.kind == rs.KIND_DYNAMIC
+    x0 = sim.positions[dyn, 0].mean()
+    while sim.time < end:
+        sim.advance(end - sim.time)
+    return sim.positions[dyn, 0].mean() - x0, sim.positions[dyn]
+
+
+def test_coulomb_wall_friction_holds_below_and_slides_above_the_friction_angle():
+    end = 0.08
+    beta = 30.0  # tan(beta) = 0.577
+    free_fall = 0.5 * 9.81 * math.sin(math.radians(beta)) * end ** 2  # frictionless slide [m]
+    held, _ = block_on_tilted_plane(beta, 0.8, end)     # tan(beta) < mu_w
+    slid, _ = block_on_tilted_plane(beta, 0.3, end)     # tan(beta) > mu_w
+    rough, _ = block_on_tilted_plane(beta, "no-slip", end)
+    expected = 0.5 * 9.81 * (math.sin(math.radians(beta)) - 0.3 * math.cos(math.radians(beta))) * end ** 2
+    assert abs(held) < 0.05 * free_fall
+    assert abs(rough) < 0.05 * free_fall
+    assert slid == pytest.approx(expected, rel=0.25)
+
+
+def test_zero_friction_is_free_slip():
+    end = 0.08
+    beta = 20.0
+    d0, x0 = block_on_tilted_plane(beta, 0.0, end)
+    d_free, x_free = block_on_tilted_plane(beta, "free-slip", end)
+    np.testing.assert_array_equal(x0, x_free)
+    # Frictionless: the block slides with g sin(beta).
+    assert d_free == pytest.approx(0.5 * 9.81 * math.sin(math.radians(beta)) * end ** 2, rel=0.05)
+
+
+def test_wall_friction_only_on_boundary_bodies():
+    sim = rs.Simulation(dim=2)
+    far_particle(sim, 2)
+    with pytest.raises(ValueError, match="wall_friction"):
+        sim.add_body("w", np.array([[0.5, 0.5]]), material=0, motion="fixed", spacing=0.01,
+                     smoothing_length=0.025, wall_friction=-0.5)
+    with pytest.raises(ValueError, match="only boundary bodies"):
+        sim.add_body("d", np.array([[0.7, 0.7]]), material=0, motion="dynamic", spacing=0.01,
+                     smoothing_length=0.025, wall_friction=0.3)
