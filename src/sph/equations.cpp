@@ -233,7 +233,65 @@ struct LoadSink {
     const std::array<double, 3>* reference;  // per body: torque reference point [m]
     std::int64_t id_a;             // of the dynamic particle
     std::vector<LoadShare>* shares;
+    const double* wall_friction;   // per body: mu_w >= 0 of a slip wall, < 0 no-slip
+    std::size_t n_friction;        // entries of wall_friction
 };
+
+// The wall normal at dynamic particle a from its free-slip / Coulomb wall partners (see
+// pair_terms.hpp): n = sum_b V_b grad_a W_ab normalised; false when it has none.
+template <int Dim, class R>
+bool wall_normal(const StagedParticles& st, const double* rec_a,
+                 std::span<const std::uint32_t> partners, double (&n)[Dim]) {
+    bool any = false;
+    for (int d = 0; d < Dim; ++d) n[d] = 0.0;
+    for (const std::uint32_t b : partners) {
+        if (!(st.wall_mu[b] >= 0.0)) continue;
+        const double* rec_b = st.record.data() + static_cast<std::size_t>(b) * R::size;
+        double dx[Dim], r2 = 0.0;
+        for (int d = 0; d < Dim; ++d) {
+            dx[d] = rec_a[R::x + d] - rec_b[R::x + d];
+            r2 += dx[d] * dx[d];
+        }
+        const double h_ab = 0.5 * (rec_a[R::h] + rec_b[R::h]);
+        if (!interacts(r2, h_ab)) continue;
+        const double g = rec_b[R::volume] * kernel::gradient_factor<Dim>(std::sqrt(r2), h_ab);
+        for (int d = 0; d < Dim; ++d) n[d] += g * dx[d];
+        any = true;
+    }
+    double norm2 = 0.0;
+    for (int d = 0; d < Dim; ++d) norm2 += n[d] * n[d];
+    if (!(norm2 > 0.0)) return false;
+    // grad_a W_ab = W'(r) / r dx with W' < 0 points from a to b: the outward normal is minus it.
+    const double inv = -1.0 / std::sqrt(norm2);
+    for (int d = 0; d < Dim; ++d) n[d] *= inv;
+    return any;
+}
+
+// After the Coulomb limit changed particle a's wall force by (scale - 1) F_t, the shares of
+// the slip bodies among the loads change by the reaction, in proportion to their own
+// tangential parts; the extra force acts at x_a (within h of the wall).
+template <int Dim>
+void limit_load_shares(const LoadSink& sink, const double* xa, const double (&n)[Dim],
+                       double scale) {
+    std::vector<LoadShare>& out = *sink.shares;
+    for (auto it = out.rbegin(); it != out.rend() && it->id == sink.id_a; ++it) {
+        const auto body = static_cast<std::size_t>(it->body);
+        if (!(body < sink.n_friction && sink.wall_friction[body] >= 0.0)) continue;
+        double F[Dim], fn[Dim];
+        for (int d = 0; d < Dim; ++d) F[d] = it->force[d];
+        pair_terms::along<Dim>(F, n, fn);
+        double dF[3] = {0.0, 0.0, 0.0}, r[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < Dim; ++d) {
+            dF[d] = (scale - 1.0) * (F[d] - fn[d]);
+            r[d] = xa[d] - sink.reference[body][d];
+        }
+        if constexpr (Dim == 2) r[2] = -sink.reference[body][2];
+        for (int d = 0; d < 3; ++d) it->force[d] += dF[d];
+        it->torque[0] += r[1] * dF[2] - r[2] * dF[1];
+        it->torque[1] += r[2] * dF[0] - r[0] * dF[2];
+        it->torque[2] += r[0] * dF[1] - r[1] * dF[0];
+    }
+}
 
 // Adds the reaction to the pair forces m_a m_b t of one block of partners on the bodies that
 // are collected: particle b of a body feels -m_a m_b t, with torque (x_b - x_ref) x F. A new
@@ -295,13 +353,19 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     const double whole_weight = power > 0 ? 1.0 : 0.0;
     double fn_pow[kBlock] = {};
 
+    // Free-slip and Coulomb walls (pair_terms.hpp): the wall normal at a.
+    [[maybe_unused]] double n_wall[Dim] = {};
+    [[maybe_unused]] bool slip = false;
+    if constexpr (Loads) slip = wall_normal<Dim, R>(st, rec_a, partners, n_wall);
+    [[maybe_unused]] double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
+
     // Partial sums per lane.
     double acc[Dim][kBlock] = {}, div[kBlock] = {}, grad_v[Dim][Dim][kBlock] = {},
            max_nu[kBlock] = {}, xsph[Dim][kBlock] = {};
     // Loads: each lane's pair terms, kept apart from the sums above so that collecting loads
     // leaves the arithmetic of the sums (and so the results) unchanged.
     double lane_mass[kBlock], lane_momentum[Dim][kBlock], lane_art_weight[kBlock] = {},
-           lane_art[Dim][kBlock] = {}, lane_correction[Dim][kBlock] = {};
+           lane_art[Dim][kBlock] = {};
     for (std::size_t base = 0; base < partners.size(); base += kBlock) {
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
@@ -351,18 +415,16 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
 
             div[k] += pair_terms::continuity(rec[ib + R::volume], dv_dot_grad);
 
-            // A free-slip or Coulomb wall partner: only the central part of the relative
-            // velocity enters the strain rate (pair_terms::central_part).
-            [[maybe_unused]] double mu_b = -1.0, e[Dim] = {};
+            // A free-slip or Coulomb wall partner: only the normal part of the relative
+            // velocity enters the strain rate.
+            [[maybe_unused]] double mu_b = -1.0;
             double dv_l[Dim];
             for (int d = 0; d < Dim; ++d) dv_l[d] = dv[d];
             if constexpr (Loads) {
                 mu_b = inside ? st.wall_mu[b] : -1.0;
-                const double inv_r = one_div * h_ab * denom * rho_sum;  // 1 / r
-                for (int d = 0; d < Dim; ++d) e[d] = dx[d] * inv_r;
-                double central[Dim];
-                pair_terms::central_part<Dim>(dv, e, central);
-                for (int d = 0; d < Dim; ++d) dv_l[d] = mu_b >= 0.0 ? central[d] : dv[d];
+                double normal[Dim];
+                pair_terms::along<Dim>(dv, n_wall, normal);
+                for (int d = 0; d < Dim; ++d) dv_l[d] = mu_b >= 0.0 ? normal[d] : dv[d];
             }
             double L[Dim][Dim];
             pair_terms::velocity_gradient<Dim>(-m_b * inv_rho_a, dv_l, grad, L);
@@ -405,16 +467,18 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 }
             }
 
-            // Wall friction: the limited tangential part of the whole pair force.
+            // Slip walls: their pair forces on a and mu_w times the normal parts, for the
+            // Coulomb limit after the loop.
             if constexpr (Loads) {
-                double t_all[Dim], corr[Dim];
-                for (int i = 0; i < Dim; ++i)
-                    t_all[i] = t[i] + (ArtStress ? lane_art_weight[k] / m_b * lane_art[i][k] : 0.0);
-                pair_terms::friction_correction<Dim>(t_all, e, mu_b < 0.0 ? 0.0 : mu_b, corr);
+                const double w = mu_b >= 0.0 ? 1.0 : 0.0;
+                double f_n = 0.0;
                 for (int i = 0; i < Dim; ++i) {
-                    lane_correction[i][k] = mu_b >= 0.0 ? corr[i] : 0.0;
-                    acc[i][k] += m_b * lane_correction[i][k];
+                    const double f = w * (lane_mass[k] * lane_momentum[i][k] +
+                                          (ArtStress ? lane_art_weight[k] * lane_art[i][k] : 0.0));
+                    wall_force[i][k] += f;
+                    f_n += f * n_wall[i];
                 }
+                wall_limit[k] += w * mu_b * f_n;
             }
 
             // XSPH: velocity of the neighbours of the same material; the caller multiplies by
@@ -431,9 +495,8 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             double pair_force[Dim][kBlock];  // m_b [momentum + f^n artificial stress] [m/s^2]
             for (std::size_t k = 0; k < kBlock; ++k)
                 for (int i = 0; i < Dim; ++i)
-                    pair_force[i][k] =
-                        lane_mass[k] * (lane_momentum[i][k] + lane_correction[i][k]) +
-                        lane_art_weight[k] * lane_art[i][k];
+                    pair_force[i][k] = lane_mass[k] * lane_momentum[i][k] +
+                                       lane_art_weight[k] * lane_art[i][k];
             add_load_shares<Dim, R>(rec, partners.data() + base, rec_a[R::mass], pair_force, sink);
         }
     }
@@ -447,6 +510,18 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         }
         s.div_sum += div[k];
         s.max_nu = std::max(s.max_nu, max_nu[k]);
+    }
+    if constexpr (Loads) {
+        if (slip) {  // the Coulomb limit of the slip walls' force on a
+            double F[Dim] = {}, limit = 0.0, corr[Dim];
+            for (std::size_t k = 0; k < kBlock; ++k) {
+                for (int i = 0; i < Dim; ++i) F[i] += wall_force[i][k];
+                limit += wall_limit[k];
+            }
+            const double scale = pair_terms::coulomb_correction<Dim>(F, n_wall, limit, corr);
+            for (int i = 0; i < Dim; ++i) s.acc[i] += corr[i];
+            if (sink.shares) limit_load_shares<Dim>(sink, xa, n_wall, scale);
+        }
     }
     return s;
 }
@@ -534,7 +609,9 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         const std::size_t n_partners = (count + kBlock - 1) / kBlock * kBlock;
         const std::span<const std::uint32_t> partners(selected.data(), n_partners);
         const LoadSink sink{st.load_body.data(), Loads ? request->reference.data() : nullptr,
-                            p.id[a], &my_shares};
+                            p.id[a], &my_shares,
+                            Loads ? request->wall_friction.data() : nullptr,
+                            Loads ? request->wall_friction.size() : 0};
         const PairSums<Dim> s = gather<Dim, ArtStress, Xsph, Loads>(st, mt, a, partners, pp, sink);
         finish_particle<Dim, Xsph>(p, mt, pp, a, s, out);
     }

@@ -98,39 +98,44 @@ inline double xsph_weight(double same, double m_b, double w_ab, double inv, doub
 }
 
 // Wall friction of a boundary body (free-slip or Coulomb; no-slip walls take none of this).
-// The wall particles of such a body constrain only the normal motion: the relative velocity a
-// pair sees in the velocity gradient is its central part (dv . e) e, e = (x_a - x_b) / r, so
-// that the wall imposes no shear on the regolith's strain rate (the continuity and viscosity
-// terms depend on the central part only anyway). The pair force per unit m_b, t (momentum plus
-// artificial stress), is split into its central part t_n = (t . e) e and the rest t_t; the wall
-// may take |t_t| <= mu max(t . e, 0): a pair pressed together transmits at most mu times its
-// normal force tangentially (Coulomb), a pair in tension none. mu = 0 is a free-slip wall.
-// Over a flat wall the central parts add up to the normal traction, so this limits the
-// tangential traction by mu times the normal one, as Coulomb's law of friction does
-// (a per-pair limit, like the contacts of the discrete element method, Cundall & Strack 1979).
+// A dynamic particle a next to such a wall finds the wall's outward normal n from the wall
+// particles around it, n = sum_b V_b grad_a W_ab / |...| (the gradient of the wall's colour
+// function, which points from the wall into the regolith). Then:
+// - the relative velocity of a wall pair enters the velocity gradient only along n, (dv . n) n:
+//   the wall constrains the normal motion, not the tangential one (no shear from the wall in
+//   the strain rate; continuity and viscosity depend on the central part only anyway);
+// - the wall's total pair force on a, F (momentum and artificial stress, summed over the wall
+//   particles), keeps its normal part F_n = (F . n) n, and its tangential part F_t is limited
+//   to |F_t| <= mu_w max(F . n, 0), Coulomb's law of friction between the particle and the
+//   wall; mu_w = 0 is a free-slip wall (and a symmetry plane). This is the frictional wall of
+//   SPH granular-flow models (e.g. Chambon et al. 2011, J. Non-Newtonian Fluid Mech. 166),
+//   applied to the traction of the wall particles of Adami et al. (2012).
+
+// The part of v along the unit vector n, (v . n) n.
 template <int Dim>
-inline void central_part(const double (&dv)[Dim], const double (&e)[Dim], double (&out)[Dim]) {
+inline void along(const double (&v)[Dim], const double (&n)[Dim], double (&out)[Dim]) {
     double dot = 0.0;
-    for (int d = 0; d < Dim; ++d) dot += dv[d] * e[d];
-    for (int d = 0; d < Dim; ++d) out[d] = dot * e[d];
+    for (int d = 0; d < Dim; ++d) dot += v[d] * n[d];
+    for (int d = 0; d < Dim; ++d) out[d] = dot * n[d];
 }
 
-// The change of the pair force per unit m_b that the friction limit makes, (scale - 1) t_t,
-// for a wall of coefficient mu >= 0.
+// The change of a wall force F that the Coulomb limit makes, (scale - 1) F_t, given the
+// allowed tangential magnitude `limit` = mu_w (F . n) (<= 0: none allowed); returns scale.
 template <int Dim>
-inline void friction_correction(const double (&t)[Dim], const double (&e)[Dim], double mu,
-                                double (&corr)[Dim]) {
-    double tn = 0.0;
-    for (int d = 0; d < Dim; ++d) tn += t[d] * e[d];
-    double tt[Dim], tt2 = 0.0;
+inline double coulomb_correction(const double (&F)[Dim], const double (&n)[Dim], double limit,
+                                 double (&corr)[Dim]) {
+    double fn[Dim];
+    along<Dim>(F, n, fn);
+    double ft[Dim], ft2 = 0.0;
     for (int d = 0; d < Dim; ++d) {
-        tt[d] = t[d] - tn * e[d];
-        tt2 += tt[d] * tt[d];
+        ft[d] = F[d] - fn[d];
+        ft2 += ft[d] * ft[d];
     }
-    const double allowed = mu * std::max(tn, 0.0);
-    const double tt_norm = std::sqrt(tt2);
-    const double scale = tt_norm > allowed ? allowed / tt_norm : 1.0;
-    for (int d = 0; d < Dim; ++d) corr[d] = (scale - 1.0) * tt[d];
+    const double allowed = std::max(limit, 0.0);
+    const double ft_norm = std::sqrt(ft2);
+    const double scale = ft_norm > allowed ? allowed / ft_norm : 1.0;
+    for (int d = 0; d < Dim; ++d) corr[d] = (scale - 1.0) * ft[d];
+    return scale;
 }
 
 }  // namespace regosph::pair_terms

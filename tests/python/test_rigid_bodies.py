@@ -267,35 +267,24 @@ def block_on_tilted_plane(beta_deg, wall_friction, end=0.08):
     return sim.positions[dyn, 0].mean() - x0, sim.positions[dyn]
 
 
-def test_coulomb_wall_friction_holds_below_and_slides_above_the_friction_angle():
-    end = 0.08
-    beta = 30.0  # tan(beta) = 0.577
-    free_fall = 0.5 * 9.81 * math.sin(math.radians(beta)) * end ** 2  # frictionless slide [m]
-    held, _ = block_on_tilted_plane(beta, 0.8, end)     # tan(beta) < mu_w
-    slid, _ = block_on_tilted_plane(beta, 0.3, end)     # tan(beta) > mu_w
-    rough, _ = block_on_tilted_plane(beta, "no-slip", end)
-    expected = 0.5 * 9.81 * (math.sin(math.radians(beta)) - 0.3 * math.cos(math.radians(beta))) * end ** 2
-    assert abs(held) < 0.05 * free_fall
-    assert abs(rough) < 0.05 * free_fall
-    assert slid == pytest.approx(expected, rel=0.25)
-
-
-def test_zero_friction_is_free_slip():
+def test_a_free_slip_plane_is_frictionless_and_a_no_slip_one_holds():
     end = 0.08
     beta = 20.0
-    d0, x0 = block_on_tilted_plane(beta, 0.0, end)
-    d_free, x_free = block_on_tilted_plane(beta, "free-slip", end)
-    np.testing.assert_array_equal(x0, x_free)
-    # Frictionless: the block slides with g sin(beta).
-    assert d_free == pytest.approx(0.5 * 9.81 * math.sin(math.radians(beta)) * end ** 2, rel=0.05)
+    d_free, _ = block_on_tilted_plane(beta, "free-slip", end)
+    d_rough, _ = block_on_tilted_plane(beta, "no-slip", end)
+    frictionless = 0.5 * 9.81 * math.sin(math.radians(beta)) * end ** 2
+    # Observed: 0.3 % below g sin(beta) t^2 / 2 (the block rocks while its weight settles).
+    assert d_free == pytest.approx(frictionless, rel=0.02)
+    assert abs(d_rough) < 0.01 * frictionless
 
 
 def test_wall_friction_only_on_boundary_bodies():
     sim = rs.Simulation(dim=2)
     far_particle(sim, 2)
-    with pytest.raises(ValueError, match="wall_friction"):
+    with pytest.raises(ValueError, match="wall_friction: expected 'no-slip' or 'free-slip'"):
         sim.add_body("w", np.array([[0.5, 0.5]]), material=0, motion="fixed", spacing=0.01,
-                     smoothing_length=0.025, wall_friction=-0.5)
+                     smoothing_length=0.025, wall_friction=0.3)
     with pytest.raises(ValueError, match="only boundary bodies"):
         sim.add_body("d", np.array([[0.7, 0.7]]), material=0, motion="dynamic", spacing=0.01,
-                     smoothing_length=0.025, wall_friction=0.3)
+                     smoothing_length=0.025, wall_friction="free-slip")
+    assert sim.body_names == ["far"]
