@@ -1,6 +1,7 @@
 """CAD tool meshes (regosph.read_mesh, issue 17 part 2): a cube and a sphere written as mesh files
 (STL, OBJ) match the analytic shapes; units and scale; bad files raise ValueError naming the
-file; a mesh shape fills lattices, makes wall layers, moves, and drives a kinematic body."""
+file; a mesh shape fills lattices, makes wall layers, moves, drives a kinematic body and makes a
+rigid one."""
 import math
 
 import meshio
@@ -187,3 +188,20 @@ def test_mesh_tool_fills_moves_and_drives_a_kinematic_body(tmp_path):
     sim.run(0.05, progress_interval=0)
     expected = x0 * [-1, -1, 1] + [0.0, 0.04, 0.0]
     np.testing.assert_allclose(sim.positions[mine], expected, atol=1e-12)
+
+
+def test_mesh_makes_a_rigid_body_with_its_mass_and_centre(tmp_path):
+    v, t = cube_surface((-0.02,) * 3, (0.02,) * 3)
+    mesh = rs.read_mesh(write(tmp_path / "body.stl", v, t))
+    sim = rs.Simulation(dim=3)
+    soft = sim.add_material(rs.ElasticSolid("soft", density=1000, bulk_modulus=1.0, shear_modulus=0.0))
+    sim.add_body("far", np.array([[10.0] * 3]), material=soft, motion="dynamic", spacing=0.01,
+                 smoothing_length=0.025)
+    steel = sim.add_material(rs.Rigid("steel", density=1000))
+    sim.add_body("body", rs.lattice_fill(rs.translate(mesh, (0.1, 0.0, 0.0)), 0.01), material=steel,
+                 motion="rigid", spacing=0.01, smoothing_length=0.025, velocity=(0.5, 0.0, 0.0))
+    state = sim.bodies_state()["body"]
+    assert state["mass"] == pytest.approx(1000 * 0.04 ** 3)   # 4 x 4 x 4 particles of 1 cm
+    np.testing.assert_allclose(state["centre"], (0.1, 0.0, 0.0), atol=1e-12)
+    sim.run(0.1, progress_interval=0)                          # free flight at 0.5 m/s
+    np.testing.assert_allclose(sim.bodies_state()["body"]["centre"], (0.15, 0.0, 0.0), atol=1e-9)
