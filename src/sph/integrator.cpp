@@ -32,7 +32,10 @@ void AdaptiveHeun::set_bodies(std::vector<Body>* bodies, int dim) {
 }
 
 void AdaptiveHeun::place(ParticleSet& p, double t) {
-    if (bodies_) place_kinematic_bodies(p, *bodies_, t, wall_acceleration_);
+    if (bodies_)
+        place_kinematic_bodies(p, *bodies_, t, wall_acceleration_);  // zero for other particles
+    else if (!rigid_.empty())
+        for (auto& c : wall_acceleration_) c.assign(p.size(), 0.0);
     rigid_.place(p, t, wall_acceleration_);
 }
 
