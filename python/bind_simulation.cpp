@@ -111,7 +111,7 @@ void bind_setup(py::class_<Simulation>& sim) {
             "force [N] and torque [N m] as constants or [(t, value), ...] schedules in the "
             "'world' or 'body' frame, fixed_dofs from x, y, z, rx, ry, rz: prescribed by "
             "kinematics when given, else locked). wall_friction of a boundary body: 'no-slip' "
-            "(default) or 'free-slip' (symmetry planes).")
+            "(default), 'free-slip' (symmetry planes) or a Coulomb coefficient mu_w >= 0.")
         .def(
             "add_observer",
             [](Simulation& s, const std::string& name, geometry::ShapePtr region,

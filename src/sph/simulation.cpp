@@ -181,9 +181,8 @@ void Simulation::set_wall_friction(int body, double mu) {
     Body& b = bodies_[static_cast<std::size_t>(body)];
     const std::string where = "body '" + b.name + "': wall_friction";
     check_wall_friction(b.motion, mu, "body '" + b.name + "': ");
-    if (!std::isfinite(mu) || mu > 0.0)
-        throw std::invalid_argument(where + ": 0 (free-slip) or < 0 (no-slip); a Coulomb "
-                                    "coefficient > 0 is not available yet (pair_terms.hpp)");
+    if (!std::isfinite(mu))
+        throw std::invalid_argument(where + ": the Coulomb coefficient must be a finite number");
     b.wall_friction = mu;
     integrator_.reset();
 }

@@ -50,10 +50,9 @@ public:
                  const std::optional<geometry::Kinematics>& kinematics = std::nullopt,
                  const std::optional<geometry::RigidSpec>& rigid = std::nullopt);
 
-    // Friction of a boundary body's wall particles against the regolith: 0 is free-slip (e.g. a
-    // symmetry plane), < 0 no-slip (the default). Coulomb coefficients mu_w > 0 are refused
-    // for now (see pair_terms.hpp). Throws std::invalid_argument naming the body for a dynamic
-    // body or another value.
+    // Friction of a boundary body's wall particles against the regolith: a Coulomb coefficient
+    // mu_w >= 0 (0 is free-slip, e.g. a symmetry plane), or < 0 for no-slip (the default).
+    // Throws std::invalid_argument naming the body for a dynamic body or a non-finite value.
     void set_wall_friction(int body, double mu);
 
     // Adds an observer (observers.hpp); `material` and `body` are indices or -1. Its readings
