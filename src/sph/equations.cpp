@@ -241,6 +241,7 @@ struct LoadSink {
     const double* wall_friction;   // per body: mu_w >= 0 of a slip wall, < 0 no-slip
     std::size_t n_friction;        // entries of wall_friction
     const std::int32_t* body_of_wall;  // per particle: its body (p.body)
+    bool any_slip;                 // some body has free-slip or Coulomb walls
 };
 
 // The wall normal at dynamic particle a from its free-slip / Coulomb wall partners (see
@@ -420,7 +421,8 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     [[maybe_unused]] double n_wall[Dim] = {};
     [[maybe_unused]] bool slip = false;
     [[maybe_unused]] std::uint32_t first_wall = 0;  // the slip wall particle met first
-    if constexpr (Loads) slip = wall_normal<Dim, R>(st, rec_a, partners, n_wall, first_wall);
+    if constexpr (Loads)
+        if (sink.any_slip) slip = wall_normal<Dim, R>(st, rec_a, partners, n_wall, first_wall);
     [[maybe_unused]] double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
 
     // Partial sums per lane.
@@ -666,6 +668,9 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     if constexpr (Loads) stage_load_bodies(p, *request, st);
     std::vector<std::vector<LoadShare>> shares;  // per thread
     std::vector<CoulombContact> contacts;        // particles next to Coulomb walls
+    const bool any_slip = Loads && std::any_of(request->wall_friction.begin(),
+                                               request->wall_friction.end(),
+                                               [](double mu) { return mu >= 0.0; });
 
 #pragma omp parallel
     {
@@ -689,7 +694,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         const LoadSink sink{st.load_body.data(), Loads ? request->reference.data() : nullptr,
                             p.id[a], &my_shares,
                             Loads ? request->wall_friction.data() : nullptr,
-                            Loads ? request->wall_friction.size() : 0, p.body.data()};
+                            Loads ? request->wall_friction.size() : 0, p.body.data(), any_slip};
         const PairSums<Dim> s = gather<Dim, ArtStress, Xsph, Loads>(st, mt, a, partners, pp, sink);
         finish_particle<Dim, Xsph>(p, mt, pp, a, s, out);
         if constexpr (Loads)

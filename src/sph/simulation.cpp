@@ -240,8 +240,9 @@ std::vector<std::optional<RigidBodyReport>> Simulation::rigid_body_reports() {
 }
 
 std::vector<BodyLoad> Simulation::recorded_loads() {
-    if (integrator_ && !integrator_->step_loads().empty()) return integrator_->step_loads();
-    return body_loads();  // no step taken yet: the loads of the current state
+    if (integrator_ && integrator_->step_loads_step() == step_ && !integrator_->step_loads().empty())
+        return integrator_->step_loads();
+    return body_loads();  // the last step collected none: the loads of the current state
 }
 
 void Simulation::set_bounds(const geometry::Point& lo, const geometry::Point& hi) {
@@ -499,6 +500,8 @@ RunSummary Simulation::run(const RunOptions& o) {
         const double target = outputs.next();
         StepReport r;
         try {
+            // Kinematic loads only for the steps that end on a diagnostics row.
+            integrator_->collect_kinematic_loads((step_ + 1) % o.diagnostics_every == 0);
             r = integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_,
                                   target - time_);
         } catch (const BlowUpError& e) {
