@@ -221,9 +221,13 @@ std::vector<BodyLoad> Simulation::body_loads() {
     if (std::none_of(bodies_.begin(), bodies_.end(),
                      [](const Body& b) { return collects_loads(b.motion); }))
         return std::vector<BodyLoad>(bodies_.size());
+    integrator_->collect_kinematic_loads(true);
     integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
+    integrator_->collect_kinematic_loads(false);
     release_halo();
-    return scratch_.loads;
+    std::vector<BodyLoad> loads = scratch_.loads;
+    loads.resize(bodies_.size());  // one entry per body, zero for those not collected
+    return loads;
 }
 
 std::vector<std::optional<RigidBodyReport>> Simulation::rigid_body_reports() {
