@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   g++ make cmake git pkg-config
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libeigen3-dev libnanoflann-dev
-  pybind11-dev python3-pybind11 doctest-dev
+  pybind11-dev python3-pybind11 doctest-dev nlohmann-json3-dev
   python3-dev python3-numpy python3-h5py python3-matplotlib python3-pandas python3-pytest
   python3-nbclient python3-ipykernel python3-mpi4py
   # bench/rings_bench.py runs PySPH next to regosph; PySPH compiles its kernels at run time

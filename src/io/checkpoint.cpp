@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include "io/snapshot.hpp"
@@ -47,6 +48,28 @@ bool is_checkpoint_name(const std::string& name) {
            std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// "fields <hash of the particle fields> file <hash of everything else in the file>": every
+// stored datum is covered, the time, step and proposed step included.
+std::string checksum_text(std::uint64_t fields, const fs::path& file) {
+    return "fields " + std::to_string(fields) + " file " +
+           std::to_string(hash_file_structure(file, kCheckpointChecksum));
+}
+
+void verify_checksum(const std::string& stored, const std::string& actual) {
+    if (stored == actual) return;
+    std::istringstream a(actual), b(stored);
+    std::string actual_key, actual_fields, stored_key, stored_fields;
+    a >> actual_key >> actual_fields;
+    b >> stored_key >> stored_fields;
+    if (stored_key != actual_key)
+        throw std::runtime_error("written by an older regosph, whose checksum covers the particle "
+                                 "fields only (not the time and step): not trusted");
+    if (stored_fields != actual_fields)
+        throw std::runtime_error("checksum mismatch in the particle fields (corrupt file)");
+    throw std::runtime_error("checksum mismatch in the time, step or another attribute "
+                             "(corrupt file)");
+}
+
 }  // namespace
 
 std::uint64_t checksum(const ParticleSet& p) {
@@ -85,10 +108,14 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
     std::snprintf(name, sizeof name, "%s%012lld%s", kPrefix.c_str(),
                   static_cast<long long>(s.step), kSuffix.c_str());
     const fs::path file = dir / name;
+    const std::uint64_t fields = mpi::sum_wrapping(checksum(p));
+    // The checksum is added to the complete file: it covers what was written.
     write_particle_file(file, p, s.time, s.step,
-                        {{"checkpoint_time", exact(s.time)},
-                         {"checkpoint_dt_next", exact(s.dt_next)},
-                         {"checkpoint_checksum", std::to_string(mpi::sum_wrapping(checksum(p)))}});
+                        {{kCheckpointTime, exact(s.time)}, {kCheckpointDtNext, exact(s.dt_next)}},
+                        [&](const fs::path& tmp) {
+                            add_string_attribute(tmp, kCheckpointChecksum,
+                                                 checksum_text(fields, tmp));
+                        });
     mpi::on_root_first([&] {
         const auto all = list_checkpoints(dir);
         for (std::size_t i = static_cast<std::size_t>(std::max(keep, 1)); i < all.size(); ++i) {
@@ -106,13 +133,12 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
             double time = 0.0;
             std::int64_t step = 0;
             ParticleSet p = read_snapshot(file, &time, &step);
-            const std::string stored = read_string_attribute(file, "checkpoint_checksum");
-            if (stored != std::to_string(checksum(p)))
-                throw std::runtime_error("checksum mismatch (corrupt file)");
-            out.state.time = parse_exact(read_string_attribute(file, "checkpoint_time"),
-                                         "checkpoint_time");
-            out.state.dt_next = parse_exact(read_string_attribute(file, "checkpoint_dt_next"),
-                                            "checkpoint_dt_next");
+            verify_checksum(read_string_attribute(file, kCheckpointChecksum),
+                            checksum_text(checksum(p), file));
+            out.state.time = parse_exact(read_string_attribute(file, kCheckpointTime),
+                                         kCheckpointTime);
+            out.state.dt_next = parse_exact(read_string_attribute(file, kCheckpointDtNext),
+                                            kCheckpointDtNext);
             out.state.step = step;
             out.particles = std::move(p);
             out.file = file;
