@@ -244,7 +244,7 @@ def build(run="P0", resolution="default", spacing=None):
     # longest the paper simulates): on Phobos grains thrown at ~2 m/s fly up and sideways for
     # seconds; on Earth grains thrown past the edge of the bed (x > 0.4 m) fall freely,
     # g t^2 / 2 = 20 m in 2 s.
-    sim.set_domain((-20.0, -50.0, 0.0), (20.0, 40.0, 0.0))
+    sim.set_bounds((-20.0, -50.0, 0.0), (20.0, 40.0, 0.0))
     return sim
 
 

@@ -90,7 +90,7 @@ def build(run="P0", spacing=DEFAULT_SPACING, depth=DEFAULT_DEPTH):
     bs.set_geostatic_stress(sim, g)
     sim.add_observer("tray", rs.extrude(interior, 0.0, width), material=materials["regolith"],
                      body=index["tray"])
-    sim.set_domain((-20.0, -100.0, -20.0), (20.0, 40.0, 20.0))
+    sim.set_bounds((-20.0, -100.0, -20.0), (20.0, 40.0, 20.0))
     return sim
 
 

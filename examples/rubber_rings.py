@@ -74,7 +74,7 @@ def build(spacing=SPACING, artificial_stress=ARTIFICIAL_STRESS, xsph=XSPH,
     u = SPEED_FRACTION * c0
     h = SUPPORT_FACTOR * spacing
     for name, x, vx in (("left", 0.0, u), ("right", CENTRE_DISTANCE, -u)):
-        sim.add_body(name, ring_points(spacing) + [x, 0.0], material=rubber, motion="free",
+        sim.add_body(name, ring_points(spacing) + [x, 0.0], material=rubber, motion="dynamic",
                      spacing=spacing, smoothing_length=h, velocity=(vx, 0.0, 0.0))
     return sim
 

@@ -65,6 +65,17 @@ STRESS_COMPONENTS = ("xx", "yy", "zz", "xy", "xz", "yz")
 KIND_DYNAMIC, KIND_BOUNDARY = 0, 1
 
 
+def _set_domain_was_renamed(self, *args, **kwargs):
+    """Removed: the optional bounding box is set with set_bounds(lo, hi)."""
+    raise AttributeError("Simulation.set_domain was renamed set_bounds(lo, hi): the optional "
+                         "bounding box [m], (x, y) in 2D or (x, y, z) in 3D. 'domain' now means "
+                         "only the MPI domain decomposition.")
+
+
+# Scripts written for the old name get told the new one instead of a bare AttributeError.
+Simulation.set_domain = _set_domain_was_renamed
+
+
 def is_root():
     """True on MPI rank 0 (and without MPI): the rank that prints, plots and writes reports."""
     return mpi_rank() == 0

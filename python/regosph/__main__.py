@@ -167,7 +167,7 @@ def parser():
     p = sub.add_parser("plot", help="particles coloured by a field, observer counts (PNG)")
     p.add_argument("run")
     p.add_argument("--field", default="speed",
-                   help="scalar field: speed, pressure, density, plastic_strain, stress_xy, vx, ...")
+                   help="scalar field: speed, pressure, density, plastic_multiplier, stress_xy, vx, ...")
     p.add_argument("--times", type=float, nargs="+", help="[s]; default: the last snapshot")
     p.add_argument("--material", help="colour only this material")
     p.add_argument("--out", required=True, help="directory for the PNG files")

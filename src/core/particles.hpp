@@ -1,7 +1,8 @@
 // Particle data of a regosph run: one structure of arrays shared by the physics kernels,
-// the neighbour search, the I/O layer and the Python bindings (which view these arrays
-// directly). Every array has one entry per particle; index order is arbitrary (the
-// stable `id` identifies a particle across reorderings, ranks and restarts).
+// the neighbour search, the I/O layer and the Python bindings. What each array means, its
+// unit and where it goes (files, halos, Python) is the field table in core/fields.hpp. Every
+// array has one entry per particle; index order is arbitrary (the stable `id` identifies a
+// particle across reorderings, ranks and restarts).
 #pragma once
 
 #include <array>
@@ -36,7 +37,7 @@ struct ParticleSet {
     std::vector<double> mass;              // [kg]
     std::vector<double> h;                 // kernel support radius [m] (SPEC.md section 1)
     std::array<std::vector<double>, kSymComponents> stress;  // Cauchy stress [Pa], tension > 0
-    std::vector<double> plastic_strain;  // accumulated plastic multiplier, int lambda_dot dt [-]
+    std::vector<double> plastic_multiplier;  // accumulated plastic multiplier, int lambda_dot dt [-]
     std::vector<std::uint8_t> yielding;  // 1 if the particle flowed plastically in the last step
 
     std::vector<std::int32_t> material;  // index into Simulation::materials
@@ -73,23 +74,14 @@ struct ParticleSet {
     // Apply a permutation: new index i takes the particle that was at order[i].
     void permute(const std::vector<std::size_t>& order);
 
-    // Calls fn(array) for every per-particle array (std::vector of some element type), so that
+    // Calls fn(array) for every per-particle array (a std::vector of some element type, one per
+    // component), in the order of the field table (core/fields.hpp, which defines it), so that
     // code moving whole particles (resize, permute, MPI migration, halos) cannot forget one.
     template <class Fn>
-    void for_each_array(Fn&& fn) {
-        for (auto& c : x) fn(c);
-        for (auto& c : v) fn(c);
-        fn(rho);
-        fn(mass);
-        fn(h);
-        for (auto& c : stress) fn(c);
-        fn(plastic_strain);
-        fn(yielding);
-        fn(material);
-        fn(body);
-        fn(kind);
-        fn(id);
-    }
+    void for_each_array(Fn&& fn);
 };
 
 }  // namespace regosph
+
+// The field table and for_each_array, which every user of ParticleSet may need.
+#include "core/fields.hpp"  // IWYU pragma: export

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/units.hpp"
+
 namespace regosph::geometry {
 
 namespace {
@@ -108,6 +110,13 @@ Kinematics validated(Kinematics k, int dim, const std::string& where) {
     if (!(norm > 0.0)) fail("axis must not be zero");
     for (double& c : k.axis) c /= norm;
     return k;
+}
+
+double rotation_rate(std::optional<double> rpm, std::optional<double> angular_velocity) {
+    if (rpm && angular_velocity)
+        throw std::invalid_argument("kinematics: give rpm or angular_velocity, not both");
+    if (rpm) return rpm_to_radians_per_second(*rpm);
+    return angular_velocity.value_or(0.0);
 }
 
 }  // namespace regosph::geometry

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,13 +43,16 @@ struct Kinematics {
     Vec3 acceleration(const Vec3& x, double t) const;
     // The point of the t = 0 configuration that is at `x` at time t (inverse of place).
     Vec3 to_reference(const Vec3& x, double t) const;
-
-    bool moves() const { return angular_velocity != 0.0 || !translation.empty(); }
 };
 
 // Throws std::invalid_argument naming `where` and the field: non-finite values, segment
 // times not strictly increasing or negative, a zero rotation axis (normalised otherwise).
 // In 2D the translation must stay in the x-y plane and the axis is +z.
 Kinematics validated(Kinematics k, int dim, const std::string& where);
+
+// Rotation rate [rad/s] from a setup that gives it in rev/min (rpm) or in rad/s
+// (angular_velocity), at most one of them; 0 when neither. Throws std::invalid_argument when
+// both are given.
+double rotation_rate(std::optional<double> rpm, std::optional<double> angular_velocity);
 
 }  // namespace regosph::geometry

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -55,15 +56,34 @@ std::string checksum_text(std::uint64_t fields, const fs::path& file) {
            std::to_string(hash_file_structure(file, kCheckpointChecksum));
 }
 
-void verify_checksum(const std::string& stored, const std::string& actual) {
+// FNV-1a of a text (0 for ""): regosph 0.1 added it for the rigid bodies' states to the
+// particles' checksum (the legacy format below).
+std::uint64_t legacy_text_hash(const std::string& s) {
+    if (s.empty()) return 0;
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char c : s) {
+        h ^= c;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+// Throws, saying which part differs, unless the stored checksum matches. A checkpoint of
+// regosph 0.1 holds a single number: the particle fields (and rigid bodies' states) only; it
+// is still accepted, its time and step unchecked, so that older runs can be continued.
+void verify_checksum(const fs::path& file, const std::string& stored, std::uint64_t fields,
+                     const std::string& rigid_bodies) {
+    if (!stored.starts_with("fields ")) {
+        if (stored != std::to_string(fields + legacy_text_hash(rigid_bodies)))
+            throw std::runtime_error("checksum mismatch in the particle fields (corrupt file)");
+        return;
+    }
+    const std::string actual = checksum_text(fields, file);
     if (stored == actual) return;
     std::istringstream a(actual), b(stored);
-    std::string actual_key, actual_fields, stored_key, stored_fields;
-    a >> actual_key >> actual_fields;
-    b >> stored_key >> stored_fields;
-    if (stored_key != actual_key)
-        throw std::runtime_error("written by an older regosph, whose checksum covers the particle "
-                                 "fields only (not the time and step): not trusted");
+    std::string key, actual_fields, stored_fields;
+    a >> key >> actual_fields;
+    b >> key >> stored_fields;
     if (stored_fields != actual_fields)
         throw std::runtime_error("checksum mismatch in the particle fields (corrupt file)");
     throw std::runtime_error("checksum mismatch in the time, step or another attribute "
@@ -73,17 +93,19 @@ void verify_checksum(const std::string& stored, const std::string& actual) {
 }  // namespace
 
 std::uint64_t checksum(const ParticleSet& p) {
-    // Sum (modulo 2^64) of one FNV-1a hash per particle over the bytes of all its fields: the
-    // same for any order of the particles and any split over ranks.
-    auto& set = const_cast<ParticleSet&>(p);  // for_each_array only reads here
+    // Sum (modulo 2^64) of one FNV-1a hash per particle over the bytes of its checkpointed
+    // fields (in table order): the same for any order of the particles and any split over ranks.
     std::uint64_t total = 0;
     for (std::size_t i = 0; i < p.owned(); ++i) {
         std::uint64_t h = 0xcbf29ce484222325ULL;
-        set.for_each_array([&](auto& a) {
-            const auto* bytes = reinterpret_cast<const unsigned char*>(&a[i]);
-            for (std::size_t k = 0; k < sizeof(a[i]); ++k) {
-                h ^= bytes[k];
-                h *= 0x100000001b3ULL;
+        for_each_field(p, [&](const FieldInfo& f, const auto& a) {
+            if (!(f.use & kCheckpoint)) return;
+            for (std::size_t c = 0; c < kComponents<std::remove_cvref_t<decltype(a)>>; ++c) {
+                const auto* bytes = reinterpret_cast<const unsigned char*>(&component(a, c)[i]);
+                for (std::size_t k = 0; k < sizeof(component(a, c)[i]); ++k) {
+                    h ^= bytes[k];
+                    h *= 0x100000001b3ULL;
+                }
             }
         });
         total += h;
@@ -109,9 +131,12 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
                   static_cast<long long>(s.step), kSuffix.c_str());
     const fs::path file = dir / name;
     const std::uint64_t fields = mpi::sum_wrapping(checksum(p));
-    // The checksum is added to the complete file: it covers what was written.
-    write_particle_file(file, p, s.time, s.step,
-                        {{kCheckpointTime, exact(s.time)}, {kCheckpointDtNext, exact(s.dt_next)}},
+    std::map<std::string, std::string> attributes = {{kCheckpointTime, exact(s.time)},
+                                                     {kCheckpointDtNext, exact(s.dt_next)}};
+    if (!s.rigid_bodies.empty()) attributes[kCheckpointRigidBodies] = s.rigid_bodies;
+    // The checksum is added to the complete file: it covers what was written (the rigid
+    // bodies' state among the attributes).
+    write_particle_file(file, p, s.time, s.step, attributes, kCheckpoint,
                         [&](const fs::path& tmp) {
                             add_string_attribute(tmp, kCheckpointChecksum,
                                                  checksum_text(fields, tmp));
@@ -132,9 +157,13 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
         try {
             double time = 0.0;
             std::int64_t step = 0;
-            ParticleSet p = read_snapshot(file, &time, &step);
-            verify_checksum(read_string_attribute(file, kCheckpointChecksum),
-                            checksum_text(checksum(p), file));
+            ParticleSet p = read_snapshot(file, &time, &step, kCheckpoint);
+            try {
+                out.state.rigid_bodies = read_string_attribute(file, kCheckpointRigidBodies);
+            } catch (const std::exception&) {  // a run without rigid bodies
+            }
+            verify_checksum(file, read_string_attribute(file, kCheckpointChecksum), checksum(p),
+                            out.state.rigid_bodies);
             out.state.time = parse_exact(read_string_attribute(file, kCheckpointTime),
                                          kCheckpointTime);
             out.state.dt_next = parse_exact(read_string_attribute(file, kCheckpointDtNext),

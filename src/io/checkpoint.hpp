@@ -1,6 +1,6 @@
-// Checkpoints: everything a run needs to continue bit-for-bit (all particle fields, time,
-// step, the integrator's proposed step), in the snapshot layout plus root attributes, written
-// atomically and verified by a checksum when read back.
+// Checkpoints: everything a run needs to continue bit-for-bit (the particle fields marked
+// kCheckpoint in core/fields.hpp, time, step, the integrator's proposed step), in the snapshot
+// layout plus root attributes, written atomically and verified by a checksum when read back.
 #pragma once
 
 #include <cstdint>
@@ -16,16 +16,19 @@ struct CheckpointState {
     double time = 0.0;       // [s]
     std::int64_t step = 0;   // accepted steps
     double dt_next = 0.0;    // step the integrator proposed next [s]
+    // States of the rigid bodies (JSON, sph/rigid_dynamics.hpp); "" without rigid bodies.
+    std::string rigid_bodies;
 };
 
 // Root attributes a checkpoint adds to the snapshot layout: the time and the proposed step as
-// exact text ("%a"), and the checksum of everything stored.
+// exact text ("%a"), the rigid bodies' states, and the checksum of everything stored.
 inline const std::string kCheckpointTime = "checkpoint_time";
 inline const std::string kCheckpointDtNext = "checkpoint_dt_next";
+inline const std::string kCheckpointRigidBodies = "rigid_bodies";
 inline const std::string kCheckpointChecksum = "checkpoint_checksum";
 
 // Order-independent hash of the owned particles: the sum modulo 2^64 of a 64-bit FNV-1a hash
-// of each particle's fields. Local: the sum over ranks is mpi::sum_wrapping of it.
+// of each particle's checkpointed fields (kCheckpoint in core/fields.hpp). Local: the sum over ranks is mpi::sum_wrapping of it.
 std::uint64_t checksum(const ParticleSet& p);
 
 // Writes checkpoint_<step>.h5 in `dir` atomically (collective under MPI: the particles of all

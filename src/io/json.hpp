@@ -1,46 +1,25 @@
-// Minimal JSON writer for run.json and reports (no parsing needed in C++), plus the helpers
-// that record what a run was made with.
+// JSON for run.json and reports through nlohmann-json (Debian nlohmann-json3-dev), plus the
+// helpers that record what a run was made with.
 #pragma once
 
 #include <filesystem>
-#include <sstream>
 #include <string>
-#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "materials/material.hpp"
 
 namespace regosph::io {
 
-class JsonWriter {
-public:
-    JsonWriter& begin_object();
-    JsonWriter& end_object();
-    JsonWriter& begin_array();
-    JsonWriter& end_array();
-    JsonWriter& key(const std::string& k);
-    JsonWriter& value(const std::string& v);
-    JsonWriter& value(double v);
-    JsonWriter& value(const std::vector<double>& v);
-    template <class T>
-    JsonWriter& field(const std::string& k, const T& v) {
-        key(k);
-        if constexpr (std::is_integral_v<T>)
-            return value(static_cast<double>(v));
-        else
-            return value(v);
-    }
-    std::string str() const { return out_.str(); }
-
-private:
-    void separate();
-    std::ostringstream out_;
-    std::vector<bool> first_{true};  // per nesting level: nothing written yet
-    bool after_key_ = false;
-};
+// Keys stay in the order they are written, so that run.json reads in the order of the setup.
+// Doubles are written as the shortest text that reads back to the same double; non-finite
+// numbers as null.
+using Json = nlohmann::ordered_json;
 
 std::string version_string();  // "0.1.0 (git describe)"
 
-void write_material(JsonWriter& j, const Material& m);
+// A material's model and parameters for run.json, in SI units with angles in degrees.
+Json describe_material(const Material& m);
 
 // Write text to `file` via a temporary name and a rename, so that readers never see a
 // partial file. Throws std::runtime_error naming the file.

@@ -112,7 +112,7 @@ bool is_run_file(const std::string& file_name) {
     };
     return has("snapshot_", ".h5") || has("checkpoint_", ".h5") || has("crash_", ".h5") ||
            name == "series.xdmf" || name == "diagnostics.csv" || name == "run.json" ||
-           name == "observers.csv" || name == "observers.h5";
+           name == "observers.csv" || name == "observers.h5" || name == "bodies.csv";
 }
 
 void ensure_writable_directory(const fs::path& dir) {

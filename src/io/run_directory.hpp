@@ -17,7 +17,8 @@
 namespace regosph::io {
 
 // True for the names of the files a run writes (snapshots, checkpoints, crash dumps,
-// series.xdmf, diagnostics.csv, observers.csv/.h5, run.json) and of their temporary forms.
+// series.xdmf, diagnostics.csv, observers.csv/.h5, bodies.csv, run.json) and of their temporary
+// forms.
 bool is_run_file(const std::string& name);
 
 // Creates `dir` if missing and checks that a file can be created in it; throws

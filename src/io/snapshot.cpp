@@ -103,7 +103,8 @@ std::pair<hid_t, hid_t> h5_types() {
     if constexpr (std::is_same_v<T, double>) return {H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE};
     if constexpr (std::is_same_v<T, std::int32_t>) return {H5T_NATIVE_INT32, H5T_STD_I32LE};
     if constexpr (std::is_same_v<T, std::int64_t>) return {H5T_NATIVE_INT64, H5T_STD_I64LE};
-    if constexpr (std::is_same_v<T, std::uint8_t>) return {H5T_NATIVE_UINT8, H5T_STD_U8LE};
+    if constexpr (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, ParticleKind>)
+        return {H5T_NATIVE_UINT8, H5T_STD_U8LE};
 }
 
 void write_attribute(hid_t obj, const std::string& name, hid_t file_type, hid_t mem_type,
@@ -224,19 +225,6 @@ void write_column(hid_t group, const DatasetInfo& info, const std::vector<T>& da
     });
 }
 
-// A dataset of K columns from K component arrays (structure of arrays), row-major.
-template <std::size_t K>
-void write_components(hid_t group, const DatasetInfo& info,
-                      const std::array<std::vector<double>, K>& soa, std::size_t rows,
-                      const RowSlice& slice) {
-    write_dataset<double>(group, info, rows, K, slice,
-                          [&](std::size_t first, std::size_t n, double* out) {
-                              for (std::size_t i = 0; i < n; ++i)
-                                  for (std::size_t k = 0; k < K; ++k)
-                                      out[i * K + k] = soa[k][first + i];
-                          });
-}
-
 // Shape of /particles/<name> as a list of extents.
 std::vector<hsize_t> dataset_shape(hid_t dset) {
     Handle space(h5_try(H5Dget_space(dset), "H5Dget_space"), H5Sclose);
@@ -270,30 +258,32 @@ std::vector<T> read_dataset(hid_t group, const std::string& name, std::size_t ro
     return data;
 }
 
-// The particle count of a snapshot is the length of `position`.
+// The particle count of a snapshot is the length of the position field, which every particle
+// file holds (the XDMF geometry).
+constexpr const char* kPositionField = "position";
 std::size_t particle_count(hid_t group) {
-    const std::vector<hsize_t> shape = dataset_shape(open_dataset(group, "position"));
-    if (shape.empty()) throw std::runtime_error("dataset '/particles/position' is a scalar");
+    const std::vector<hsize_t> shape = dataset_shape(open_dataset(group, kPositionField));
+    if (shape.empty())
+        throw std::runtime_error(std::string("dataset '/particles/") + kPositionField + "' is a scalar");
     return shape[0];
 }
 
-template <std::size_t K>
-void deinterleave(const std::vector<double>& rows, std::array<std::vector<double>, K>& soa) {
-    const std::size_t n = rows.size() / K;
-    for (std::size_t k = 0; k < K; ++k) {
-        soa[k].resize(n);
-        for (std::size_t i = 0; i < n; ++i) soa[k][i] = rows[i * K + k];
-    }
+// The dataset of field f in a file: its name, or its former name in a file written before the
+// rename.
+std::string stored_name(hid_t group, const FieldInfo& f) {
+    if (f.former_name && H5Lexists(group, f.name, H5P_DEFAULT) <= 0 &&
+        H5Lexists(group, f.former_name, H5P_DEFAULT) > 0)
+        return f.former_name;
+    return f.name;
 }
 
 // A ParticleSet with arrays of different lengths would make the writer read out of bounds.
 void check_consistent(const ParticleSet& p) {
-    const std::size_t n = p.size();
-    bool ok = p.mass.size() == n && p.h.size() == n && p.plastic_strain.size() == n &&
-              p.yielding.size() == n && p.material.size() == n && p.body.size() == n &&
-              p.kind.size() == n && p.id.size() == n;
-    for (int d = 0; d < 3; ++d) ok = ok && p.x[d].size() == n && p.v[d].size() == n;
-    for (const auto& s : p.stress) ok = ok && s.size() == n;
+    bool ok = true;
+    for_each_field(p, [&](const FieldInfo&, const auto& a) {
+        for (std::size_t k = 0; k < kComponents<std::remove_cvref_t<decltype(a)>>; ++k)
+            ok = ok && component(a, k).size() == p.size();
+    });
     if (!ok) throw std::runtime_error("the particle arrays have different lengths");
 }
 
@@ -326,45 +316,48 @@ void check_free_space(const fs::path& file, std::uintmax_t bytes) {
     throw std::runtime_error(os.str());
 }
 
-// Bytes a particle file of n particles takes: every field, and room for the metadata.
-std::uintmax_t particle_file_bytes(const ParticleSet& p, std::uintmax_t n) {
+// Bytes a particle file of n particles takes: the fields marked `use`, and room for the
+// metadata.
+std::uintmax_t particle_file_bytes(const ParticleSet& p, std::uintmax_t n, unsigned use) {
     std::uintmax_t per_particle = 0;
-    const_cast<ParticleSet&>(p).for_each_array(  // only the element sizes are read
-        [&](auto& a) { per_particle += sizeof(a[0]); });
+    for_each_field(p, [&](const FieldInfo& f, const auto& a) {
+        using A = std::remove_cvref_t<decltype(a)>;
+        if (f.use & use) per_particle += kComponents<A> * sizeof(FieldElement<A>);
+    });
     return n * per_particle + (64u << 10);
 }
 
-// The first n particles of p (the owned ones: a halo may follow).
-void write_particles(hid_t g, const ParticleSet& p, std::size_t n, const RowSlice& s) {
-    write_components(g, {"position", "m", "position, z = 0 in 2D"}, p.x, n, s);
-    write_components(g, {"velocity", "m/s", "velocity"}, p.v, n, s);
-    write_column(g, {"density", "kg/m^3", "mass density"}, p.rho, n, s);
-    write_column(g, {"mass", p.dim == 2 ? "kg/m" : "kg",
-                     p.dim == 2 ? "particle mass per metre of depth (plane strain)" : "particle mass"},
-                 p.mass, n, s);
-    write_column(g, {"smoothing_length", "m", "kernel support radius h"}, p.h, n, s);
-    write_components(
-        g, {"stress", "Pa", "Cauchy stress, tension positive", "components", "xx yy zz xy xz yz"},
-        p.stress, n, s);
-    write_column(g, {"plastic_strain", "-", "accumulated plastic strain (plastic multiplier)"},
-                 p.plastic_strain, n, s);
-    write_column(g, {"yielding", "-", "1 if the particle yielded in the last step"}, p.yielding,
-                 n, s);
-    write_column(g, {"material", "-", "material index"}, p.material, n, s);
-    write_column(g, {"body", "-", "body index"}, p.body, n, s);
-    write_dataset<std::uint8_t>(
-        g, {"kind", "-", "particle kind", "values", "0 dynamic, 1 boundary"}, n, 1, s,
-        [&](std::size_t first, std::size_t count, std::uint8_t* out) {
+// The dataset attributes of a field: a symmetric tensor also names its components.
+DatasetInfo dataset_info(const FieldInfo& f, std::size_t components, int dim) {
+    static const std::string tensor_components = [] {
+        std::string names;
+        for (const char* c : kSymComponentNames) names += (names.empty() ? "" : " ") + std::string(c);
+        return names;
+    }();
+    if (components == kSymComponents)
+        return {f.name, f.units, f.description, "components", tensor_components.c_str()};
+    return {f.name, f.units_in(dim), f.description, f.extra_attribute, f.extra_value};
+}
+
+// The fields marked `use` (kSnapshot or kCheckpoint) of the first n particles of p (the owned
+// ones: a halo may follow), one dataset each: (N) for a scalar, (N, k) for k components.
+void write_particles(hid_t g, const ParticleSet& p, std::size_t n, const RowSlice& s, unsigned use) {
+    for_each_field(p, [&](const FieldInfo& f, const auto& a) {
+        if (!(f.use & use)) return;
+        using A = std::remove_cvref_t<decltype(a)>;
+        using T = FieldElement<A>;
+        constexpr std::size_t K = kComponents<A>;
+        write_dataset<T>(g, dataset_info(f, K, p.dim), n, K, s, [&](std::size_t first, std::size_t count, T* out) {
             for (std::size_t i = 0; i < count; ++i)
-                out[i] = static_cast<std::uint8_t>(p.kind[first + i]);
+                for (std::size_t k = 0; k < K; ++k) out[i * K + k] = component(a, k)[first + i];
         });
-    write_column(g, {"id", "-", "stable particle id"}, p.id, n, s);
+    });
 }
 
 // The particles in id order, whatever the number of ranks: each rank writes its id slice of
 // the owned particles (parallel::id_slice) into one file, collectively through MPI-IO.
 void write_file(const fs::path& path, const ParticleSet& owned, double time_s, std::int64_t step,
-                const std::map<std::string, std::string>& string_attributes) {
+                const std::map<std::string, std::string>& string_attributes, unsigned use) {
     RowSlice slice;
     slice.collective = mpi::size() > 1;
     // A single process whose particles are in id order (as Simulation keeps them on one rank)
@@ -400,7 +393,7 @@ void write_file(const fs::path& path, const ParticleSet& owned, double time_s, s
                                            H5P_DEFAULT),
                                 "creating group '/particles'"),
                          H5Gclose);
-            write_particles(group, p, n, slice);
+            write_particles(group, p, n, slice, use);
             group.close("closing group '/particles'");
         }
         h5_try(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");
@@ -480,6 +473,16 @@ void xdmf_attribute(std::ostream& x, const std::string& name, const char* type,
       << "\" Center=\"Node\">\n     " << item << "\n    </Attribute>\n";
 }
 
+// XDMF NumberType and Precision [bytes] of a field's element type.
+template <class T>
+std::pair<const char*, int> xdmf_number_type() {
+    if constexpr (std::is_floating_point_v<T>) return {"Float", static_cast<int>(sizeof(T))};
+    if constexpr (sizeof(T) == 1) return {"UChar", 1};
+    return {"Int", static_cast<int>(sizeof(T))};
+}
+
+// One snapshot as an XDMF grid: the position field is the geometry; every other snapshot field
+// is an attribute, vectors first, then scalars, then each tensor component (see below).
 void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n) {
     const std::string file = snapshot_file_name(index);
     const std::string src = file + ":/particles/";  // relative: the series can be moved
@@ -488,27 +491,28 @@ void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n)
       << "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
       << "\" NodesPerElement=\"1\"/>\n"
       << "    <Geometry GeometryType=\"XYZ\">\n     "
-      << data_item(src + "position", n, 3, "Float", 8) << "\n    </Geometry>\n";
-    xdmf_attribute(x, "velocity", "Vector", data_item(src + "velocity", n, 3, "Float", 8));
-    struct Scalar {
-        const char* name;
-        const char* type;
-        int precision;
-    };
-    for (const Scalar& s : {Scalar{"density", "Float", 8}, {"mass", "Float", 8},
-                            {"smoothing_length", "Float", 8}, {"plastic_strain", "Float", 8},
-                            {"yielding", "UChar", 1}, {"material", "Int", 4}, {"body", "Int", 4},
-                            {"kind", "UChar", 1}, {"id", "Int", 8}})
-        xdmf_attribute(x, s.name, "Scalar", data_item(src + s.name, n, 1, s.type, s.precision));
-    // XDMF's Tensor6 means xx yy zz xy yz xz, not our order: expose six scalars instead, each
-    // one column of the (N, 6) dataset, selected by a hyperslab (start; stride; count).
-    for (int c = 0; c < kSymComponents; ++c) {
-        std::ostringstream slab;
-        slab << "<DataItem ItemType=\"HyperSlab\" Type=\"HyperSlab\" Dimensions=\"" << n
-             << " 1\">\n      <DataItem Dimensions=\"3 2\" Format=\"XML\">0 " << c << " 1 1 " << n
-             << " 1</DataItem>\n      " << data_item(src + "stress", n, kSymComponents, "Float", 8)
-             << "\n     </DataItem>";
-        xdmf_attribute(x, std::string("stress_") + kSymComponentNames[c], "Scalar", slab.str());
+      << data_item(src + kPositionField, n, 3, "Float", 8) << "\n    </Geometry>\n";
+    for (const std::size_t pass : {std::size_t{3}, std::size_t{1}, std::size_t{kSymComponents}}) {
+        for_each_field_entry([&](const auto& field) {
+            using A = std::remove_cvref_t<decltype(std::declval<ParticleSet&>().*(field.member))>;
+            constexpr std::size_t K = kComponents<A>;
+            const FieldInfo& f = field.info;
+            if (K != pass || !(f.use & kSnapshot) || std::string(f.name) == kPositionField) return;
+            const auto [type, precision] = xdmf_number_type<FieldElement<A>>();
+            if (K == 3) xdmf_attribute(x, f.name, "Vector", data_item(src + f.name, n, 3, type, precision));
+            if (K == 1) xdmf_attribute(x, f.name, "Scalar", data_item(src + f.name, n, 1, type, precision));
+            if (K != kSymComponents) return;
+            // XDMF's Tensor6 means xx yy zz xy yz xz, not our order: expose six scalars instead,
+            // each one column of the (N, 6) dataset, selected by a hyperslab (start; stride; count).
+            for (int c = 0; c < kSymComponents; ++c) {
+                std::ostringstream slab;
+                slab << "<DataItem ItemType=\"HyperSlab\" Type=\"HyperSlab\" Dimensions=\"" << n
+                     << " 1\">\n      <DataItem Dimensions=\"3 2\" Format=\"XML\">0 " << c << " 1 1 " << n
+                     << " 1</DataItem>\n      " << data_item(src + f.name, n, kSymComponents, type, precision)
+                     << "\n     </DataItem>";
+                xdmf_attribute(x, std::string(f.name) + "_" + kSymComponentNames[c], "Scalar", slab.str());
+            }
+        });
     }
     x << "   </Grid>\n";
 }
@@ -546,7 +550,7 @@ SnapshotWriter::SnapshotWriter(fs::path output_dir) : dir_(std::move(output_dir)
 fs::path SnapshotWriter::write(const ParticleSet& p, double time_s, std::int64_t step,
                                const std::map<std::string, std::string>& string_attributes) {
     const fs::path final_path = dir_ / snapshot_file_name(next_index_);
-    write_particle_file(final_path, p, time_s, step, string_attributes);
+    write_particle_file(final_path, p, time_s, step, string_attributes, kSnapshot);
     const auto total = static_cast<std::size_t>(mpi::sum(static_cast<std::int64_t>(p.owned())));
     entries_.push_back({next_index_, time_s, total});
     ++next_index_;
@@ -558,7 +562,7 @@ fs::path SnapshotWriter::write(const ParticleSet& p, double time_s, std::int64_t
 void write_particle_file(const fs::path& final_path, const ParticleSet& p, double time_s,
                          std::int64_t step,
                          const std::map<std::string, std::string>& string_attributes,
-                         const std::function<void(const fs::path&)>& finalize) {
+                         unsigned use, const std::function<void(const fs::path&)>& finalize) {
     fs::path tmp = final_path;
     tmp += ".tmp";
     const auto total = static_cast<std::uintmax_t>(mpi::sum(static_cast<std::int64_t>(p.owned())));
@@ -566,7 +570,7 @@ void write_particle_file(const fs::path& final_path, const ParticleSet& p, doubl
     try {
         QuietHdf5Errors quiet;
         check_consistent(p);
-        if (mpi::rank() == 0) check_free_space(tmp, particle_file_bytes(p, total));
+        if (mpi::rank() == 0) check_free_space(tmp, particle_file_bytes(p, total, use));
     } catch (const std::exception& e) {
         error = e.what();
     }
@@ -575,7 +579,7 @@ void write_particle_file(const fs::path& final_path, const ParticleSet& p, doubl
     if (error.empty()) {
         try {
             QuietHdf5Errors quiet;
-            write_file(tmp, p, time_s, step, string_attributes);  // closed when it returns
+            write_file(tmp, p, time_s, step, string_attributes, use);  // closed when it returns
         } catch (const std::exception& e) {
             error = e.what();
         }
@@ -783,7 +787,7 @@ void add_string_attribute(const fs::path& file, const std::string& name, const s
     }
 }
 
-ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* step) {
+ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* step, unsigned use) {
     QuietHdf5Errors quiet;
     try {
         std::error_code ec;
@@ -797,21 +801,24 @@ ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* st
         Handle g(h5_try(H5Gopen2(f, "particles", H5P_DEFAULT), "opening group '/particles'"),
                  H5Gclose);
         const std::size_t n = particle_count(g);  // every other dataset must agree with it
-        deinterleave(read_dataset<double>(g, "position", n, 3), p.x);
-        deinterleave(read_dataset<double>(g, "velocity", n, 3), p.v);
-        p.rho = read_dataset<double>(g, "density", n, 1);
-        p.mass = read_dataset<double>(g, "mass", n, 1);
-        p.h = read_dataset<double>(g, "smoothing_length", n, 1);
-        deinterleave(read_dataset<double>(g, "stress", n, kSymComponents), p.stress);
-        p.plastic_strain = read_dataset<double>(g, "plastic_strain", n, 1);
-        p.yielding = read_dataset<std::uint8_t>(g, "yielding", n, 1);
-        p.material = read_dataset<std::int32_t>(g, "material", n, 1);
-        p.body = read_dataset<std::int32_t>(g, "body", n, 1);
-        p.id = read_dataset<std::int64_t>(g, "id", n, 1);
-        for (std::uint8_t k : read_dataset<std::uint8_t>(g, "kind", n, 1)) {
-            if (k > 1) throw std::runtime_error("dataset '/particles/kind' holds an unknown kind");
-            p.kind.push_back(static_cast<ParticleKind>(k));
-        }
+        for_each_field(p, [&](const FieldInfo& f, auto& a) {
+            using A = std::remove_cvref_t<decltype(a)>;
+            using T = FieldElement<A>;
+            constexpr std::size_t K = kComponents<A>;
+            std::vector<T> rows;
+            if (f.use & use) rows = read_dataset<T>(g, stored_name(g, f), n, K);
+            for (std::size_t k = 0; k < K; ++k) {
+                auto& c = component(a, k);
+                c.assign(n, T{});  // a field the file does not hold starts at zero
+                if (!rows.empty())
+                    for (std::size_t i = 0; i < n; ++i) c[i] = rows[i * K + k];
+            }
+            if constexpr (std::is_same_v<T, ParticleKind>)
+                for (const ParticleKind k : rows)
+                    if (static_cast<std::uint8_t>(k) > 1)
+                        throw std::runtime_error("dataset '/particles/" + std::string(f.name) +
+                                                 "' holds an unknown kind");
+        });
         return p;
     } catch (const std::exception& e) {
         throw std::runtime_error("cannot read snapshot '" + file.string() + "': " + e.what());

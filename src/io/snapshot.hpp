@@ -27,9 +27,10 @@ public:
     // on any HDF5 or file-system error; no partial snapshot is left behind.
     //
     // Root attributes: time [s] (double), step (int64), dim (int), units, regosph_version, and
-    // every entry of `string_attributes`. Group /particles: position, velocity (N,3); stress
-    // (N,6, components "xx yy zz xy xz yz"); density, mass, smoothing_length, plastic_strain,
-    // yielding, material, body, kind, id (N). Every dataset carries `units` and `description`.
+    // every entry of `string_attributes`. Group /particles: one dataset per field of the table
+    // in core/fields.hpp marked kSnapshot, named after it: (N) for a scalar, (N, 3) for a
+    // vector, (N, 6) for a symmetric tensor (attribute components = "xx yy zz xy xz yz"). Every
+    // dataset carries `units` and `description`.
     std::filesystem::path write(const ParticleSet& p, double time_s, std::int64_t step,
                                 const std::map<std::string, std::string>& string_attributes = {});
 
@@ -56,11 +57,13 @@ private:
 
 // One particle file in the snapshot layout, written atomically (temporary name, flush, rename),
 // without touching series.xdmf: checkpoints use it. Throws std::runtime_error naming the file.
-// `finalize`, when given, runs on rank 0 on the complete temporary file, before the rename
-// (checkpoints add their checksum there).
+// `use` selects the fields (kSnapshot or kCheckpoint, core/fields.hpp). `finalize`, when
+// given, runs on rank 0 on the complete temporary file, before the rename (checkpoints add
+// their checksum there).
 void write_particle_file(const std::filesystem::path& path, const ParticleSet& p, double time_s,
                          std::int64_t step,
                          const std::map<std::string, std::string>& string_attributes = {},
+                         unsigned use = kSnapshot,
                          const std::function<void(const std::filesystem::path&)>& finalize = {});
 
 // Root attributes every particle file carries; string attributes must not take these names.
@@ -93,9 +96,10 @@ std::string read_string_attribute(const std::filesystem::path& file, const std::
 // File name of snapshot number `index`: "snapshot_000042.h5".
 std::string snapshot_file_name(std::size_t index);
 
-// Reads a file written by SnapshotWriter. `time_s` and `step`, when given, receive the root
-// attributes. Throws std::runtime_error naming the file (and dataset, when one is at fault).
+// Reads a file written by SnapshotWriter (use = kSnapshot) or a checkpoint (kCheckpoint): the
+// fields marked `use`; the others start at zero. `time_s` and `step`, when given, receive the
+// root attributes. Throws std::runtime_error naming the file (and dataset, when one is at fault).
 ParticleSet read_snapshot(const std::filesystem::path& file, double* time_s = nullptr,
-                          std::int64_t* step = nullptr);
+                          std::int64_t* step = nullptr, unsigned use = kSnapshot);
 
 }  // namespace regosph::io

@@ -1,6 +1,9 @@
 #include "materials/drucker_prager.hpp"
 
 #include <cmath>
+#include <numbers>
+
+#include "core/units.hpp"
 
 namespace regosph {
 
@@ -32,15 +35,14 @@ constexpr double kTinyDeviator = 1e-12;
 constexpr double kOnSurface = 1e-9;
 }  // namespace
 
-PlasticStressRate drucker_prager_stress_rate(const DruckerPrager& m,
-                                             const DruckerPragerConstants& dp,
-                                             const SymTensor& sigma, const SymTensor& eps_dot) {
+StressRate drucker_prager_stress_rate(const DruckerPrager& m, const DruckerPragerConstants& dp,
+                                      const SymTensor& sigma, const SymTensor& eps_dot) {
     const double K = m.bulk_modulus;
     const double mu = m.shear_modulus;
     const double tr_eps = trace(eps_dot);
 
     // Hooke: 2 mu eps_dot + (K - 2 mu / 3) tr(eps_dot) I  (Schaefer 2017 eq. 19, first terms)
-    PlasticStressRate out;
+    StressRate out;
     const double lame = K - 2.0 * mu / 3.0;
     for (int c = 0; c < kSymComponents; ++c) out.rate[c] = 2.0 * mu * eps_dot[c];
     for (int c = XX; c <= ZZ; ++c) out.rate[c] += lame * tr_eps;
@@ -94,6 +96,42 @@ bool drucker_prager_return(const DruckerPragerConstants& dp, SymTensor& sigma) {
         changed = true;
     }
     return changed;
+}
+
+void DruckerPrager::validate(const std::string& material) const {
+    checks::positive(material, "density", density, "kg/m^3");
+    checks::positive(material, "bulk_modulus", bulk_modulus, "Pa");
+    checks::positive(material, "shear_modulus", shear_modulus, "Pa");
+    const double phi = friction_angle;
+    if (!(std::isfinite(phi) && phi >= 0.0 && phi < std::numbers::pi / 2))
+        checks::fail(material, "friction_angle", radians_to_degrees(phi), "deg must lie in [0, 90) deg");
+    checks::non_negative(material, "cohesion", cohesion, "Pa");
+    const double psi = dilatancy_angle;
+    if (!(std::isfinite(psi) && psi >= 0.0 && psi <= phi))
+        checks::fail(material, "dilatancy_angle", radians_to_degrees(psi), "deg must lie in [0, friction_angle] deg");
+    if (phi == 0.0 && cohesion == 0.0)
+        checks::fail(material, "cohesion", 0.0,
+                     "Pa with friction_angle 0: the material would have no strength");
+}
+
+void DruckerPrager::prepare(int dim) {
+    yield_surface = drucker_prager_constants(friction_angle, cohesion, dim);
+}
+
+double DruckerPrager::wave_speed(double /*rho*/) const { return elastic_wave_speed(*this); }
+
+StressRate DruckerPrager::stress_rate(const SymTensor& sigma, const SymTensor& strain_rate) const {
+    return drucker_prager_stress_rate(*this, yield_surface, sigma, strain_rate);
+}
+
+bool DruckerPrager::correct(double /*rho*/, SymTensor& sigma) const {
+    return drucker_prager_return(yield_surface, sigma);
+}
+
+std::vector<ModelParameter> DruckerPrager::parameters() const {
+    return {{"density_kg_m3", density},           {"bulk_modulus_Pa", bulk_modulus},
+            {"shear_modulus_Pa", shear_modulus},  {"friction_angle_deg", radians_to_degrees(friction_angle)},
+            {"cohesion_Pa", cohesion},            {"dilatancy_angle_deg", radians_to_degrees(dilatancy_angle)}};
 }
 
 }  // namespace regosph

@@ -3,11 +3,22 @@
 // Free functions of (parameters, state, strain rate) so that each is unit-testable.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "core/tensor.hpp"
+#include "materials/constitutive_model.hpp"
 
 namespace regosph {
 
-// Material parameters as a user gives them. Angles in radians.
+// Drucker-Prager constants alpha_phi and k_c.
+struct DruckerPragerConstants {
+    double alpha_phi = 0.0;  // [-]
+    double k_c = 0.0;        // [Pa]
+};
+
+// Material parameters as a user gives them (angles in radians), and the model's members of
+// the ConstitutiveModel interface (constitutive_model.hpp).
 struct DruckerPrager {
     double density = 0.0;          // reference bulk density [kg/m^3]
     double bulk_modulus = 0.0;     // K [Pa]
@@ -15,12 +26,18 @@ struct DruckerPrager {
     double friction_angle = 0.0;   // phi [rad], in [0, pi/2)
     double cohesion = 0.0;         // c [Pa], >= 0
     double dilatancy_angle = 0.0;  // psi [rad], in [0, phi]
-};
+    // Derived by prepare(dim) from phi and c, not a user parameter.
+    DruckerPragerConstants yield_surface{};
 
-// Drucker-Prager constants alpha_phi and k_c.
-struct DruckerPragerConstants {
-    double alpha_phi = 0.0;  // [-]
-    double k_c = 0.0;        // [Pa]
+    static constexpr const char* kName = "DruckerPrager";
+    static constexpr bool kBoundaryOnly = false;
+    void validate(const std::string& material) const;
+    void prepare(int dim);
+    double wave_speed(double rho) const;  // c_p at the reference density (rho unused) [m/s]
+    StressRate stress_rate(const SymTensor& sigma, const SymTensor& strain_rate) const;
+    bool correct(double rho, SymTensor& sigma) const;  // Bui's corrections (drucker_prager_return)
+    PairOptions pair_options() const { return {}; }
+    std::vector<ModelParameter> parameters() const;
 };
 
 // dim == 2: plane strain fit (Schaefer 2017 eq. 13, Bui 2008 eq. 9).
@@ -36,12 +53,7 @@ double yield_function(const DruckerPragerConstants& dp, const SymTensor& sigma);
 
 // Constitutive stress rate without the rotation terms (Schaefer 2017 eqs. 19-20) and the
 // plastic multiplier rate lambda_dot [1/s]; plastic flow when f >= 0 and lambda_dot > 0.
-struct PlasticStressRate {
-    SymTensor rate{};          // [Pa/s]
-    double lambda_dot = 0.0;   // [1/s]
-    bool yielding = false;
-};
-PlasticStressRate drucker_prager_stress_rate(const DruckerPrager& m,
+StressRate drucker_prager_stress_rate(const DruckerPrager& m,
                                              const DruckerPragerConstants& dp,
                                              const SymTensor& sigma, const SymTensor& strain_rate);
 

@@ -107,4 +107,26 @@ ElasticModuli elastic_moduli(const std::string& material, std::optional<double> 
     return m;
 }
 
+void ElasticSolid::validate(const std::string& material) const {
+    checks::positive(material, "density", density, "kg/m^3");
+    checks::positive(material, "bulk_modulus", bulk_modulus, "Pa");
+    checks::non_negative(material, "shear_modulus", shear_modulus, "Pa");
+    if (!(std::isfinite(murnaghan_n) && murnaghan_n > 0.0))
+        checks::fail(material, "murnaghan_n", murnaghan_n, "must be > 0");
+    checks::in_range(material, "artificial_stress", artificial_stress, 0.0, 1.0);
+    if (!(std::isfinite(artificial_stress_exponent) && artificial_stress_exponent > 0.0))
+        checks::fail(material, "artificial_stress_exponent", artificial_stress_exponent, "must be > 0");
+    checks::in_range(material, "xsph", xsph, 0.0, 1.0);
+}
+
+std::vector<ModelParameter> ElasticSolid::parameters() const {
+    return {{"density_kg_m3", density},
+            {"bulk_modulus_Pa", bulk_modulus},
+            {"shear_modulus_Pa", shear_modulus},
+            {"murnaghan_n", murnaghan_n},
+            {"artificial_stress", artificial_stress},
+            {"artificial_stress_exponent", artificial_stress_exponent},
+            {"xsph", xsph}};
+}
+
 }  // namespace regosph

@@ -10,11 +10,15 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/tensor.hpp"
+#include "materials/constitutive_model.hpp"
 
 namespace regosph {
 
+// Parameters, and the model's members of the ConstitutiveModel interface
+// (constitutive_model.hpp); the equations are the free functions below.
 struct ElasticSolid {
     double density = 0.0;          // rho0, reference density [kg/m^3]
     double bulk_modulus = 0.0;     // K0, bulk modulus at zero pressure [Pa]
@@ -23,6 +27,16 @@ struct ElasticSolid {
     double artificial_stress = 0.0;           // epsilon of Monaghan (2000) [-]; 0 = off
     double artificial_stress_exponent = 4.0;  // n of f_ab^n (Monaghan 2000) [-]
     double xsph = 0.0;             // epsilon of the XSPH position rate [-]; 0 = dx/dt = v
+
+    static constexpr const char* kName = "ElasticSolid";
+    static constexpr bool kBoundaryOnly = false;
+    void validate(const std::string& material) const;
+    void prepare(int /*dim*/) {}
+    double wave_speed(double rho) const;  // P-wave speed at density rho [m/s]
+    StressRate stress_rate(const SymTensor& sigma, const SymTensor& strain_rate) const;
+    bool correct(double rho, SymTensor& sigma) const;  // the EoS; never plastic
+    PairOptions pair_options() const { return {artificial_stress, artificial_stress_exponent, xsph}; }
+    std::vector<ModelParameter> parameters() const;
 };
 
 // The functions below run once per particle and evaluation or stage; they are inline, and a
@@ -62,6 +76,7 @@ inline double elastic_wave_speed(const ElasticSolid& m, double rho) {
     return std::sqrt(murnaghan_sound_speed_squared(m, rho) + 4.0 * m.shear_modulus / (3.0 * rho));
 }
 inline double elastic_wave_speed(const ElasticSolid& m) { return elastic_wave_speed(m, m.density); }
+inline double ElasticSolid::wave_speed(double rho) const { return elastic_wave_speed(*this, rho); }
 
 // Hooke's deviatoric stress rate 2 mu (eps_dot - tr(eps_dot) / 3 I) [Pa/s] (SPEC.md section 4),
 // without the rotation terms. In 2D plane strain eps_dot_zz = 0, so the zz rate is
@@ -77,6 +92,18 @@ inline SymTensor hooke_deviatoric_rate(const ElasticSolid& m, const SymTensor& s
 inline void apply_equation_of_state(const ElasticSolid& m, double rho, SymTensor& sigma) {
     const double shift = trace(sigma) / 3.0 + murnaghan_pressure(m, rho);  // old mean + p
     for (int c = XX; c <= ZZ; ++c) sigma[c] -= shift;
+}
+
+// The pressure follows from the density (EoS) after the stage update; only the deviator has
+// a rate. The Murnaghan solid stiffens under compression.
+inline StressRate ElasticSolid::stress_rate(const SymTensor& /*sigma*/,
+                                            const SymTensor& strain_rate) const {
+    return {hooke_deviatoric_rate(*this, strain_rate), 0.0, false};
+}
+
+inline bool ElasticSolid::correct(double rho, SymTensor& sigma) const {
+    apply_equation_of_state(*this, rho, sigma);
+    return false;
 }
 
 // Monaghan (2000) artificial stress R of one particle [Pa m^6/kg^2]: in the principal frame of

@@ -1,21 +1,19 @@
 // Run-time choice of constitutive model per body (never by compile-time switches).
-// A new model is a new alternative of `Model` plus its case in material.cpp and in the
-// stress-rate dispatch of src/sph/equations.cpp.
+// `Model` is the registry of models: a new model is its own files (constitutive_model.hpp
+// says what they provide) plus one alternative here. material.cpp is the only place that
+// dispatches on `Model`; every other layer calls the functions below.
 #pragma once
 
 #include <string>
 #include <variant>
+#include <vector>
 
+#include "materials/constitutive_model.hpp"
 #include "materials/drucker_prager.hpp"
 #include "materials/elastic_solid.hpp"
+#include "materials/rigid.hpp"
 
 namespace regosph {
-
-// Material of bodies whose particles are boundary particles (fixed walls, prescribed-motion
-// tools): only its density is used, to give the particles their volume m / rho.
-struct Rigid {
-    double density = 0.0;  // [kg/m^3]
-};
 
 using Model = std::variant<DruckerPrager, ElasticSolid, Rigid>;
 
@@ -27,12 +25,23 @@ struct Material {
     double viscosity_sound_speed = 0.0;
 };
 
-double reference_density(const Material& m);    // [kg/m^3]
-double elastic_wave_speed(const Material& m);    // [m/s] at the reference density, 0 for Rigid
-double viscosity_sound_speed(const Material& m); // [m/s], the c of eq. 35
-
 // Throws std::invalid_argument naming the material and the offending field, e.g.
 // "material 'soil': friction_angle = 95 deg must lie in [0, 90) deg".
 void validate(const Material& m);
+// A copy whose model holds its derived constants for a run of dimension dim (2 or 3).
+Material prepared(const Material& m, int dim);
+
+const char* model_name(const Material& m);      // "DruckerPrager", ... (run.json "model")
+bool boundary_only(const Material& m);          // only fixed or kinematic bodies may use it
+double reference_density(const Material& m);    // [kg/m^3]
+double elastic_wave_speed(const Material& m);   // [m/s] at the reference density, 0 for Rigid
+double wave_speed(const Material& m, double rho);  // [m/s] at density rho (Courant limit)
+double viscosity_sound_speed(const Material& m);   // [m/s], the c of eq. 35
+PairOptions pair_options(const Material& m);
+std::vector<ModelParameter> model_parameters(const Material& m);  // run.json description
+
+// The constitutive law of a prepared material (see ConstitutiveModel).
+StressRate stress_rate(const Material& m, const SymTensor& sigma, const SymTensor& strain_rate);
+bool correct_stress(const Material& m, double rho, SymTensor& sigma);
 
 }  // namespace regosph

@@ -87,24 +87,17 @@ void unpack_list(const std::vector<char>& buf, std::size_t& offset, std::vector<
     offset += list.size() * sizeof(T);
 }
 
-// The per-evaluation halo fields: stress components that can be non-zero (plane strain has no
-// xz, yz shear).
-std::vector<int> stress_components(int dim) {
-    return dim == 3 ? std::vector<int>{XX, YY, ZZ, XY, XZ, YZ} : std::vector<int>{XX, YY, ZZ, XY};
-}
-
-// Calls fn(array) for the arrays update_halo refreshes, in a fixed order.
+// Calls fn(array) for the arrays update_halo refreshes: the fields of the table
+// (core/fields.hpp) marked for this kind of update, each with the components that can be
+// non-zero in p.dim dimensions, in table order.
 template <class Fn>
 void for_each_halo_field(ParticleSet& p, HaloFields fields, Fn&& fn) {
-    if (fields == HaloFields::dynamic_state) {
-        for (int d = 0; d < p.dim; ++d) fn(p.x[d]);
-        for (int d = 0; d < p.dim; ++d) fn(p.v[d]);
-        fn(p.rho);
-    } else {
-        fn(p.rho);
-        fn(p.mass);
-    }
-    for (const int c : stress_components(p.dim)) fn(p.stress[c]);
+    const unsigned use = fields == HaloFields::dynamic_state ? kHaloState : kHaloBoundary;
+    for_each_field(p, [&](const FieldInfo& f, auto& a) {
+        if (!(f.use & use)) return;
+        for (const int c : active_components(kComponents<std::remove_cvref_t<decltype(a)>>, p.dim))
+            fn(component(a, static_cast<std::size_t>(c)));
+    });
 }
 
 }  // namespace
@@ -208,7 +201,7 @@ void Domain::compute_tree(const ParticleSet& p, bool global) {
 }
 
 void Domain::distribute(ParticleSet& p) {
-    drop_halo(p);
+    p.drop_halo();
     distributed_ = true;
     if (mpi::size() == 1) {
         tree_.assign(1, Node{0, 1});
@@ -225,7 +218,7 @@ void Domain::distribute(ParticleSet& p) {
 }
 
 void Domain::migrate(ParticleSet& p) {
-    drop_halo(p);
+    p.drop_halo();
     const int ranks = mpi::size();
     if (ranks == 1) return;
     ++stats_.migrations;
@@ -242,7 +235,7 @@ void Domain::migrate(ParticleSet& p) {
 }
 
 void Domain::build_halo(ParticleSet& p, double reach) {
-    drop_halo(p);
+    p.drop_halo();
     partners_.clear();
     send_.clear();
     for (auto& s : send_kind_) s.clear();

@@ -28,10 +28,11 @@
 
 namespace regosph::parallel {
 
-// Which fields update_halo refreshes.
+// Which fields update_halo refreshes (the field table in core/fields.hpp says which fields).
 enum class HaloFields {
-    dynamic_state,    // of dynamic halo particles: position, velocity, density, stress
-    boundary_values,  // of boundary halo particles: density, mass, stress (extrapolated by owner)
+    dynamic_state,    // of dynamic halo particles: the fields marked kHaloState
+    boundary_values,  // of boundary halo particles: those marked kHaloBoundary (extrapolated by
+                      // their owner)
 };
 
 // Cumulative counters of this rank (for benchmarks and the run summary).
@@ -73,9 +74,6 @@ public:
 
     // Collective. Refreshes the halo copies from their owners (same halo as the last build).
     void update_halo(ParticleSet& p, HaloFields fields);
-
-    // Removes the halo copies (local).
-    static void drop_halo(ParticleSet& p) { p.drop_halo(); }
 
     // Rank that owns position x under the current tree (0 before any decomposition).
     int owner(const std::array<double, 3>& x) const;

@@ -77,10 +77,6 @@ void sum_in_place(std::vector<std::int64_t>& v) { reduce_vector(v, MPI_INT64_T, 
 void min_in_place(std::vector<double>& v) { reduce_vector(v, MPI_DOUBLE, MPI_MIN); }
 void max_in_place(std::vector<double>& v) { reduce_vector(v, MPI_DOUBLE, MPI_MAX); }
 
-void barrier() {
-    if (parallel()) MPI_Barrier(MPI_COMM_WORLD);
-}
-
 std::vector<std::string> allgather(const std::string& local) {
     if (!parallel()) return {local};
     const int n = size();
@@ -94,6 +90,19 @@ std::vector<std::string> allgather(const std::string& local) {
     std::vector<std::string> out;
     for (int r = 0; r < n; ++r) out.push_back(all.substr(offsets[r], lengths[r]));
     return out;
+}
+
+std::vector<double> allgather(const std::vector<double>& local) {
+    if (!parallel()) return local;
+    const int n = size();
+    const int len = static_cast<int>(local.size());
+    std::vector<int> lengths(n), offsets(n, 0);
+    MPI_Allgather(&len, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 1; r < n; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+    std::vector<double> all(static_cast<std::size_t>(offsets[n - 1] + lengths[n - 1]));
+    MPI_Allgatherv(local.data(), len, MPI_DOUBLE, all.data(), lengths.data(), offsets.data(),
+                   MPI_DOUBLE, MPI_COMM_WORLD);
+    return all;
 }
 
 std::string first_error(const std::string& local) {

@@ -34,10 +34,10 @@ void sum_in_place(std::vector<std::int64_t>& values);
 void min_in_place(std::vector<double>& values);
 void max_in_place(std::vector<double>& values);
 
-void barrier();
-
 // The strings of every rank, in rank order, on every rank.
 std::vector<std::string> allgather(const std::string& local);
+// Every rank's values, concatenated in rank order (the same vector on every rank).
+std::vector<double> allgather(const std::vector<double>& local);
 
 // The first non-empty message of any rank (in rank order), on every rank; "" if none. Lets
 // all ranks fail together when one of them hit an error outside a collective operation.

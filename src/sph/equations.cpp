@@ -6,22 +6,19 @@
 #include <stdexcept>
 
 #include "sph/kernel.hpp"
+#include "sph/pair_terms.hpp"
 #include "core/tensor.hpp"
 
 namespace regosph {
 
-MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim) : materials(mats) {
+MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim) {
     for (const Material& m : mats) {
-        DruckerPragerConstants c{};
-        if (const auto* dp = std::get_if<DruckerPrager>(&m.model))
-            c = drucker_prager_constants(dp->friction_angle, dp->cohesion, dim);
-        drucker_prager.push_back(c);
-        wave_speed.push_back(elastic_wave_speed(m));
+        materials.push_back(prepared(m, dim));
         viscosity_speed.push_back(viscosity_sound_speed(m));
-        const auto* es = std::get_if<ElasticSolid>(&m.model);
-        artificial_stress.push_back(es ? es->artificial_stress : 0.0);
-        artificial_stress_exponent.push_back(es ? es->artificial_stress_exponent : 0.0);
-        xsph.push_back(es ? es->xsph : 0.0);
+        const PairOptions o = pair_options(m);
+        artificial_stress.push_back(o.artificial_stress);
+        artificial_stress_exponent.push_back(o.artificial_stress_exponent);
+        xsph.push_back(o.xsph);
         any_artificial_stress = any_artificial_stress || artificial_stress.back() > 0.0;
         any_xsph = any_xsph || xsph.back() > 0.0;
     }
@@ -48,6 +45,7 @@ void Derivatives::resize(std::size_t n, bool position_rate) {
     drho.assign(n, 0.0);
     for (auto& c : dstress) c.assign(n, 0.0);
     dplastic.assign(n, 0.0);
+    loads.clear();
     yielding.assign(n, 0);
     dt_limit.assign(n, std::numeric_limits<double>::infinity());
 }
@@ -65,13 +63,13 @@ struct PairSums {
 };
 
 // Layout of a particle's record in StagedParticles::record: field offsets in doubles. A
-// symmetric tensor keeps its in-plane components in 2D (xx, yy, xy), all six in 3D (Voigt
-// order); kSlot gives the slot of entry (i, j).
+// symmetric tensor is stored packed (pair_terms::packed_slot): its in-plane components in 2D
+// (xx, yy, xy), all six in 3D (Voigt order).
 // ArtStress: the run has a material with artificial stress; otherwise the record ends before
 // R (6 doubles less per particle in 3D).
 template <int Dim, bool ArtStress>
 struct Record {
-    static constexpr int kTensor = Dim == 2 ? 3 : 6;
+    static constexpr int kTensor = pair_terms::kPackedSize<Dim>;
     static constexpr int x = 0;                   // position [m], Dim entries
     static constexpr int h = Dim;                 // support radius [m]
     static constexpr int v = Dim + 1;             // velocity [m/s], Dim entries
@@ -83,7 +81,6 @@ struct Record {
     static constexpr int stress = rho + 5;        // sigma / rho^2 [Pa m^6/kg^2], kTensor entries
     static constexpr int art = stress + kTensor;  // artificial stress R [Pa m^6/kg^2], kTensor
     static constexpr int size = ArtStress ? art + kTensor : art;
-    static constexpr int kSlot[3][3] = {{0, Dim == 2 ? 2 : 3, 4}, {Dim == 2 ? 2 : 3, 1, 5}, {4, 5, 2}};
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
 };
 
@@ -212,11 +209,125 @@ void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedPartic
     }
 }
 
-// ArtStress / Xsph: whether the run has a material with Monaghan's artificial stress / XSPH;
-// without them the pair loop contains neither term.
-template <int Dim, bool ArtStress, bool Xsph>
+// The body whose load each particle's pair forces count towards (its own, for a boundary
+// particle of a collected body; -1 otherwise), and its wall friction. Halo copies included.
+void stage_load_bodies(const ParticleSet& p, const LoadRequest& request, StagedParticles& st) {
+    const std::size_t n = p.size();
+    st.load_body.resize(n);
+    st.wall_mu.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto body = static_cast<std::size_t>(p.body[i]);
+        const bool wall = p.kind[i] == ParticleKind::boundary;
+        const bool collected = wall && body < request.collect.size() && request.collect[body] != 0;
+        st.load_body[i] = collected ? p.body[i] : -1;
+        const bool slips = wall && body < request.wall_friction.size() &&
+                           request.wall_friction[body] >= 0.0;
+        st.wall_mu[i] = slips ? request.wall_friction[body] : -1.0;
+    }
+}
+
+// Where the loads of one dynamic particle on bodies go (body_loads.hpp), for the pair loops
+// that collect them.
+struct LoadSink {
+    const std::int32_t* body_of;   // per particle (record index): body collected, -1 = none
+    const std::array<double, 3>* reference;  // per body: torque reference point [m]
+    std::int64_t id_a;             // of the dynamic particle
+    std::vector<LoadShare>* shares;
+    const double* wall_friction;   // per body: mu_w >= 0 of a slip wall, < 0 no-slip
+    std::size_t n_friction;        // entries of wall_friction
+};
+
+// The wall normal at dynamic particle a from its free-slip / Coulomb wall partners (see
+// pair_terms.hpp): n = sum_b V_b grad_a W_ab normalised; false when it has none.
+template <int Dim, class R>
+bool wall_normal(const StagedParticles& st, const double* rec_a,
+                 std::span<const std::uint32_t> partners, double (&n)[Dim]) {
+    bool any = false;
+    for (int d = 0; d < Dim; ++d) n[d] = 0.0;
+    for (const std::uint32_t b : partners) {
+        if (!(st.wall_mu[b] >= 0.0)) continue;
+        const double* rec_b = st.record.data() + static_cast<std::size_t>(b) * R::size;
+        double dx[Dim], r2 = 0.0;
+        for (int d = 0; d < Dim; ++d) {
+            dx[d] = rec_a[R::x + d] - rec_b[R::x + d];
+            r2 += dx[d] * dx[d];
+        }
+        const double h_ab = 0.5 * (rec_a[R::h] + rec_b[R::h]);
+        if (!interacts(r2, h_ab)) continue;
+        const double g = rec_b[R::volume] * kernel::gradient_factor<Dim>(std::sqrt(r2), h_ab);
+        for (int d = 0; d < Dim; ++d) n[d] += g * dx[d];
+        any = true;
+    }
+    double norm2 = 0.0;
+    for (int d = 0; d < Dim; ++d) norm2 += n[d] * n[d];
+    if (!(norm2 > 0.0)) return false;
+    // grad_a W_ab = W'(r) / r dx with W' < 0 points from a to b: the outward normal is minus it.
+    const double inv = -1.0 / std::sqrt(norm2);
+    for (int d = 0; d < Dim; ++d) n[d] *= inv;
+    return any;
+}
+
+// After the Coulomb limit changed particle a's wall force by (scale - 1) F_t, the shares of
+// the slip bodies among the loads change by the reaction, in proportion to their own
+// tangential parts; the extra force acts at x_a (within h of the wall).
+template <int Dim>
+void limit_load_shares(const LoadSink& sink, const double* xa, const double (&n)[Dim],
+                       double scale) {
+    std::vector<LoadShare>& out = *sink.shares;
+    for (auto it = out.rbegin(); it != out.rend() && it->id == sink.id_a; ++it) {
+        const auto body = static_cast<std::size_t>(it->body);
+        if (!(body < sink.n_friction && sink.wall_friction[body] >= 0.0)) continue;
+        double F[Dim], fn[Dim];
+        for (int d = 0; d < Dim; ++d) F[d] = it->force[d];
+        pair_terms::along<Dim>(F, n, fn);
+        double dF[3] = {0.0, 0.0, 0.0}, r[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < Dim; ++d) {
+            dF[d] = (scale - 1.0) * (F[d] - fn[d]);
+            r[d] = xa[d] - sink.reference[body][d];
+        }
+        if constexpr (Dim == 2) r[2] = -sink.reference[body][2];
+        for (int d = 0; d < 3; ++d) it->force[d] += dF[d];
+        it->torque[0] += r[1] * dF[2] - r[2] * dF[1];
+        it->torque[1] += r[2] * dF[0] - r[0] * dF[2];
+        it->torque[2] += r[0] * dF[1] - r[1] * dF[0];
+    }
+}
+
+// Adds the reaction to the pair forces m_a m_b t of one block of partners on the bodies that
+// are collected: particle b of a body feels -m_a m_b t, with torque (x_b - x_ref) x F. A new
+// share starts whenever the body changes along the row.
+template <int Dim, class R>
+void add_load_shares(const double* rec, const std::uint32_t* block, double m_a,
+                     const double (&pair_force)[Dim][kBlock], const LoadSink& sink) {
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        const std::int32_t body = sink.body_of[block[k]];
+        if (body < 0) continue;
+        std::vector<LoadShare>& out = *sink.shares;
+        if (out.empty() || out.back().id != sink.id_a || out.back().body != body)
+            out.push_back(LoadShare{sink.id_a, body, {}, {}});
+        LoadShare& share = out.back();
+        const double* x_b = rec + static_cast<std::size_t>(block[k]) * R::size + R::x;
+        double f[3] = {0.0, 0.0, 0.0}, r[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < Dim; ++d) {
+            f[d] = -m_a * pair_force[d][k];
+            r[d] = x_b[d] - sink.reference[body][d];
+        }
+        if constexpr (Dim == 2) r[2] = -sink.reference[body][2];
+        for (int d = 0; d < 3; ++d) share.force[d] += f[d];
+        share.torque[0] += r[1] * f[2] - r[2] * f[1];
+        share.torque[1] += r[2] * f[0] - r[0] * f[2];
+        share.torque[2] += r[0] * f[1] - r[1] * f[0];
+    }
+}
+
+// The pair loop of one dynamic particle a: the sums of pair_terms.hpp over its interacting
+// neighbours. ArtStress / Xsph: whether the run has a material with Monaghan's artificial
+// stress / XSPH; without them the loop contains neither term. Loads: the reaction of the pair
+// forces on collected bodies goes to `sink` (only evaluations that ask for loads).
+template <int Dim, bool ArtStress, bool Xsph, bool Loads>
 PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::size_t a,
-                     std::span<const std::uint32_t> partners, const PhysicsParameters& pp) {
+                     std::span<const std::uint32_t> partners, const PhysicsParameters& pp,
+                     const LoadSink& sink) {
     using R = Record<Dim, ArtStress>;
     const double* const rec = st.record.data();
     const double* const rec_a = rec + a * R::size;
@@ -242,9 +353,19 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     const double whole_weight = power > 0 ? 1.0 : 0.0;
     double fn_pow[kBlock] = {};
 
+    // Free-slip and Coulomb walls (pair_terms.hpp): the wall normal at a.
+    [[maybe_unused]] double n_wall[Dim] = {};
+    [[maybe_unused]] bool slip = false;
+    if constexpr (Loads) slip = wall_normal<Dim, R>(st, rec_a, partners, n_wall);
+    [[maybe_unused]] double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
+
     // Partial sums per lane.
     double acc[Dim][kBlock] = {}, div[kBlock] = {}, grad_v[Dim][Dim][kBlock] = {},
            max_nu[kBlock] = {}, xsph[Dim][kBlock] = {};
+    // Loads: each lane's pair terms, kept apart from the sums above so that collecting loads
+    // leaves the arithmetic of the sums (and so the results) unchanged.
+    double lane_mass[kBlock], lane_momentum[Dim][kBlock], lane_art_weight[kBlock] = {},
+           lane_art[Dim][kBlock] = {};
     for (std::size_t base = 0; base < partners.size(); base += kBlock) {
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
@@ -274,7 +395,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             const bool inside = interacts(r2, h_ab);
             const double r = inside ? std::sqrt(r2) : 2.0 * h_ab;
             const double rho_sum = rho_a + rec[ib + R::rho];
-            // One division gives 1 / (h r) for the kernel and 1 / ((r^2 + eps h^2) rhobar) for
+            // One division gives 1 / (h r) for the kernel and 1 / ((r^2 + eps h^2) rho_sum) for
             // the viscosity.
             const double denom = (inside ? r2 : r * r) + pp.av_epsilon * h_ab * h_ab;
             const double hr = h_ab * r;
@@ -292,65 +413,91 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             }
             const double m_b = rec[ib + R::mass];
 
-            // Continuity (eq. 31); the factor rho_a is applied by the caller.
-            div[k] += rec[ib + R::volume] * dv_dot_grad;
+            div[k] += pair_terms::continuity(rec[ib + R::volume], dv_dot_grad);
 
-            // Velocity gradient for the strain and rotation rates (eqs. 38 and 23).
-            const double w_v = -m_b * inv_rho_a;
+            // A free-slip or Coulomb wall partner: only the normal part of the relative
+            // velocity enters the strain rate.
+            [[maybe_unused]] double mu_b = -1.0;
+            double dv_l[Dim];
+            for (int d = 0; d < Dim; ++d) dv_l[d] = dv[d];
+            if constexpr (Loads) {
+                mu_b = inside ? st.wall_mu[b] : -1.0;
+                double normal[Dim];
+                pair_terms::along<Dim>(dv, n_wall, normal);
+                for (int d = 0; d < Dim; ++d) dv_l[d] = mu_b >= 0.0 ? normal[d] : dv[d];
+            }
+            double L[Dim][Dim];
+            pair_terms::velocity_gradient<Dim>(-m_b * inv_rho_a, dv_l, grad, L);
             for (int i = 0; i < Dim; ++i)
-                for (int j = 0; j < Dim; ++j) grad_v[i][j][k] += w_v * dv[i] * grad[j];
+                for (int j = 0; j < Dim; ++j) grad_v[i][j][k] += L[i][j];
 
-            // Artificial viscosity (eqs. 35-36), approaching pairs only. A boundary partner has
-            // no sound speed of its own (its model is rigid): the pair uses c_a.
-            // nu = h vr / (r^2 + eps h^2), Pi = (-alpha cbar nu + beta nu^2) / rhobar.
+            // Artificial viscosity, approaching pairs only. A boundary partner has no sound
+            // speed of its own (its model is rigid): the pair uses c_a.
             const double c_b = rec[ib + R::c_visc] < 0.0 ? c_a : rec[ib + R::c_visc];
-            const double nu = h_ab * vr * rho_sum * inv;
+            const double nu = pair_terms::viscosity_nu(h_ab, vr, rho_sum, inv);
             const double pi_approaching =
-                (-pp.av_alpha * 0.5 * (c_a + c_b) + pp.av_beta * nu) * nu * 2.0 * denom * inv;
+                pair_terms::viscosity_pi(pp.av_alpha, pp.av_beta, c_a, c_b, nu, denom, inv);
             const bool approaching = inside && vr < 0.0;
             const double pi_ab = approaching ? pi_approaching : 0.0;
             max_nu[k] = approaching ? std::max(max_nu[k], -nu) : max_nu[k];
 
-            // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab
-            for (int i = 0; i < Dim; ++i) {
-                double t = -pi_ab * grad[i];
-                for (int j = 0; j < Dim; ++j) {
-                    const int slot = R::kSlot[i][j];
-                    t += (sa[slot] + rec[ib + R::stress + slot]) * grad[j];
-                }
-                acc[i][k] += m_b * t;
+            double t[Dim];
+            pair_terms::momentum<Dim>(sa, rec, ib + R::stress, pi_ab, grad, t);
+            for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * t[i];
+            if constexpr (Loads) {
+                lane_mass[k] = m_b;
+                for (int i = 0; i < Dim; ++i) lane_momentum[i][k] = t[i];
             }
 
-            // Monaghan (2000) artificial stress, m_b (R_a + R_b) f_ab^n . grad_a W_ab (see
-            // stage_particles for f_ab and the G^n in R). R is zero for compressive principal
-            // stresses, so only tension is corrected.
+            // Artificial stress (see write_record for f_ab and the G^n in R). R is zero for
+            // compressive principal stresses, so only tension is corrected.
             if constexpr (ArtStress) {
-                const double w = kernel::shape(kf.q);
                 // A blend rather than a select of the two ways: GCC 12 does not vectorise the
                 // loop with that select on top of the bit selects.
-                const double w2 = w * w, w4 = w2 * w2, w8 = w4 * w4;
-                const double fn_whole =
-                    (bit1 ? w : 1.0) * (bit2 ? w2 : 1.0) * (bit4 ? w4 : 1.0) * (bit8 ? w8 : 1.0);
-                const double fn = fn_whole * whole_weight + fn_pow[k];
-                for (int i = 0; i < Dim; ++i) {
-                    double t = 0.0;
-                    for (int j = 0; j < Dim; ++j) {
-                        const int slot = R::kSlot[i][j];
-                        t += (ra[slot] + rec[ib + R::art + slot]) * grad[j];
-                    }
-                    acc[i][k] += m_b * fn * t;
+                const double fn =
+                    pair_terms::whole_power(kernel::shape(kf.q), bit1, bit2, bit4, bit8) *
+                        whole_weight +
+                    fn_pow[k];
+                double ta[Dim];
+                pair_terms::artificial_stress<Dim>(ra, rec, ib + R::art, grad, ta);
+                for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * fn * ta[i];
+                if constexpr (Loads) {
+                    lane_art_weight[k] = m_b * fn;
+                    for (int i = 0; i < Dim; ++i) lane_art[i][k] = ta[i];
                 }
             }
 
-            // XSPH (Monaghan 1989): velocity of the neighbours of the same material, weighted
-            // by m_b W_ab / rhobar_ab; the caller multiplies by the material's epsilon.
+            // Slip walls: their pair forces on a and mu_w times the normal parts, for the
+            // Coulomb limit after the loop.
+            if constexpr (Loads) {
+                const double w = mu_b >= 0.0 ? 1.0 : 0.0;
+                double f_n = 0.0;
+                for (int i = 0; i < Dim; ++i) {
+                    const double f = w * (lane_mass[k] * lane_momentum[i][k] +
+                                          (ArtStress ? lane_art_weight[k] * lane_art[i][k] : 0.0));
+                    wall_force[i][k] += f;
+                    f_n += f * n_wall[i];
+                }
+                wall_limit[k] += w * mu_b * f_n;
+            }
+
+            // XSPH: velocity of the neighbours of the same material; the caller multiplies by
+            // the material's epsilon.
             if constexpr (Xsph) {
                 double w_ab = kernel::normalisation<Dim>(1.0) * kernel::shape(kf.q);  // W(r, h)
                 for (int d = 0; d < Dim; ++d) w_ab *= kf.inv_h;
                 const double same = rec[ib + R::key] == key_a ? 1.0 : 0.0;
-                const double w = same * m_b * w_ab * 2.0 * inv * denom;  // 2 / (rho_a + rho_b)
+                const double w = pair_terms::xsph_weight(same, m_b, w_ab, inv, denom);
                 for (int d = 0; d < Dim; ++d) xsph[d][k] -= w * dv[d];  // dv = v_a - v_b
             }
+        }
+        if constexpr (Loads) {
+            double pair_force[Dim][kBlock];  // m_b [momentum + f^n artificial stress] [m/s^2]
+            for (std::size_t k = 0; k < kBlock; ++k)
+                for (int i = 0; i < Dim; ++i)
+                    pair_force[i][k] = lane_mass[k] * lane_momentum[i][k] +
+                                       lane_art_weight[k] * lane_art[i][k];
+            add_load_shares<Dim, R>(rec, partners.data() + base, rec_a[R::mass], pair_force, sink);
         }
     }
 
@@ -363,6 +510,18 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         }
         s.div_sum += div[k];
         s.max_nu = std::max(s.max_nu, max_nu[k]);
+    }
+    if constexpr (Loads) {
+        if (slip) {  // the Coulomb limit of the slip walls' force on a
+            double F[Dim] = {}, limit = 0.0, corr[Dim];
+            for (std::size_t k = 0; k < kBlock; ++k) {
+                for (int i = 0; i < Dim; ++i) F[i] += wall_force[i][k];
+                limit += wall_limit[k];
+            }
+            const double scale = pair_terms::coulomb_correction<Dim>(F, n_wall, limit, corr);
+            for (int i = 0; i < Dim; ++i) s.acc[i] += corr[i];
+            if (sink.shares) limit_load_shares<Dim>(sink, xa, n_wall, scale);
+        }
     }
     return s;
 }
@@ -386,18 +545,57 @@ void strain_and_spin(const double (&L)[Dim][Dim], SymTensor& eps, Spin& w) {
     }
 }
 
-template <int Dim, bool ArtStress, bool Xsph>
+// Rates of dynamic particle a from its pair sums: acceleration, position rate, density rate,
+// the material's stress rate with the Jaumann terms, and its Courant limit.
+template <int Dim, bool Xsph>
+void finish_particle(const ParticleSet& p, const MaterialTable& mt, const PhysicsParameters& pp,
+                     std::size_t a, const PairSums<Dim>& s, Derivatives& out) {
+    const int mat = p.material[a];
+    double speed2 = 0.0;
+    for (int d = 0; d < Dim; ++d) {
+        out.dv[d][a] = s.acc[d] + pp.gravity[d];
+        speed2 += p.v[d][a] * p.v[d][a];
+        // Position rate: v, plus the XSPH term eps sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab.
+        if constexpr (Xsph) out.dx[d][a] = p.v[d][a] + mt.xsph[mat] * s.xsph[d];
+    }
+    out.drho[a] = p.rho[a] * s.div_sum;
+
+    SymTensor eps;
+    Spin w;
+    strain_and_spin<Dim>(s.grad_v, eps, w);
+    SymTensor sigma;
+    for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
+    const Material& material = mt.materials[mat];
+    const StressRate r = stress_rate(material, sigma, eps);
+    // Jaumann rate (eq. 22): constitutive rate plus sigma R^T + R sigma.
+    const SymTensor rot = jaumann_rotation_term(sigma, w);
+    for (int c = 0; c < kSymComponents; ++c) out.dstress[c][a] = r.rate[c] + rot[c];
+    out.dplastic[a] = r.lambda_dot;
+    out.yielding[a] = r.yielding ? 1 : 0;
+
+    // Courant condition with the artificial-viscosity signal speed (Monaghan 1992):
+    // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)).
+    const double signal = wave_speed(material, p.rho[a]) + std::sqrt(speed2) +
+                          1.2 * (pp.av_alpha * mt.viscosity_speed[mat] + pp.av_beta * s.max_nu);
+    out.dt_limit[a] = signal > 0.0 ? pp.courant * p.h[a] / signal
+                                   : std::numeric_limits<double>::infinity();
+}
+
+template <int Dim, bool ArtStress, bool Xsph, bool Loads>
 void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
-                      const PhysicsParameters& pp, Derivatives& out) {
+                      const PhysicsParameters& pp, const LoadRequest* request, Derivatives& out) {
     const std::size_t n = p.owned();  // halo particles are partners only
     StagedParticles& st = out.staged;
     stage_particles<Dim, ArtStress>(p, mt, st);  // records of all particles, halo included
+    if constexpr (Loads) stage_load_bodies(p, *request, st);
+    std::vector<std::vector<LoadShare>> shares;  // per thread
 
 #pragma omp parallel
     {
     // The interacting neighbours of one particle, selected just before its pair loop (a
     // buffer per thread rather than a list per particle: memory of large 3D runs).
     std::vector<std::uint32_t> selected;
+    std::vector<LoadShare> my_shares;
 #pragma omp for schedule(dynamic, 256)
     for (std::size_t a = 0; a < n; ++a) {
         if (p.kind[a] != ParticleKind::dynamic) {
@@ -410,131 +608,65 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         const std::uint32_t count = select_interacting<Dim>(p, a, row, selected.data());
         const std::size_t n_partners = (count + kBlock - 1) / kBlock * kBlock;
         const std::span<const std::uint32_t> partners(selected.data(), n_partners);
-        const PairSums<Dim> s = gather<Dim, ArtStress, Xsph>(st, mt, a, partners, pp);
-        const int mat = p.material[a];
-
-        double speed2 = 0.0;
-        for (int d = 0; d < Dim; ++d) {
-            out.dv[d][a] = s.acc[d] + pp.gravity[d];
-            speed2 += p.v[d][a] * p.v[d][a];
-            // Position rate: v, plus the XSPH term eps sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab.
-            if constexpr (Xsph) out.dx[d][a] = p.v[d][a] + mt.xsph[mat] * s.xsph[d];
-        }
-        out.drho[a] = p.rho[a] * s.div_sum;
-
-        SymTensor eps;
-        Spin w;
-        strain_and_spin<Dim>(s.grad_v, eps, w);
-        SymTensor sigma;
-        for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
-
-        SymTensor rate{};
-        double lambda_dot = 0.0;
-        bool yielding = false;
-        double wave_speed = mt.wave_speed[mat];
-        const Model& model = mt.materials[mat].model;
-        if (const auto* dp = std::get_if<DruckerPrager>(&model)) {
-            const PlasticStressRate r =
-                drucker_prager_stress_rate(*dp, mt.drucker_prager[mat], sigma, eps);
-            rate = r.rate;
-            lambda_dot = r.lambda_dot;
-            yielding = r.yielding;
-        } else if (const auto* es = std::get_if<ElasticSolid>(&model)) {
-            // Hooke's deviatoric rate; the pressure follows from the density (EoS) after the
-            // stage update. The Murnaghan solid stiffens under compression.
-            rate = hooke_deviatoric_rate(*es, eps);
-            wave_speed = elastic_wave_speed(*es, p.rho[a]);
-        }
-        // Jaumann rate (eq. 22): constitutive rate plus sigma R^T + R sigma.
-        const SymTensor rot = jaumann_rotation_term(sigma, w);
-        for (int c = 0; c < kSymComponents; ++c) out.dstress[c][a] = rate[c] + rot[c];
-        out.dplastic[a] = lambda_dot;
-        out.yielding[a] = yielding ? 1 : 0;
-
-        // Courant condition with the artificial-viscosity signal speed (Monaghan 1992):
-        // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)).
-        const double signal = wave_speed + std::sqrt(speed2) +
-                              1.2 * (pp.av_alpha * mt.viscosity_speed[mat] + pp.av_beta * s.max_nu);
-        out.dt_limit[a] = signal > 0.0 ? pp.courant * p.h[a] / signal
-                                       : std::numeric_limits<double>::infinity();
+        const LoadSink sink{st.load_body.data(), Loads ? request->reference.data() : nullptr,
+                            p.id[a], &my_shares,
+                            Loads ? request->wall_friction.data() : nullptr,
+                            Loads ? request->wall_friction.size() : 0};
+        const PairSums<Dim> s = gather<Dim, ArtStress, Xsph, Loads>(st, mt, a, partners, pp, sink);
+        finish_particle<Dim, Xsph>(p, mt, pp, a, s, out);
+    }
+    if constexpr (Loads) {
+#pragma omp critical
+        shares.push_back(std::move(my_shares));
     }
     }  // omp parallel
+    if constexpr (Loads) {
+        std::vector<LoadShare> all;
+        for (auto& v : shares) all.insert(all.end(), v.begin(), v.end());
+        out.loads = sum_load_shares(all, request->collect.size());
+    }
+}
+
+template <int Dim, bool ArtStress, bool Xsph>
+void derivatives_for_loads(const ParticleSet& p, const NeighbourList& nl,
+                           const MaterialTable& mt, const PhysicsParameters& pp,
+                           const LoadRequest* request, Derivatives& out) {
+    if (request)
+        derivatives_impl<Dim, ArtStress, Xsph, true>(p, nl, mt, pp, request, out);
+    else
+        derivatives_impl<Dim, ArtStress, Xsph, false>(p, nl, mt, pp, request, out);
 }
 
 template <int Dim>
 void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const MaterialTable& mt, const PhysicsParameters& pp,
-                             Derivatives& out) {
+                             const LoadRequest* request, Derivatives& out) {
     const bool as = mt.any_artificial_stress, xs = mt.any_xsph;
     if (as && xs)
-        derivatives_impl<Dim, true, true>(p, nl, mt, pp, out);
+        derivatives_for_loads<Dim, true, true>(p, nl, mt, pp, request, out);
     else if (as)
-        derivatives_impl<Dim, true, false>(p, nl, mt, pp, out);
+        derivatives_for_loads<Dim, true, false>(p, nl, mt, pp, request, out);
     else if (xs)
-        derivatives_impl<Dim, false, true>(p, nl, mt, pp, out);
+        derivatives_for_loads<Dim, false, true>(p, nl, mt, pp, request, out);
     else
-        derivatives_impl<Dim, false, false>(p, nl, mt, pp, out);
+        derivatives_for_loads<Dim, false, false>(p, nl, mt, pp, request, out);
 }
 
 }  // namespace
 
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
-                         const PhysicsParameters& pp, Derivatives& out) {
+                         const PhysicsParameters& pp, Derivatives& out,
+                         const LoadRequest* loads) {
     if (out.drho.size() != p.size() || out.dx[0].empty() == mt.any_xsph)
         out.resize(p.size(), mt.any_xsph);
+    if (loads && loads->collect.size() != loads->reference.size())
+        throw std::invalid_argument("compute_derivatives: load request with " +
+                                    std::to_string(loads->collect.size()) + " bodies but " +
+                                    std::to_string(loads->reference.size()) + " reference points");
     if (p.dim == 2)
-        derivatives_for_options<2>(p, nl, mt, pp, out);
+        derivatives_for_options<2>(p, nl, mt, pp, loads, out);
     else
-        derivatives_for_options<3>(p, nl, mt, pp, out);
-}
-
-namespace {
-template <int Dim>
-void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
-                      const std::array<std::vector<double>, 3>* wall_acc) {
-    const std::size_t n = p.owned();  // halo walls get their values from their owners
-#pragma omp parallel for schedule(dynamic, 256)
-    for (std::size_t w = 0; w < n; ++w) {
-        if (p.kind[w] != ParticleKind::boundary) continue;
-        double g_rel[Dim];  // g - a_w
-        for (int d = 0; d < Dim; ++d)
-            g_rel[d] = pp.gravity[d] - (wall_acc ? (*wall_acc)[d][w] : 0.0);
-        double sum_w = 0.0, sum_rho = 0.0, sum_head = 0.0;
-        SymTensor sum_sigma{};
-        for (const std::uint32_t f : nl.row(w)) {
-            double r2 = 0.0, g_dot_r = 0.0;
-            for (int d = 0; d < Dim; ++d) {
-                const double dx = p.x[d][w] - p.x[d][f];
-                r2 += dx * dx;
-                g_dot_r += g_rel[d] * dx;
-            }
-            const double h_wf = 0.5 * (p.h[w] + p.h[f]);
-            if (r2 >= h_wf * h_wf) continue;
-            const double W = kernel::value<Dim>(std::sqrt(r2), h_wf);
-            sum_w += W;
-            sum_rho += p.rho[f] * W;
-            sum_head += p.rho[f] * g_dot_r * W;
-            for (int c = 0; c < kSymComponents; ++c) sum_sigma[c] += p.stress[c][f] * W;
-        }
-        const double volume = p.mass[w] / p.rho[w];
-        if (sum_w > 0.0) {
-            for (int c = 0; c < kSymComponents; ++c) p.stress[c][w] = sum_sigma[c] / sum_w;
-            for (int c = XX; c <= ZZ; ++c) p.stress[c][w] -= sum_head / sum_w;
-            p.rho[w] = sum_rho / sum_w;
-            p.mass[w] = p.rho[w] * volume;
-        } else {
-            for (int c = 0; c < kSymComponents; ++c) p.stress[c][w] = 0.0;
-        }
-    }
-}
-}  // namespace
-
-void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
-                          const std::array<std::vector<double>, 3>* wall_acceleration) {
-    if (p.dim == 2)
-        extrapolate_impl<2>(p, nl, pp, wall_acceleration);
-    else
-        extrapolate_impl<3>(p, nl, pp, wall_acceleration);
+        derivatives_for_options<3>(p, nl, mt, pp, loads, out);
 }
 
 }  // namespace regosph

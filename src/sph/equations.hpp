@@ -3,16 +3,18 @@
 // strain and rotation rates, and the objective (Jaumann) stress rate of each particle's
 // material; for elastic solids optionally Monaghan's (2000) artificial stress in the momentum
 // equation and the XSPH position rate. Only dynamic particles get derivatives; boundary
-// particles enter as partners.
+// particles enter as partners. The pair terms themselves are in pair_terms.hpp; the loads on
+// bodies are collected in the same pass (body_loads.hpp).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <vector>
 
-#include "materials/material.hpp"
-#include "sph/neighbours.hpp"
 #include "core/particles.hpp"
+#include "materials/material.hpp"
+#include "sph/body_loads.hpp"
+#include "sph/neighbours.hpp"
 
 namespace regosph {
 
@@ -28,10 +30,8 @@ struct PhysicsParameters {
 // Per-material data the particle loops need, computed once per run.
 struct MaterialTable {
     MaterialTable(const std::vector<Material>& materials, int dim);
-    std::vector<Material> materials;
-    std::vector<DruckerPragerConstants> drucker_prager;  // unused entries for other models
-    std::vector<double> wave_speed;                      // elastic wave speed at rho0 [m/s]
-    std::vector<double> viscosity_speed;                 // c of the artificial viscosity [m/s]
+    std::vector<Material> materials;      // prepared for the run's dimension
+    std::vector<double> viscosity_speed;  // c of the artificial viscosity [m/s]
     std::vector<double> artificial_stress;           // Monaghan (2000) epsilon, 0 = off [-]
     std::vector<double> artificial_stress_exponent;  // n of f_ab^n [-]
     std::vector<double> xsph;                        // XSPH epsilon, 0 = off [-]
@@ -59,6 +59,11 @@ struct StagedParticles {
     // 1 / shape(dp / h) [-] (see stage_particles in equations.cpp).
     std::vector<double> n_art;
     std::vector<double> inv_w_rest;
+    // Evaluations that collect loads: per particle, the body its pair forces count towards
+    // (-1: none).
+    std::vector<std::int32_t> load_body;
+    // ... and the friction coefficient of each boundary particle's wall (-1: no-slip).
+    std::vector<double> wall_mu;
 };
 
 struct Derivatives {
@@ -71,23 +76,17 @@ struct Derivatives {
     std::vector<double> dplastic;                             // lambda_dot [1/s]
     std::vector<std::uint8_t> yielding;                       // plastic loading this evaluation
     std::vector<double> dt_limit;  // Courant limit of each dynamic particle [s]; +inf elsewhere
+    // Loads on the bodies a LoadRequest asked for (one entry per body, zero for the others);
+    // empty when the evaluation collected none. The same on every rank.
+    std::vector<BodyLoad> loads;
     StagedParticles staged;        // workspace of compute_derivatives
     void resize(std::size_t n, bool position_rate = true);
 };
 
-// Derivatives of the owned dynamic particles (halo particles enter as partners).
+// Derivatives of the owned dynamic particles (halo particles enter as partners). With `loads`,
+// also the loads on the bodies it asks for, into out.loads (collective under MPI).
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
-                         const PhysicsParameters& pp, Derivatives& out);
-
-// Boundary particles take the density and stress of the dynamic particles around them
-// (kernel-weighted average, Adami et al. 2012 eq. 27 generalised to the stress tensor):
-//   sigma_w = sum_f [sigma_f - rho_f ((g - a_w) . (x_w - x_f)) I] W_wf / sum_f W_wf,
-// so that the wall carries the hydrostatic load it must, and m_w = rho_w V_w with the
-// particle's fixed volume V_w. A boundary particle without dynamic neighbours keeps its
-// density and gets zero stress. Owned boundary particles only: under MPI the owners send the
-// values to the halo copies (parallel::Domain::update_halo). a_w is the acceleration of the body: wall_acceleration (one
-// entry per particle, [m/s^2]) for kinematic bodies, zero when null (fixed walls).
-void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
-                          const std::array<std::vector<double>, 3>* wall_acceleration = nullptr);
+                         const PhysicsParameters& pp, Derivatives& out,
+                         const LoadRequest* loads = nullptr);
 
 }  // namespace regosph

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "parallel/mpi_env.hpp"
+#include "sph/boundary.hpp"
 #include "sph/motion.hpp"
 
 namespace regosph {
@@ -23,13 +24,16 @@ double seconds_since(std::chrono::steady_clock::time_point& start) {
 }
 }  // namespace
 
-void AdaptiveHeun::set_bodies(const std::vector<Body>* bodies) {
+void AdaptiveHeun::set_bodies(std::vector<Body>* bodies, int dim) {
     bodies_ = bodies && has_kinematic_bodies(*bodies) ? bodies : nullptr;
+    all_bodies_ = bodies;
+    rigid_.bind(bodies, dim);
     for (auto& c : wall_acceleration_) c.clear();
 }
 
 void AdaptiveHeun::place(ParticleSet& p, double t) {
     if (bodies_) place_kinematic_bodies(p, *bodies_, t, wall_acceleration_);
+    rigid_.place(p, t, wall_acceleration_);
 }
 
 void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp,
@@ -59,7 +63,7 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParam
         domain_->update_halo(p, parallel::HaloFields::dynamic_state);
     }
     times_.neighbours += seconds_since(clock);
-    const bool moving = bodies_ && wall_acceleration_[0].size() == p.size();
+    const bool moving = (bodies_ || !rigid_.empty()) && wall_acceleration_[0].size() == p.size();
     extrapolate_boundary(p, nl, pp, moving ? &wall_acceleration_ : nullptr);
     if (domain_) domain_->update_halo(p, parallel::HaloFields::boundary_values);
     times_.boundary += seconds_since(clock);
@@ -70,8 +74,22 @@ void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTab
                             Derivatives& out) {
     prepare(p, nl, pp, t, step_start);
     auto clock = std::chrono::steady_clock::now();
-    compute_derivatives(p, nl, mt, pp, out);
+    const LoadRequest request = load_request(t);
+    compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request);
     times_.derivatives += seconds_since(clock);
+}
+
+LoadRequest AdaptiveHeun::load_request(double t) const {
+    LoadRequest r = bodies_ ? kinematic_load_request(*bodies_, t) : LoadRequest{};
+    rigid_.request_loads(r);
+    if (all_bodies_ && std::any_of(all_bodies_->begin(), all_bodies_->end(),
+                                   [](const Body& b) { return b.wall_friction >= 0.0; })) {
+        const std::size_t n = all_bodies_->size();
+        r.collect.resize(n, 0);
+        r.reference.resize(n, {0.0, 0.0, 0.0});
+        for (const Body& b : *all_bodies_) r.wall_friction.push_back(b.wall_friction);
+    }
+    return r;
 }
 
 // Only the owned particles: the halo is refreshed by the next evaluation, and a mid-step halo
@@ -88,7 +106,7 @@ void AdaptiveHeun::save_start(const ParticleSet& p) {
     keep(rho0_, p.rho);
     keep(mass0_, p.mass);
     for (int c = 0; c < kSymComponents; ++c) keep(stress0_[c], p.stress[c]);
-    keep(plastic0_, p.plastic_strain);
+    keep(plastic0_, p.plastic_multiplier);
 }
 
 void AdaptiveHeun::restore_start(ParticleSet& p) const {
@@ -102,7 +120,7 @@ void AdaptiveHeun::restore_start(ParticleSet& p) const {
     put(p.rho, rho0_);
     put(p.mass, mass0_);
     for (int c = 0; c < kSymComponents; ++c) put(p.stress[c], stress0_[c]);
-    put(p.plastic_strain, plastic0_);
+    put(p.plastic_multiplier, plastic0_);
 }
 
 namespace {
@@ -113,7 +131,7 @@ void share_staging(Derivatives& next, Derivatives& previous) {
 }
 
 bool finite_state(const ParticleSet& p, std::size_t a) {
-    bool ok = std::isfinite(p.rho[a]) && std::isfinite(p.plastic_strain[a]);
+    bool ok = std::isfinite(p.rho[a]) && std::isfinite(p.plastic_multiplier[a]);
     for (int d = 0; d < 3; ++d) ok = ok && std::isfinite(p.x[d][a]) && std::isfinite(p.v[d][a]);
     for (int c = 0; c < kSymComponents; ++c) ok = ok && std::isfinite(p.stress[c][a]);
     return ok;
@@ -157,17 +175,12 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
         const double w2 = final ? 0.5 * dt : 0.0;
         const auto& k2 = final ? k2_ : k1_;  // unused weight 0 when !final
         p.rho[a] = rho0_[a] + w1 * k1_.drho[a] + w2 * k2.drho[a];
-        p.plastic_strain[a] = plastic0_[a] + w1 * k1_.dplastic[a] + w2 * k2.dplastic[a];
+        p.plastic_multiplier[a] = plastic0_[a] + w1 * k1_.dplastic[a] + w2 * k2.dplastic[a];
         SymTensor sigma;
         for (int c = 0; c < kSymComponents; ++c)
             sigma[c] = stress0_[c][a] + w1 * k1_.dstress[c][a] + w2 * k2.dstress[c][a];
-        bool corrected = false;
-        const int mat = p.material[a];
-        const Model& model = mt.materials[mat].model;
-        if (std::holds_alternative<DruckerPrager>(model))
-            corrected = drucker_prager_return(mt.drucker_prager[mat], sigma);
-        else if (const auto* es = std::get_if<ElasticSolid>(&model))
-            apply_equation_of_state(*es, p.rho[a], sigma);  // sigma = S - p(rho) I
+        // Bui's corrections (regolith) or the equation of state (elastic solids).
+        const bool corrected = correct_stress(mt.materials[p.material[a]], p.rho[a], sigma);
         for (int c = 0; c < kSymComponents; ++c) p.stress[c][a] = sigma[c];
 
         if (final) {
@@ -251,12 +264,15 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     auto clock = std::chrono::steady_clock::now();
     particle_error_.clear();
     save_start(p);
+    rigid_.save_start();
     times_.updates += seconds_since(clock);
     clock = std::chrono::steady_clock::now();
     share_staging(k1_, k2_);
-    compute_derivatives(p, nl, mt, pp, k1_);
+    const LoadRequest request = load_request(time);
+    compute_derivatives(p, nl, mt, pp, k1_, request.collect.empty() ? nullptr : &request);
+    rigid_.compute_rates(1, k1_.loads, pp.gravity, time);
     times_.derivatives += seconds_since(clock);
-    double dt_courant = std::numeric_limits<double>::infinity();
+    double dt_courant = rigid_.step_limit(pp.courant, time);
     // Dynamic particles only: the entries of wall particles are not written (and after a
     // migration may hold another particle's old value).
     for (std::size_t a = 0; a < p.owned(); ++a)
@@ -276,23 +292,36 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
                                            (std::ostringstream() << opt_.dt_min).str() + " s");
         auto clock = std::chrono::steady_clock::now();
         stage_update(p, mt, dt, false);
-        place(p, time + dt);  // kinematic bodies at the end of the step (exact, not integrated)
+        rigid_.update(dt, false, time + dt);
+        place(p, time + dt);  // kinematic bodies exactly, rigid ones at their predicted state
         times_.updates += seconds_since(clock);
         share_staging(k2_, k1_);
         evaluate(p, nl, mt, pp, time + dt, false, k2_);
+        rigid_.compute_rates(2, k2_.loads, pp.gravity, time + dt);
         clock = std::chrono::steady_clock::now();
-        const double err = stage_update(p, mt, dt, true);
+        double err = stage_update(p, mt, dt, true);
+        if (!rigid_.empty()) {
+            rigid_.update(dt, true, time + dt);
+            err = std::max(err, rigid_.error(dt) / opt_.tolerance);
+            place(p, time + dt);
+        }
         times_.updates += seconds_since(clock);
         if (err <= 1.0) {
             const double grow = err > 0.0 ? 0.9 / std::sqrt(err) : 1.5;
             // Capping at an output time says nothing about the step the solution allows.
             const double base = capped ? std::max(dt, dt_next_) : dt;
             dt_next_ = base * std::clamp(grow, 0.2, 1.5);
+            // The loads of the step with the weights of the velocity update, so that
+            // dt F is the impulse the regolith gave the body.
+            step_loads_.assign(k1_.loads.size(), BodyLoad{});
+            add_scaled(step_loads_, k1_.loads, 0.5);
+            add_scaled(step_loads_, k2_.loads, 0.5);
             report.dt = dt;
             report.error = err;
             return report;
         }
         restore_start(p);
+        rigid_.restore_start();
         ++report.rejected;
         dt *= std::isfinite(err) ? std::clamp(0.9 / std::sqrt(err), 0.1, 0.9) : 0.25;
         if (report.rejected > 200)

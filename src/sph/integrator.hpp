@@ -13,6 +13,7 @@
 #include "parallel/domain.hpp"
 #include "sph/equations.hpp"
 #include "sph/neighbours.hpp"
+#include "sph/rigid_dynamics.hpp"
 
 namespace regosph {
 
@@ -64,10 +65,12 @@ public:
     const IntegratorOptions& options() const { return opt_; }
     const PhaseTimes& phase_times() const { return times_; }
 
-    // The bodies of the run: particles of kinematic bodies are placed at each stage time.
-    // Must outlive the integrator; null (the default) means no kinematic bodies.
-    void set_bodies(const std::vector<Body>* bodies);
-    // Place the kinematic bodies at time t [s] (a no-op without any); halo copies included.
+    // The bodies of the run: particles of kinematic bodies are placed at each stage time, rigid
+    // bodies are advanced with the particles (rigid_dynamics.hpp). Must outlive the integrator;
+    // null (the default) means neither.
+    void set_bodies(std::vector<Body>* bodies, int dim);
+    // Place the kinematic and rigid bodies at time t [s] (a no-op without any); halo copies
+    // included.
     void place(ParticleSet& p, double t);
 
     // The domain decomposition (must outlive the integrator, and have distributed the
@@ -80,11 +83,18 @@ public:
     // to the ranks that own them now. Collective under MPI.
     void prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp, double t,
                  bool step_start);
-    // prepare, then the derivatives of the owned dynamic particles.
+    // Loads on the kinematic and rigid bodies averaged over the last accepted step with the
+    // weights of the velocity update (dt F is the impulse of the step); empty before the first
+    // step or without such bodies.
+    const std::vector<BodyLoad>& step_loads() const { return step_loads_; }
+
+    // prepare, then the derivatives of the owned dynamic particles (and the loads on the
+    // kinematic and rigid bodies, in out.loads).
     void evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                   const PhysicsParameters& pp, double t, bool step_start, Derivatives& out);
 
 private:
+    LoadRequest load_request(double t) const;  // the kinematic and rigid bodies' loads at t
     void save_start(const ParticleSet& p);
     void restore_start(ParticleSet& p) const;
     double stage_update(ParticleSet& p, const MaterialTable& mt, double dt, bool final);
@@ -102,8 +112,11 @@ private:
     Derivatives k1_, k2_;
     std::vector<double> particle_error_;
     const std::vector<Body>* bodies_ = nullptr;  // set when some body is kinematic
+    const std::vector<Body>* all_bodies_ = nullptr;  // for the wall friction of each body
+    RigidBodies rigid_;
     parallel::Domain* domain_ = nullptr;
     std::array<std::vector<double>, 3> wall_acceleration_;  // of kinematic particles [m/s^2]
+    std::vector<BodyLoad> step_loads_;
 };
 
 }  // namespace regosph

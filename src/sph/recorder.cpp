@@ -1,5 +1,6 @@
 #include "sph/recorder.hpp"
 
+#include <map>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -52,6 +53,61 @@ std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
     return columns;
 }
 
+// bodies.csv: per rigid body its state, the regolith's load and the applied one (README,
+// "Rigid bodies"). In 2D per metre of depth.
+std::vector<std::string> rigid_body_columns(const std::vector<Body>& bodies,
+                                            const std::vector<std::size_t>& rigid, bool planar) {
+    std::vector<std::string> columns = {"time [s]", "step [-]"};
+    const std::vector<std::string> axes = planar ? std::vector<std::string>{"x", "y"}
+                                                 : std::vector<std::string>{"x", "y", "z"};
+    const std::vector<std::string> turns = planar ? std::vector<std::string>{"z"} : axes;
+    const std::string force = planar ? " [N/m]" : " [N]", torque = planar ? " [N]" : " [N m]";
+    for (const std::size_t k : rigid) {
+        const std::string b = bodies[k].name + ".";
+        for (const auto& a : axes) columns.push_back(b + a + " [m]");
+        if (planar)
+            columns.push_back(b + "angle [rad]");
+        else
+            for (const char* q : {"qw", "qx", "qy", "qz"}) columns.push_back(b + q + " [-]");
+        for (const auto& a : axes) columns.push_back(b + "v" + a + " [m/s]");
+        for (const auto& a : turns) columns.push_back(b + "omega_" + a + " [rad/s]");
+        for (const auto& a : axes) columns.push_back(b + "force_" + a + force);
+        for (const auto& a : turns) columns.push_back(b + "torque_" + a + torque);
+        for (const auto& a : axes) columns.push_back(b + "applied_force_" + a + force);
+        for (const auto& a : turns) columns.push_back(b + "applied_torque_" + a + torque);
+    }
+    return columns;
+}
+
+// One row of bodies.csv (the columns above).
+std::vector<double> rigid_body_row(const std::vector<Body>& bodies,
+                                   const std::vector<std::size_t>& rigid,
+                                   const std::vector<BodyLoad>& loads, double time,
+                                   std::int64_t step, int dim) {
+    std::vector<double> row = {time, static_cast<double>(step)};
+    const auto put = [&](const geometry::Vec3& v, bool turning) {
+        if (dim == 2 && turning)
+            row.push_back(v[2]);
+        else
+            row.insert(row.end(), v.begin(), v.begin() + dim);
+    };
+    for (const std::size_t k : rigid) {
+        const RigidBodyReport r = report_rigid_body(bodies[k].rigid, loads[k], time, dim);
+        put(r.state.centre, false);
+        if (dim == 2)
+            row.push_back(r.angle);
+        else
+            row.insert(row.end(), r.state.orientation.begin(), r.state.orientation.end());
+        put(r.state.velocity, false);
+        put(r.angular_velocity, true);
+        put(r.regolith.force, false);
+        put(r.regolith.torque, true);
+        put(r.applied_force, false);
+        put(r.applied_torque, true);
+    }
+    return row;
+}
+
 std::vector<std::string> observer_columns(const std::vector<Observer>& observers, bool planar) {
     std::vector<std::string> columns = {"time [s]", "step [-]"};
     for (const Observer& ob : observers) {
@@ -84,8 +140,10 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
       observing_(writing_ && !observers.empty()), last_snapshot_step_(step), t_start_(time),
       step_start_(step) {
     const bool planar = particles.dim == 2;
-    for (std::size_t k = 0; k < bodies.size(); ++k)
-        if (bodies[k].motion == Motion::kinematic) loaded_.push_back(k);
+    for (std::size_t k = 0; k < bodies.size(); ++k) {
+        if (collects_loads(bodies[k].motion)) loaded_.push_back(k);
+        if (bodies[k].motion == Motion::rigid) rigid_.push_back(k);
+    }
     if (writing_) {
         writer_ = std::make_unique<io::SnapshotWriter>(o.output_dir);  // checks writability
         // A continued run keeps the rows up to its restart time; a new one starts afresh.
@@ -98,6 +156,10 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
                 observations_ = std::make_unique<io::CsvTimeSeries>(
                     fs::path(o.output_dir) / "observers.csv", observer_columns(observers, planar),
                     keep_up_to);
+            if (!rigid_.empty())
+                rigid_bodies_ = std::make_unique<io::CsvTimeSeries>(
+                    fs::path(o.output_dir) / "bodies.csv",
+                    rigid_body_columns(bodies, rigid_, planar), keep_up_to);
         });
     }
     n_dynamic_ = compute_diagnostics(particles).dynamic_particles;
@@ -136,6 +198,9 @@ void Recorder::diagnostics(double time, std::int64_t step) {
                                g.mass, static_cast<double>(rejected_since_row_)};
     if (!loaded_.empty()) {
         const std::vector<BodyLoad> loads = loads_();
+        if (rigid_bodies_)  // rank 0
+            rigid_bodies_->append(
+                rigid_body_row(bodies_, rigid_, loads, time, step, particles_.dim));
         for (const std::size_t k : loaded_) {
             for (int d = 0; d < particles_.dim; ++d) row.push_back(loads[k].force[d]);
             if (particles_.dim == 2)
@@ -171,7 +236,9 @@ void Recorder::write_observers_h5() {
 void Recorder::snapshot(double time, std::int64_t step) {
     last_snapshot_step_ = step;
     if (!writer_) return;
-    writer_->write(particles_, time, step, o_.metadata);
+    std::map<std::string, std::string> attributes = o_.metadata;
+    if (!rigid_.empty()) attributes[io::kCheckpointRigidBodies] = rigid_states_json(bodies_);
+    writer_->write(particles_, time, step, attributes);
     ++snapshots_;
 }
 
@@ -199,13 +266,16 @@ bool Recorder::checkpoint_due(std::int64_t step) const {
 
 void Recorder::checkpoint(const io::CheckpointState& state) {
     if (!writing_) return;
-    last_checkpoint_ = io::write_checkpoint(o_.output_dir, particles_, state).string();
+    io::CheckpointState with_bodies = state;
+    with_bodies.rigid_bodies = rigid_states_json(bodies_);
+    last_checkpoint_ = io::write_checkpoint(o_.output_dir, particles_, with_bodies).string();
     write_observers_h5();
     last_checkpoint_wall_ = Clock::now();
 }
 
 void Recorder::interrupted(int signal, const io::CheckpointState& state) {
     if (diagnostics_) diagnostics_->flush();
+    if (rigid_bodies_) rigid_bodies_->flush();
     checkpoint(state);
     if (mpi::rank() == 0)
         std::printf("interrupted by signal %d at t = %.6g s, step %lld; %s\n", signal, state.time,
@@ -231,6 +301,7 @@ void Recorder::finish(const io::CheckpointState& state) {
 
 BlowUpError Recorder::crash(const BlowUpError& e, double time, std::int64_t step) {
     if (diagnostics_) diagnostics_->flush();
+    if (rigid_bodies_) rigid_bodies_->flush();
     std::string report = e.what();
     try {
         write_observers_h5();

@@ -103,6 +103,8 @@ private:
     std::unique_ptr<io::SnapshotWriter> writer_;
     std::unique_ptr<io::CsvTimeSeries> diagnostics_;   // rank 0
     std::unique_ptr<io::CsvTimeSeries> observations_;  // rank 0
+    std::vector<std::size_t> rigid_;                    // rigid bodies: bodies.csv
+    std::unique_ptr<io::CsvTimeSeries> rigid_bodies_;  // rank 0
     std::int64_t last_row_step_ = -1, last_observed_step_ = -1, last_snapshot_step_;
     std::int64_t rejected_since_row_ = 0;
     double last_dt_ = 0.0;  // [s]

@@ -101,7 +101,8 @@ void check_resolution(const std::string& where, const std::vector<geometry::Poin
 int Simulation::add_body(const std::string& name, int material, Motion motion,
                          const std::vector<geometry::Point>& positions, double spacing,
                          double smoothing_length, geometry::Point velocity,
-                         const std::optional<geometry::Kinematics>& kinematics) {
+                         const std::optional<geometry::Kinematics>& kinematics,
+                         const std::optional<geometry::RigidSpec>& rigid_spec) {
     check_name("body", name);
     const std::string where = "body '" + name + "': ";
     if (decomposition_.distributed() && mpi::size() > 1)
@@ -130,18 +131,22 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
         if (!std::isfinite(velocity[d]))
             throw std::invalid_argument(where + "velocity must be finite");
     const Material& m = materials_[material];
-    const bool rigid = std::holds_alternative<Rigid>(m.model);
+    const bool rigid = boundary_only(m);
     if (motion == Motion::dynamic && rigid)
         throw std::invalid_argument(where + "material '" + m.name +
                                     "' is Rigid, which only boundary (fixed) bodies can use");
     if (motion == Motion::dynamic && particles_.dim == 2 && velocity[2] != 0.0)
         throw std::invalid_argument(where + "velocity: a 2D run has no z velocity");
-    if (motion != Motion::dynamic && velocity != geometry::Point{0, 0, 0})
-        throw std::invalid_argument(where + "velocity: only dynamic bodies take an initial "
-                                    "velocity (a kinematic body moves by its kinematics)");
-    if (motion != Motion::kinematic && kinematics)
-        throw std::invalid_argument(where + "kinematics: only a kinematic body follows "
+    if (motion != Motion::dynamic && motion != Motion::rigid && velocity != geometry::Point{0, 0, 0})
+        throw std::invalid_argument(where + "velocity: only dynamic and rigid bodies take an "
+                                    "initial velocity (a kinematic body moves by its kinematics)");
+    if (motion != Motion::kinematic && motion != Motion::rigid && kinematics)
+        throw std::invalid_argument(where + "kinematics: only a kinematic or rigid body follows "
                                     "prescribed motion (motion is '" +
+                                    std::string(motion_name(motion)) + "')");
+    if (motion != Motion::rigid && rigid_spec)
+        throw std::invalid_argument(where + "mass, centre, inertia, angular_velocity, force, "
+                                    "torque and fixed_dofs belong to rigid bodies (motion is '" +
                                     std::string(motion_name(motion)) + "')");
     if (motion == Motion::kinematic && !kinematics)
         throw std::invalid_argument(where + "kinematics: a kinematic body needs its motion");
@@ -168,6 +173,20 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
         particles_.push_back(x, v0, rho, rho * volume, smoothing_length, material, body_index,
                              kind, next_id++);
         if (motion == Motion::kinematic) body.reference_positions.push_back(x);
+    }
+    if (motion == Motion::rigid) {
+        const std::size_t first = particles_.size() - positions.size();
+        const std::vector<geometry::Vec3> x(positions.begin(), positions.end());
+        const std::vector<double> masses(particles_.mass.begin() + static_cast<std::ptrdiff_t>(first),
+                                         particles_.mass.end());
+        try {
+            body.rigid = geometry::make_rigid_body(x, masses, spacing, particles_.dim,
+                                                   rigid_spec.value_or(geometry::RigidSpec{}),
+                                                   velocity, kinematics, where);
+        } catch (...) {
+            particles_.resize(first);  // the setup stays as it was
+            throw;
+        }
     }
     bodies_.push_back(std::move(body));
     integrator_.reset();
@@ -222,6 +241,20 @@ void Simulation::check_overlap(const std::string& name, const std::vector<geomet
     }
 }
 
+void Simulation::set_wall_friction(int body, double mu) {
+    if (body < 0 || body >= static_cast<int>(bodies_.size()))
+        throw std::invalid_argument("wall_friction: body index " + std::to_string(body) +
+                                    " does not name an added body");
+    Body& b = bodies_[static_cast<std::size_t>(body)];
+    const std::string where = "body '" + b.name + "': wall_friction";
+    check_wall_friction(b.motion, mu, "body '" + b.name + "': ");
+    if (!std::isfinite(mu) || mu > 0.0)
+        throw std::invalid_argument(where + ": 0 (free-slip) or < 0 (no-slip); a Coulomb "
+                                    "coefficient > 0 is not available yet (pair_terms.hpp)");
+    b.wall_friction = mu;
+    integrator_.reset();
+}
+
 int Simulation::add_observer(const std::string& name, geometry::ShapePtr region, int material,
                              int body) {
     check_name("observer", name);
@@ -253,25 +286,45 @@ std::vector<ObserverReading> Simulation::observe() const {
 std::vector<BodyLoad> Simulation::body_loads() {
     validate_setup();
     ensure_integrator();
-    if (!has_kinematic_bodies(bodies_)) return std::vector<BodyLoad>(bodies_.size());
-    auto loads = loads_now();
+    if (std::none_of(bodies_.begin(), bodies_.end(),
+                     [](const Body& b) { return collects_loads(b.motion); }))
+        return std::vector<BodyLoad>(bodies_.size());
+    integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
     release_halo();
-    return loads;
+    return scratch_.loads;
 }
 
-void Simulation::set_domain(const geometry::Point& lo, const geometry::Point& hi) {
+std::vector<std::optional<RigidBodyReport>> Simulation::rigid_body_reports() {
+    std::vector<std::optional<RigidBodyReport>> out(bodies_.size());
+    if (std::none_of(bodies_.begin(), bodies_.end(),
+                     [](const Body& b) { return b.motion == Motion::rigid; }))
+        return out;
+    const std::vector<BodyLoad> loads = recorded_loads();
+    for (std::size_t k = 0; k < bodies_.size(); ++k)
+        if (bodies_[k].motion == Motion::rigid)
+            out[k] = report_rigid_body(bodies_[k].rigid, k < loads.size() ? loads[k] : BodyLoad{},
+                                       time_, particles_.dim);
+    return out;
+}
+
+std::vector<BodyLoad> Simulation::recorded_loads() {
+    if (integrator_ && !integrator_->step_loads().empty()) return integrator_->step_loads();
+    return body_loads();  // no step taken yet: the loads of the current state
+}
+
+void Simulation::set_bounds(const geometry::Point& lo, const geometry::Point& hi) {
     for (int d = 0; d < particles_.dim; ++d)
         if (!(std::isfinite(lo[d]) && std::isfinite(hi[d]) && hi[d] > lo[d]))
-            throw std::invalid_argument("domain: upper corner must exceed the lower corner in " +
+            throw std::invalid_argument("bounds: upper corner must exceed the lower corner in " +
                                         std::string(1, "xyz"[d]));
-    domain_ = geometry::BoundingBox{lo, hi};
+    bounds_ = geometry::BoundingBox{lo, hi};
 }
 
-std::ptrdiff_t Simulation::first_outside_domain() const {
-    if (!domain_) return -1;
+std::ptrdiff_t Simulation::first_outside_bounds() const {
+    if (!bounds_) return -1;
     for (std::size_t i = 0; i < particles_.owned(); ++i)
         for (int d = 0; d < particles_.dim; ++d)
-            if (!(particles_.x[d][i] >= domain_->lo[d] && particles_.x[d][i] <= domain_->hi[d]))
+            if (!(particles_.x[d][i] >= bounds_->lo[d] && particles_.x[d][i] <= bounds_->hi[d]))
                 return static_cast<std::ptrdiff_t>(i);
     return -1;
 }
@@ -297,11 +350,11 @@ void Simulation::validate_setup() const {
     if (!positive(physics_.courant) || physics_.courant > 1.0)
         throw std::invalid_argument("physics: courant must lie in (0, 1]");
     std::ostringstream outside;
-    if (const auto i = first_outside_domain(); i >= 0) {
+    if (const auto i = first_outside_bounds(); i >= 0) {
         const auto u = static_cast<std::size_t>(i);
         outside << "body '" << bodies_[p.body[u]].name << "': particle id " << p.id[u] << " at ("
                 << p.x[0][u] << ", " << p.x[1][u] << ", " << p.x[2][u]
-                << ") m lies outside the domain";
+                << ") m lies outside the bounds";
     }
     if (const std::string e = mpi::first_error(outside.str()); !e.empty())
         throw std::invalid_argument(e);
@@ -320,7 +373,7 @@ void Simulation::ensure_integrator() {
     if (!decomposition_.distributed()) decomposition_.distribute(particles_);
     if (!integrator_) {
         integrator_ = std::make_unique<AdaptiveHeun>(integrator_options_);
-        integrator_->set_bodies(&bodies_);
+        integrator_->set_bodies(&bodies_, particles_.dim);
         integrator_->set_domain(&decomposition_);
         integrator_->place(particles_, time_);
     }
@@ -361,82 +414,62 @@ const Derivatives& Simulation::evaluate_derivatives() {
 }
 
 std::string Simulation::describe(const RunOptions& o) const {
-    io::JsonWriter j;
-    j.begin_object();
-    j.field("regosph_version", io::version_string());
-    j.field("dim", particles_.dim);
-    j.key("physics").begin_object();
-    j.field("gravity_m_s2", std::vector<double>(physics_.gravity.begin(), physics_.gravity.end()));
-    j.field("av_alpha", physics_.av_alpha);
-    j.field("av_beta", physics_.av_beta);
-    j.field("av_epsilon", physics_.av_epsilon);
-    j.field("courant", physics_.courant);
-    j.end_object();
-    j.key("integrator").begin_object();
-    j.field("scheme", std::string("Heun RK2 with embedded Euler error estimate"));
-    j.field("tolerance", integrator_options_.tolerance);
-    j.field("dt_initial_s", integrator_options_.dt_initial);
-    j.field("dt_min_s", integrator_options_.dt_min);
-    j.field("dt_max_s", integrator_options_.dt_max);
-    j.field("neighbour_skin_fraction_of_h", integrator_options_.neighbour_skin);
-    j.end_object();
-    j.key("materials").begin_array();
-    for (const Material& m : materials_) io::write_material(j, m);
-    j.end_array();
-    j.key("bodies").begin_array();
+    io::Json j;
+    j["regosph_version"] = io::version_string();
+    j["dim"] = particles_.dim;
+    j["physics"] = {{"gravity_m_s2", physics_.gravity},
+                    {"av_alpha", physics_.av_alpha},
+                    {"av_beta", physics_.av_beta},
+                    {"av_epsilon", physics_.av_epsilon},
+                    {"courant", physics_.courant}};
+    j["integrator"] = {{"scheme", "Heun RK2 with embedded Euler error estimate"},
+                       {"tolerance", integrator_options_.tolerance},
+                       {"dt_initial_s", integrator_options_.dt_initial},
+                       {"dt_min_s", integrator_options_.dt_min},
+                       {"dt_max_s", integrator_options_.dt_max},
+                       {"neighbour_skin_fraction_of_h", integrator_options_.neighbour_skin}};
+    j["materials"] = io::Json::array();
+    for (const Material& m : materials_) j["materials"].push_back(io::describe_material(m));
+    j["bodies"] = io::Json::array();
     for (const Body& b : bodies_) {
-        j.begin_object();
-        j.field("name", b.name);
-        j.field("material", materials_[b.material].name);
-        j.field("motion", std::string(motion_name(b.motion)));
-        j.field("spacing_m", b.spacing);
-        j.field("smoothing_length_m", b.smoothing_length);
-        j.field("particles", static_cast<double>(b.particle_count));
+        io::Json body = {{"name", b.name},
+                         {"material", materials_[b.material].name},
+                         {"motion", motion_name(b.motion)},
+                         {"spacing_m", b.spacing},
+                         {"smoothing_length_m", b.smoothing_length},
+                         {"particles", b.particle_count}};
         if (b.motion == Motion::kinematic) {
             const geometry::Kinematics& k = b.kinematics;
-            j.key("kinematics").begin_object();
-            j.field("pivot_m", std::vector<double>(k.pivot.begin(), k.pivot.end()));
-            j.field("axis", std::vector<double>(k.axis.begin(), k.axis.end()));
-            j.field("angular_velocity_rad_s", k.angular_velocity);
-            j.field("rpm", k.angular_velocity * 30.0 / M_PI);
-            j.key("translation").begin_array();
-            for (const auto& seg : k.translation) {
-                j.begin_object();
-                j.field("until_s", seg.until);
-                j.field("velocity_m_s", std::vector<double>(seg.velocity.begin(), seg.velocity.end()));
-                j.end_object();
-            }
-            j.end_array();
-            j.end_object();
+            io::Json translation = io::Json::array();
+            for (const auto& seg : k.translation)
+                translation.push_back({{"until_s", seg.until}, {"velocity_m_s", seg.velocity}});
+            body["kinematics"] = {{"pivot_m", k.pivot},
+                                  {"axis", k.axis},
+                                  {"angular_velocity_rad_s", k.angular_velocity},
+                                  {"rpm", k.angular_velocity * 30.0 / M_PI},
+                                  {"translation", translation}};
         }
-        j.end_object();
+        j["bodies"].push_back(body);
     }
-    j.end_array();
-    j.key("observers").begin_array();
+    j["observers"] = io::Json::array();
     for (const Observer& o : observers_) {
-        j.begin_object();
-        j.field("name", o.name);
-        j.field("material", o.material >= 0 ? materials_[o.material].name : std::string("any"));
-        j.field("moves_with_body", o.body >= 0 ? bodies_[o.body].name : std::string("none"));
         const geometry::BoundingBox bb = o.region->bounds();
-        j.field("region_bounds_lo_m", std::vector<double>(bb.lo.begin(), bb.lo.end()));
-        j.field("region_bounds_hi_m", std::vector<double>(bb.hi.begin(), bb.hi.end()));
-        j.end_object();
+        j["observers"].push_back(
+            {{"name", o.name},
+             {"material", o.material >= 0 ? materials_[o.material].name : std::string("any")},
+             {"moves_with_body", o.body >= 0 ? bodies_[o.body].name : std::string("none")},
+             {"region_bounds_lo_m", bb.lo},
+             {"region_bounds_hi_m", bb.hi}});
     }
-    j.end_array();
-    j.key("run").begin_object();
-    j.field("start_time_s", time_);
-    j.field("end_time_s", o.end_time);
-    j.field("snapshot_interval_s", o.snapshot_interval);
-    j.field("diagnostics_every", o.diagnostics_every);
-    j.field("observe_every", o.observe_every);
-    j.field("mpi_ranks", mpi::size());
-    j.end_object();
-    j.key("metadata").begin_object();
-    for (const auto& [k, v] : o.metadata) j.field(k, v);
-    j.end_object();
-    j.end_object();
-    return j.str();
+    j["run"] = {{"start_time_s", time_},
+                {"end_time_s", o.end_time},
+                {"snapshot_interval_s", o.snapshot_interval},
+                {"diagnostics_every", o.diagnostics_every},
+                {"observe_every", o.observe_every},
+                {"mpi_ranks", mpi::size()}};
+    j["metadata"] = io::Json::object();
+    for (const auto& [k, v] : o.metadata) j["metadata"][k] = v;
+    return j.dump();
 }
 
 std::string Simulation::restart(const std::string& run_dir, std::vector<std::string>* rejected) {
@@ -457,6 +490,11 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     if (q.material != particles_.material) mismatch("particle materials");
     if (q.body != particles_.body) mismatch("particle bodies");
     if (q.kind != particles_.kind) mismatch("particle kinds");
+    try {
+        read_rigid_states_json(ck.state.rigid_bodies, bodies_);
+    } catch (const std::exception& e) {
+        throw std::invalid_argument("restart: checkpoint '" + ck.file.string() + "': " + e.what());
+    }
     particles_ = q;  // every particle, on every rank: the next run distributes them
     decomposition_ = parallel::Domain{};
     time_ = ck.state.time;
@@ -489,7 +527,8 @@ void check_run_options(const RunOptions& o, double now) {
     // files carry anyway. Checked before anything is written.
     std::vector<std::string> reserved = io::kParticleFileAttributes;
     for (const std::string& k : {io::kCheckpointTime, io::kCheckpointDtNext,
-                                 io::kCheckpointChecksum, kCrashReportAttribute})
+                                 io::kCheckpointRigidBodies, io::kCheckpointChecksum,
+                                 kCrashReportAttribute})
         reserved.push_back(k);
     for (const auto& [key, value] : o.metadata) {
         check_name("run: metadata key", key);
@@ -504,18 +543,13 @@ void check_run_options(const RunOptions& o, double now) {
 
 }  // namespace
 
-std::vector<BodyLoad> Simulation::loads_now() {
-    integrator_->prepare(particles_, neighbours_, physics_, time_, true);
-    return kinematic_body_loads(particles_, neighbours_, *table_, physics_, bodies_, time_);
-}
-
 std::string Simulation::left_bounds_report() const {
-    if (!domain_) return {};
+    if (!bounds_) return {};
     std::ostringstream left;
-    if (const auto i = first_outside_domain(); i >= 0) {
+    if (const auto i = first_outside_bounds(); i >= 0) {
         const auto u = static_cast<std::size_t>(i);
         left << "blow-up at t = " << time_ << " s, step " << step_ + 1 << ": particle id "
-             << particles_.id[u] << " left the domain at (" << particles_.x[0][u] << ", "
+             << particles_.id[u] << " left the bounds at (" << particles_.x[0][u] << ", "
              << particles_.x[1][u] << ", " << particles_.x[2][u] << ") m";
     }
     return mpi::first_error(left.str());
@@ -555,7 +589,7 @@ RunSummary Simulation::run(const RunOptions& o) {
     resumed_from_.clear();
     last_run_dir_.clear();
 
-    Recorder rec(o, particles_, bodies_, observers_, [this] { return loads_now(); },
+    Recorder rec(o, particles_, bodies_, observers_, [this] { return recorded_loads(); },
                  [this] { return observe(); }, continued, time_, step_);
     if (!continued) rec.initial_state(time_, step_);
     OutputTimes outputs(o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time, o.end_time,

@@ -39,14 +39,23 @@ public:
 
     // Adds a body whose particles sit at `positions` [m], each of volume spacing^dim, density
     // the material's reference density, support radius `smoothing_length` [m], initial
-    // velocity `velocity` [m/s] (dynamic bodies). A kinematic body follows `kinematics` from
-    // t = 0, `positions` being its configuration at t = 0. Returns the body index. Throws
+    // velocity `velocity` [m/s] (dynamic and rigid bodies). A kinematic body follows
+    // `kinematics` from t = 0, `positions` being its configuration at t = 0. A rigid body
+    // (Motion::rigid) takes `rigid` (mass properties, applied loads, fixed_dofs; all optional),
+    // and `kinematics` for its prescribed degrees of freedom. Returns the body index. Throws
     // std::invalid_argument naming the body and field on bad input (empty body, NaN
     // coordinates, non-positive spacing/h, kinematics given to a body that is not kinematic).
     int add_body(const std::string& name, int material, Motion motion,
                  const std::vector<geometry::Point>& positions, double spacing,
                  double smoothing_length, geometry::Point velocity = {0, 0, 0},
-                 const std::optional<geometry::Kinematics>& kinematics = std::nullopt);
+                 const std::optional<geometry::Kinematics>& kinematics = std::nullopt,
+                 const std::optional<geometry::RigidSpec>& rigid = std::nullopt);
+
+    // Friction of a boundary body's wall particles against the regolith: 0 is free-slip (e.g. a
+    // symmetry plane), < 0 no-slip (the default). Coulomb coefficients mu_w > 0 are refused
+    // for now (see pair_terms.hpp). Throws std::invalid_argument naming the body for a dynamic
+    // body or another value.
+    void set_wall_friction(int body, double mu);
 
     // Adds an observer (observers.hpp); `material` and `body` are indices or -1. Its readings
     // go to observers.csv / observers.h5 every RunOptions::observe_every steps. Returns its
@@ -57,12 +66,18 @@ public:
     std::vector<ObserverReading> observe() const;
 
     // Force and torque of the dynamic particles on every body at the current state (zero for
-    // bodies that are not kinematic); see kinematic_body_loads.
+    // bodies that are not kinematic), from the pair loop (body_loads.hpp).
     std::vector<BodyLoad> body_loads();
+    // The loads a diagnostics row records: those of the last step, averaged with the weights
+    // of the velocity update (AdaptiveHeun::step_loads); before any step, body_loads().
+    std::vector<BodyLoad> recorded_loads();
+    // The state of every rigid body (an empty entry for the others), with the loads of
+    // recorded_loads().
+    std::vector<std::optional<RigidBodyReport>> rigid_body_reports();
 
     // Optional bounds [m]: a setup with particles outside them is refused, and a particle that
     // leaves them during a run stops it (BlowUpError).
-    void set_domain(const geometry::Point& lo, const geometry::Point& hi);
+    void set_bounds(const geometry::Point& lo, const geometry::Point& hi);
 
     PhysicsParameters& physics() { return physics_; }
     IntegratorOptions& integrator_options() { return integrator_options_; }
@@ -111,16 +126,13 @@ private:
     void release_halo() { particles_.drop_halo(); }
     void check_overlap(const std::string& name, const std::vector<geometry::Point>& positions,
                        double spacing) const;
-    std::ptrdiff_t first_outside_domain() const;  // index of a particle outside, or -1
+    std::ptrdiff_t first_outside_bounds() const;  // index of a particle outside, or -1
     // The blow-up report when a particle has left the bounds during a run, "" otherwise.
     // Collective under MPI when bounds are set.
     std::string left_bounds_report() const;
     // The directory of a run with output (locked until it is destroyed); `continued` tells
     // whether the run continues the one recorded there.
     std::optional<io::RunDirectory> open_run_directory(const RunOptions& o, bool& continued);
-    // Loads on every body at the current state, the neighbours and wall values brought up to
-    // date first. The one source of the loads in diagnostics rows and body_loads().
-    std::vector<BodyLoad> loads_now();
 
     ParticleSet particles_;
     std::vector<Material> materials_;
@@ -137,7 +149,7 @@ private:
     Derivatives scratch_;
     double time_ = 0.0;
     std::int64_t step_ = 0;
-    std::optional<geometry::BoundingBox> domain_;
+    std::optional<geometry::BoundingBox> bounds_;
     // Where the next run() continues: the directory and checkpoint of restart(), or the
     // directory the last run() wrote into, as long as the state is still where that run ended.
     std::string resumed_from_, resumed_checkpoint_;

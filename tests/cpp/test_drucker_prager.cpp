@@ -245,7 +245,7 @@ TEST_CASE("stress rate below yield is Hooke's law, lambda_dot = 0 (S17-19)") {
         const SymTensor sigma = random_tensor(rng, 1e3);
         REQUIRE(yield_function(dp, sigma) < 0.0);
         const SymTensor eps = random_tensor(rng, 1.0);
-        const PlasticStressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
+        const StressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
         const SymTensor expect = hooke(m.bulk_modulus, m.shear_modulus, eps);
         for (int k = 0; k < kSymComponents; ++k)
             CHECK(r.rate[k] == doctest::Approx(expect[k]).epsilon(1e-14).scale(norm(expect)));
@@ -269,7 +269,7 @@ TEST_CASE("stress rate on the yield surface: consistency condition df/dsigma : r
                 const SymTensor sigma = on_surface(dp, mean, random_tensor(rng, 1.0));
                 REQUIRE(std::abs(yield_function(dp, sigma)) <= 1e-10 * norm(sigma));
                 const SymTensor eps = random_tensor(rng, 1e-2);
-                const PlasticStressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
+                const StressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
                 const SymTensor elastic = hooke(m.bulk_modulus, m.shear_modulus, eps);
                 const SymTensor grad = yield_gradient(dp, sigma);
                 if (double_dot(grad, elastic) > 0.0) {
@@ -321,7 +321,7 @@ TEST_CASE("stress rate: unloading from the surface is elastic") {
     SymTensor eps = deviator(sigma);
     for (auto& e : eps) e *= -1e-6;
     for (int k = XX; k <= ZZ; ++k) eps[k] -= 1e-3;
-    const PlasticStressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
+    const StressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
     CHECK_FALSE(r.yielding);
     CHECK(r.lambda_dot == 0.0);
     const SymTensor e = hooke(m.bulk_modulus, m.shear_modulus, eps);
@@ -341,7 +341,7 @@ TEST_CASE("elastic uniaxial plane-strain loading integrates to Hooke's closed fo
     SymTensor sigma{};
     const SymTensor eps{rate, 0, 0, 0, 0, 0};
     for (int i = 0; i < steps; ++i) {
-        const PlasticStressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
+        const StressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
         REQUIRE_FALSE(r.yielding);
         for (int k = 0; k < kSymComponents; ++k) sigma[k] += dt * r.rate[k];
         REQUIRE_FALSE(drucker_prager_return(dp, sigma));
@@ -367,7 +367,7 @@ TEST_CASE("perfect plasticity: simple shear under confinement saturates at the y
     const double dt = 1e-6;
     bool yielded = false;
     for (int i = 0; i < 20000; ++i) {  // elastic limit reached at t = limit / mu ~ 0.012 s
-        const PlasticStressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
+        const StressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
         yielded = yielded || r.yielding;
         for (int k = 0; k < kSymComponents; ++k) sigma[k] += dt * r.rate[k];
         drucker_prager_return(dp, sigma);

@@ -1,4 +1,4 @@
-"""The Python API of regosph (python/bindings.cpp): fields come back as NumPy arrays of the
+"""The Python API of regosph (python/bind_*.cpp): fields come back as NumPy arrays of the
 right shape and dtype, setters round-trip, and the helper functions follow SPEC.md."""
 import math
 
@@ -51,7 +51,7 @@ def test_fields_are_numpy_arrays_with_shapes_and_dtypes(dim):
         "density": ((n,), np.float64),
         "mass": ((n,), np.float64),
         "smoothing_length": ((n,), np.float64),
-        "plastic_strain": ((n,), np.float64),
+        "plastic_multiplier": ((n,), np.float64),
         "yielding": ((n,), np.uint8),
         "material": ((n,), np.int32),
         "body": ((n,), np.int32),
@@ -218,3 +218,27 @@ def test_run_advance_and_diagnostics():
     assert d.momentum[1] < 0  # falling onto the floor at first
     assert isinstance(sim.describe(), str) and '"dim"' in sim.describe()
     assert rs.__version__
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_every_snapshot_field_is_a_numpy_property_with_its_units(dim, tmp_path):
+    """The field table (src/core/fields.hpp) drives both the snapshot datasets and the NumPy
+    properties: each dataset of a snapshot has a property holding the same values, and the
+    property's docstring gives the dataset's unit."""
+    import h5py
+    sim = make_sim(dim)
+    sim.run(2e-4, output_dir=str(tmp_path), snapshot_interval=1e-4)
+    final = sorted(tmp_path.glob("snapshot_*.h5"))[-1]
+    properties = {"position": "positions", "velocity": "velocities", "id": "ids"}
+    with h5py.File(final) as f:
+        datasets = f["particles"]
+        assert len(datasets) >= 12  # every field of the table, plus any added since
+        for name, data in datasets.items():
+            prop = properties.get(name, name)
+            value = getattr(sim, prop)
+            stored = data[()]
+            if name in ("position", "velocity"):
+                stored = stored[:, :dim]
+            assert value.dtype == stored.dtype, name
+            assert np.array_equal(value, stored), name
+            assert f"[{data.attrs['units']}]" in getattr(rs.Simulation, prop).__doc__, name

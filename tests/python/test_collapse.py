@@ -107,7 +107,7 @@ def test_output_files_are_written_and_readable(collapse):
             assert p["position"].shape == (sim.size, 3)
             assert p["stress"].shape == (sim.size, 6)
             assert p["velocity"].shape == (sim.size, 3)
-            for name in ("density", "mass", "smoothing_length", "plastic_strain", "yielding",
+            for name in ("density", "mass", "smoothing_length", "plastic_multiplier", "yielding",
                          "material", "body", "kind", "id"):
                 assert p[name].shape == (sim.size,), name
             if i == 0:

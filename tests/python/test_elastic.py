@@ -51,7 +51,7 @@ def test_run_json_records_the_material_and_elastic_bodies_may_be_free_or_fixed()
         "rubber", density=1.0, youngs_modulus=E, poisson_ratio=NU, murnaghan_n=1.0,
         artificial_stress=0.3, artificial_stress_exponent=4, xsph=0.5))
     pts = rs.lattice_fill(rs.rectangle((0, 0), (0.01, 0.01)), 1e-3)
-    sim.add_body("free", pts, material=rubber, motion="free", spacing=1e-3, smoothing_length=3e-3)
+    sim.add_body("free", pts, material=rubber, motion="dynamic", spacing=1e-3, smoothing_length=3e-3)
     sim.add_body("fixed", pts + [0.02, 0.0], material=rubber, motion="fixed", spacing=1e-3,
                  smoothing_length=3e-3)
     wall = sim.add_material(rs.Rigid("wall", density=1.0))

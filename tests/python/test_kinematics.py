@@ -222,7 +222,7 @@ def test_bad_kinematics_are_refused(kwargs, message):
 def test_kinematics_only_for_kinematic_bodies():
     sim = rs.Simulation(dim=2)
     steel = sim.add_material(rs.Rigid("steel", density=2700))
-    with pytest.raises(ValueError, match="kinematics: only a kinematic body"):
+    with pytest.raises(ValueError, match="kinematics: only a kinematic or rigid body"):
         sim.add_body("wall", rs.lattice_fill(rs.rectangle((0, 0), (0.02, 0.02)), DX),
                      material=steel, motion="fixed", spacing=DX, smoothing_length=H,
                      kinematics=rs.Kinematics(rpm=10))

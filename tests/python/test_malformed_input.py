@@ -234,11 +234,11 @@ def test_overlapping_bodies():
     assert sim.body_names == ["soil"] and sim.size == 25
 
 
-def test_particles_outside_the_domain(tmp_path):
+def test_particles_outside_the_bounds(tmp_path):
     sim = tiny_sim()
-    sim.set_domain((0.0, 0.0, 0.0), (0.03, 1.0, 0.0))  # the block reaches x = 0.05
+    sim.set_bounds((0.0, 0.0, 0.0), (0.03, 1.0, 0.0))  # the block reaches x = 0.05
     out = tmp_path / "out"
-    with pytest.raises(ValueError, match="domain") as err:
+    with pytest.raises(ValueError, match="bounds") as err:
         sim.run(0.01, output_dir=str(out), progress_interval=0)
     assert "'soil'" in str(err.value)
     assert_nothing_written(out)
@@ -246,9 +246,9 @@ def test_particles_outside_the_domain(tmp_path):
 
 
 @pytest.mark.parametrize("lo,hi", [((0, 0, 0), (-1, 1, 0)), ((0, 0, 0), (1, math.nan, 0))])
-def test_domain_upper_corner_not_above_lower(lo, hi):
-    with pytest.raises(ValueError, match="domain"):
-        tiny_sim().set_domain(lo, hi)
+def test_bounds_upper_corner_not_above_lower(lo, hi):
+    with pytest.raises(ValueError, match="bounds"):
+        tiny_sim().set_bounds(lo, hi)
 
 
 def test_empty_body():
@@ -314,7 +314,7 @@ def test_positions_setter_with_the_wrong_shape():
         sim.positions = np.zeros((3, 2))
 
 
-@pytest.mark.parametrize("motion", ["dynamc", "Dynamic", "rigid", ""])
+@pytest.mark.parametrize("motion", ["dynamc", "Dynamic", "free", "floating", ""])
 def test_unknown_motion(motion):
     sim = rs.Simulation(dim=2)
     mat = sim.add_material(soil_material())

@@ -13,10 +13,10 @@ import pytest
 from regosph import post
 
 UNITS = {"position": "m", "velocity": "m/s", "density": "kg/m^3", "mass": "kg",
-         "smoothing_length": "m", "stress": "Pa", "plastic_strain": "-", "yielding": "-",
+         "smoothing_length": "m", "stress": "Pa", "plastic_multiplier": "-", "yielding": "-",
          "material": "-", "body": "-", "kind": "-", "id": "-"}
 DTYPES = {"position": "f8", "velocity": "f8", "density": "f8", "mass": "f8",
-          "smoothing_length": "f8", "stress": "f8", "plastic_strain": "f8", "yielding": "u1",
+          "smoothing_length": "f8", "stress": "f8", "plastic_multiplier": "f8", "yielding": "u1",
           "material": "i4", "body": "i4", "kind": "u1", "id": "i8"}
 
 
@@ -41,7 +41,7 @@ def join(*groups):
 def write_snapshot(path, time, step, fields, dim=2, metadata=None):
     n = len(fields["position"])
     defaults = {"density": np.full(n, 1500.0), "stress": np.zeros((n, 6)),
-                "plastic_strain": np.zeros(n), "yielding": np.zeros(n), "id": np.arange(n)}
+                "plastic_multiplier": np.zeros(n), "yielding": np.zeros(n), "id": np.arange(n)}
     with h5py.File(path, "w") as f:
         f.attrs.update({"time": float(time), "step": int(step), "dim": dim,
                         "regosph_version": "synthetic", **(metadata or {})})
@@ -177,3 +177,17 @@ def test_run_reads_real_run(real_run):
     assert loads.attrs["units"]["torque_z"] == "N"
     # The bed is flat at the start: no cavity against itself.
     assert post.bed_cavity(run, 0, material="regolith")["depth"] == 0.0
+
+
+def test_snapshots_from_before_the_plastic_multiplier_rename_still_read(tmp_path):
+    """Snapshots written up to 0.1.0 (a7e0257) call the plastic multiplier plastic_strain;
+    regosph.post shows it under its current name."""
+    run_dir = write_run(tmp_path / "old", [(0.0, particles(np.zeros((4, 2))))])
+    with h5py.File(run_dir / "snapshot_000000.h5", "r+") as f:
+        f["particles"]["plastic_multiplier"][...] = [0.0, 1e-3, 2e-3, 3e-3]
+        f["particles"].move("plastic_multiplier", "plastic_strain")
+    snap = post.Run(run_dir).snapshot(0)
+    assert "plastic_multiplier" in snap.fields and "plastic_strain" not in snap.fields
+    np.testing.assert_array_equal(snap["plastic_multiplier"], [0.0, 1e-3, 2e-3, 3e-3])
+    assert snap.units["plastic_multiplier"] == "-"
+    assert "plastic_multiplier" in snap.to_dataframe().columns

@@ -71,6 +71,10 @@ def parse_value(text):
         return text
 
 
+# Datasets renamed since: {name in older files: current name} (src/core/fields.hpp, former_name).
+FORMER_NAMES = {"plastic_strain": "plastic_multiplier"}
+
+
 class Snapshot:
     """One snapshot file. Fields are NumPy arrays read on first access: snap["position"],
     snap.velocity, snap["speed"] (derived), ...; snap.time [s] and snap.step come from the file's
@@ -101,11 +105,13 @@ class Snapshot:
             attrs = {k: (v.item() if hasattr(v, "item") else v) for k, v in f.attrs.items()}
             if "particles" not in f:
                 raise RunFormatError(f"{self.path}: no /particles group")
-            units = {k: str(d.attrs.get("units", "")) for k, d in f["particles"].items()}
+            # Fields under their current names; a file older than a rename keeps its old one.
+            stored = {FORMER_NAMES.get(k, k): k for k in f["particles"]}
+            units = {k: str(f["particles"][d].attrs.get("units", "")) for k, d in stored.items()}
         for key in ("time", "step"):
             if key not in attrs:
                 raise RunFormatError(f"{self.path}: attribute '{key}' is missing")
-        self._attrs, self._units = attrs, units
+        self._attrs, self._units, self._stored = attrs, units, stored
 
     @property
     def attrs(self):
@@ -147,7 +153,7 @@ class Snapshot:
             return self._fields[name]
         if name in self.fields:
             with self._file() as f:
-                value = f["particles"][name][()]
+                value = f["particles"][self._stored[name]][()]
         elif name in DERIVED_FIELDS:
             value = self._derived(name)
         else:

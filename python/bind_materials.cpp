@@ -1,0 +1,73 @@
+// Bindings: Material and its constructors. The unit conversions (degrees -> radians) and the
+// modulus combinations are in src/materials/parameters.hpp.
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "core/units.hpp"
+#include "materials/parameters.hpp"
+
+namespace regosph::python {
+
+void bind_materials(py::module_& m) {
+    py::class_<Material>(m, "Material")
+        .def_readonly("name", &Material::name)
+        .def_readonly("viscosity_sound_speed", &Material::viscosity_sound_speed)
+        .def_property_readonly("density", [](const Material& x) { return reference_density(x); })
+        .def_property_readonly("wave_speed", [](const Material& x) { return elastic_wave_speed(x); });
+    m.def(
+        "DruckerPrager",
+        [](const std::string& name, double density, double bulk_modulus, double friction_angle,
+           double cohesion, std::optional<double> shear_modulus,
+           std::optional<double> poisson_ratio, double dilatancy_angle,
+           double viscosity_sound_speed) {
+            return make_material(
+                name, DruckerPragerInput{.density = density, .bulk_modulus = bulk_modulus,
+                                         .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
+                                         .friction_angle_deg = friction_angle, .cohesion = cohesion,
+                                         .dilatancy_angle_deg = dilatancy_angle,
+                                         .viscosity_sound_speed = viscosity_sound_speed});
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
+        py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
+        py::arg("viscosity_sound_speed") = 0.0,
+        "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees.");
+    m.def(
+        "ElasticSolid",
+        [](const std::string& name, double density, std::optional<double> bulk_modulus,
+           std::optional<double> shear_modulus, std::optional<double> youngs_modulus,
+           std::optional<double> poisson_ratio, double murnaghan_n, double viscosity_sound_speed,
+           double artificial_stress, double artificial_stress_exponent, double xsph) {
+            return make_material(
+                name, ElasticSolidInput{.density = density, .bulk_modulus = bulk_modulus,
+                                        .shear_modulus = shear_modulus, .youngs_modulus = youngs_modulus,
+                                        .poisson_ratio = poisson_ratio, .murnaghan_n = murnaghan_n,
+                                        .viscosity_sound_speed = viscosity_sound_speed,
+                                        .artificial_stress = artificial_stress,
+                                        .artificial_stress_exponent = artificial_stress_exponent, .xsph = xsph});
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus") = py::none(),
+        py::arg("shear_modulus") = py::none(), py::arg("youngs_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("murnaghan_n") = 1.0,
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("artificial_stress") = 0.0,
+        py::arg("artificial_stress_exponent") = 4.0, py::arg("xsph") = 0.0,
+        "Elastic solid (SPEC.md section 4): Murnaghan EoS p = (K0/n)((rho/rho0)^n - 1) with "
+        "K0 = bulk_modulus, Hooke deviatoric stress with the Jaumann rate. Give exactly two of "
+        "bulk_modulus, shear_modulus, youngs_modulus [Pa], poisson_ratio. artificial_stress: "
+        "Monaghan (2000) epsilon with exponent artificial_stress_exponent (0 = off); xsph: XSPH "
+        "epsilon (0 = off). SI units.");
+    m.def("Rigid", [](const std::string& name, double density) { return make_material(name, Rigid{density}); },
+          py::arg("name"), py::kw_only(), py::arg("density"),
+          "Material of fixed boundary bodies (walls); density in kg/m^3.");
+    m.def(
+        "drucker_prager_constants",
+        [](double friction_angle, double cohesion, int dim) {
+            const auto k = drucker_prager_constants(degrees_to_radians(friction_angle), cohesion, dim);
+            return py::make_tuple(k.alpha_phi, k.k_c);
+        },
+        py::arg("friction_angle"), py::arg("cohesion"), py::arg("dim") = 2,
+        "(alpha_phi, k_c) of the Drucker-Prager yield function; friction_angle in degrees.");
+}
+
+}  // namespace regosph::python

@@ -1,0 +1,193 @@
+// Bindings: what a run and a Simulation report. Particle fields are copies as NumPy arrays,
+// SI units.
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "core/fields.hpp"
+#include "parallel/mpi_env.hpp"
+
+namespace regosph::python {
+
+void bind_output(py::module_& m) {
+    py::class_<PhaseTimes>(m, "PhaseTimes")
+        .def_readonly("neighbours", &PhaseTimes::neighbours)
+        .def_readonly("boundary", &PhaseTimes::boundary)
+        .def_readonly("derivatives", &PhaseTimes::derivatives)
+        .def_readonly("updates", &PhaseTimes::updates);
+    py::class_<RunSummary>(m, "RunSummary")
+        .def_readonly("phases", &RunSummary::phases)
+        .def_readonly("steps", &RunSummary::steps)
+        .def_readonly("rejected", &RunSummary::rejected)
+        .def_readonly("wall_seconds", &RunSummary::wall_seconds)
+        .def_readonly("particle_steps_per_second", &RunSummary::particle_steps_per_second)
+        .def_readonly("neighbour_builds", &RunSummary::neighbour_builds)
+        .def_readonly("snapshots", &RunSummary::snapshots)
+        .def_readonly("interrupted_by", &RunSummary::interrupted_by)
+        .def_readonly("last_checkpoint", &RunSummary::last_checkpoint);
+    py::class_<StepReport>(m, "StepReport")
+        .def_readonly("dt", &StepReport::dt)
+        .def_readonly("error", &StepReport::error)
+        .def_readonly("rejected", &StepReport::rejected);
+    py::class_<Diagnostics>(m, "Diagnostics")
+        .def_readonly("mass", &Diagnostics::mass)
+        .def_readonly("kinetic_energy", &Diagnostics::kinetic_energy)
+        .def_readonly("momentum", &Diagnostics::momentum)
+        .def_readonly("max_speed", &Diagnostics::max_speed)
+        .def_readonly("yielding", &Diagnostics::yielding)
+        .def_readonly("dynamic_particles", &Diagnostics::dynamic_particles);
+}
+
+namespace {
+
+void bind_readings(py::class_<Simulation>& sim) {
+    sim.def(
+           "observe",
+           [](const Simulation& s) {
+               py::dict out;
+               const auto readings = s.observe();
+               for (std::size_t k = 0; k < readings.size(); ++k)
+                   out[py::str(s.observers()[k].name)] =
+                       py::make_tuple(readings[k].count, readings[k].mass);
+               return out;
+           },
+           "{observer: (count, mass [kg, 2D: kg/m])} at the current state.")
+        .def(
+            "body_loads",
+            [](Simulation& s) {
+                py::dict out;
+                const auto loads = s.body_loads();
+                for (std::size_t k = 0; k < loads.size(); ++k) {
+                    if (!collects_loads(s.bodies()[k].motion)) continue;
+                    py::dict d;
+                    d["force"] = loads[k].force;
+                    d["torque"] = loads[k].torque;
+                    out[py::str(s.bodies()[k].name)] = d;
+                }
+                return out;
+            },
+            "{kinematic body: {'force': [N] (2D: N/m), 'torque': about its pivot [N m] (2D: "
+            "N m/m)}} exerted by the dynamic particles at the current state.")
+        .def(
+            "bodies_state",
+            [](Simulation& s) {
+                py::dict out;
+                const auto reports = s.rigid_body_reports();
+                const int dim = s.dim();
+                for (std::size_t k = 0; k < reports.size(); ++k) {
+                    if (!reports[k]) continue;
+                    const RigidBodyReport& r = *reports[k];
+                    py::dict d;
+                    d["centre"] = r.state.centre;
+                    if (dim == 2)
+                        d["angle"] = r.angle;
+                    else
+                        d["orientation"] = r.state.orientation;
+                    d["velocity"] = r.state.velocity;
+                    d["angular_velocity"] = r.angular_velocity;
+                    d["angular_momentum"] = r.state.angular_momentum;
+                    d["force"] = r.regolith.force;
+                    d["torque"] = r.regolith.torque;
+                    d["applied_force"] = r.applied_force;
+                    d["applied_torque"] = r.applied_torque;
+                    d["mass"] = s.bodies()[k].rigid.mass;
+                    out[py::str(s.bodies()[k].name)] = d;
+                }
+                return out;
+            },
+            "{rigid body: {'centre' [m], 'angle' [rad] (2D) or 'orientation' (unit quaternion w, "
+            "x, y, z; 3D), 'velocity' [m/s], 'angular_velocity' [rad/s], 'angular_momentum' "
+            "[kg m^2/s] (world frame), 'force'/'torque' of the regolith over the last step [N, "
+            "N m about the centre; 2D per metre], 'applied_force'/'applied_torque', 'mass'}}.")
+        .def("diagnostics", [](const Simulation& s) { return compute_diagnostics(s.particles()); })
+        .def(
+            "parallel_statistics",
+            [](const Simulation& s) {
+                const parallel::DomainStatistics& d = s.domain_statistics();
+                py::dict out;
+                out["rank"] = mpi::rank();
+                out["ranks"] = mpi::size();
+                out["owned_particles"] = s.particles().owned();
+                out["bytes_sent"] = d.bytes_sent;
+                out["halo_bytes_sent"] = d.halo_bytes_sent;
+                out["halo_updates"] = d.halo_updates;
+                out["halo_builds"] = d.halo_builds;
+                out["migrations"] = d.migrations;
+                out["particles_migrated"] = d.particles_migrated;
+                out["rebalances"] = d.rebalances;
+                out["halo_particles"] = d.halo_particles;
+                out["halo_partners"] = d.halo_partners;
+                return out;
+            },
+            "This rank's decomposition counters (cumulative): owned particles, bytes sent in "
+            "halo exchanges and migrations, halo builds and updates, rebalances.")
+        .def("describe", [](const Simulation& s) { return s.describe(RunOptions{}); })
+        .def("derivatives", [](Simulation& s) {
+            const Derivatives& d = s.evaluate_derivatives();
+            py::dict out;
+            out["acceleration"] = stack(d.dv, s.dim());
+            out["density_rate"] = copy_vector(d.drho);
+            out["stress_rate"] = stack(d.dstress, kSymComponents);
+            out["dt_limit"] = copy_vector(d.dt_limit);
+            return out;
+        }, "Right-hand side of the current state (neighbours and walls updated).");
+}
+
+// Columns of a field's NumPy array: a vector has dim, other fields all their components.
+template <class A>
+int columns(int dim) {
+    return kComponents<A> == 3 ? dim : static_cast<int>(kComponents<A>);
+}
+
+// One NumPy property per field of the table (core/fields.hpp) marked kPython or kPythonSettable:
+// (N,) for a scalar, (N, columns) for several components; enums as their underlying integers.
+void bind_particle_fields(py::class_<Simulation>& sim) {
+    for_each_field_entry([&](const auto& field) {
+        const FieldInfo& f = field.info;
+        if (!(f.use & (kPython | kPythonSettable))) return;
+        const auto member = field.member;
+        using A = std::remove_cvref_t<decltype(std::declval<ParticleSet&>().*member)>;
+        using T = FieldElement<A>;
+        std::string doc = std::string(f.description) + " [" + f.units + "]";
+        if (f.plane_strain_units) doc += std::string(" (2D: [") + f.plane_strain_units + "])";
+        if constexpr (kComponents<A> == kSymComponents) doc += ", columns xx yy zz xy xz yz";
+        if (f.extra_attribute) doc += std::string(", ") + f.extra_attribute + ": " + f.extra_value;
+        const auto get = [member](const Simulation& s) -> py::object {
+            const A& a = s.particles().*member;
+            if constexpr (kComponents<A> > 1) {
+                return stack(a, columns<A>(s.dim()));
+            } else if constexpr (std::is_enum_v<T>) {
+                std::vector<std::underlying_type_t<T>> values(a.size());
+                for (std::size_t i = 0; i < a.size(); ++i) values[i] = static_cast<std::underlying_type_t<T>>(a[i]);
+                return copy_vector(values);
+            } else {
+                return copy_vector(a);
+            }
+        };
+        if constexpr (kComponents<A> > 1 && std::is_same_v<T, double>) {
+            if (f.use & kPythonSettable) {
+                const std::string name = f.property_name();
+                sim.def_property(
+                    f.property_name(), get,
+                    [member, name](Simulation& s, DoubleArray values) {
+                        unstack(s.particles().*member, columns<A>(s.dim()), values, name);
+                    },
+                    doc.c_str());
+                return;
+            }
+        }
+        if (f.use & kPythonSettable)
+            throw std::logic_error(std::string("field '") + f.name +
+                                   "': only fields of several double components can be set from Python");
+        sim.def_property_readonly(f.property_name(), get, doc.c_str());
+    });
+}
+
+}  // namespace
+
+void bind_simulation_output(py::class_<Simulation>& sim) {
+    bind_readings(sim);
+    bind_particle_fields(sim);
+}
+
+}  // namespace regosph::python

@@ -1,0 +1,226 @@
+// Bindings: the options and the Simulation's setup and control (bodies, observers, bounds,
+// run, restart, single steps), and the kernel for tests and analysis.
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "sph/kernel.hpp"
+
+namespace regosph::python {
+
+namespace {
+
+void bind_options(py::module_& m) {
+    py::class_<PhysicsParameters>(m, "PhysicsParameters")
+        .def_property(
+            "gravity", [](const PhysicsParameters& p) { return p.gravity; },
+            [](PhysicsParameters& p, const py::object& g) { p.gravity = to_vec3(g, "physics: gravity"); },
+            "Gravitational acceleration [m/s^2], 2 or 3 components.")
+        .def_readwrite("av_alpha", &PhysicsParameters::av_alpha,
+                       "alpha [-] of the Monaghan artificial viscosity, the term linear in the "
+                       "sound speed (Schaefer 2017 eq. 35); >= 0, default 0.3.")
+        .def_readwrite("av_beta", &PhysicsParameters::av_beta,
+                       "beta [-] of the Monaghan artificial viscosity, the term quadratic in the "
+                       "approach velocity (Schaefer 2017 eq. 35); >= 0, default 0.7.")
+        .def_readwrite("av_epsilon", &PhysicsParameters::av_epsilon,
+                       "eps_v [-] of Schaefer 2017 eq. 36: keeps the viscosity finite when two "
+                       "particles meet (adds eps_v h^2 to r^2); > 0, default 0.01.")
+        .def_readwrite("courant", &PhysicsParameters::courant,
+                       "Courant number C [-]: dt <= C h / (c + |v| + 1.2 (alpha c + beta "
+                       "max|nu|)); in (0, 1], default 0.3.");
+    py::class_<IntegratorOptions>(m, "IntegratorOptions")
+        .def_readwrite("tolerance", &IntegratorOptions::tolerance,
+                       "Local error tolerance [-] of the step control: a step is rejected when "
+                       "the largest |dx|/h, |dv| dt/h or |drho|/rho between the second- and the "
+                       "first-order solution exceeds it; > 0, default 1e-4.")
+        .def_readwrite("dt_initial", &IntegratorOptions::dt_initial,
+                       "First time step [s]; 0 (default) starts at the Courant limit.")
+        .def_readwrite("dt_min", &IntegratorOptions::dt_min,
+                       "Smallest time step [s]: a step below it stops the run as a blow-up "
+                       "(BlowUpError); > 0, default 1e-10.")
+        .def_readwrite("dt_max", &IntegratorOptions::dt_max,
+                       "Largest time step [s]; >= dt_min, default 1e-2.")
+        .def_readwrite("neighbour_skin", &IntegratorOptions::neighbour_skin,
+                       "Verlet skin [-] as a fraction of the largest h: neighbour lists (and MPI "
+                       "halos) are rebuilt when a particle has moved half of it; default 0.15.");
+}
+
+void bind_setup(py::class_<Simulation>& sim) {
+    sim.def(py::init<int>(), py::arg("dim"))
+        .def_property_readonly("dim", &Simulation::dim)
+        .def("add_material", &Simulation::add_material, py::arg("material"),
+             "Add a material; returns its index.")
+        .def(
+            "add_body",
+            [](Simulation& s, const std::string& name, const DoubleArray& positions,
+               const py::object& material, const std::string& motion, double spacing,
+               double smoothing_length,
+               const py::object& velocity, std::optional<geometry::Kinematics> kinematics,
+               std::optional<double> mass, const py::object& centre, const py::object& inertia,
+               const py::object& angular_velocity, const py::object& force,
+               const py::object& torque, const std::string& force_frame,
+               const std::string& torque_frame, const py::object& fixed_dofs,
+               const py::object& wall_friction) {
+                const std::string where = "body '" + name + "': ";
+                const Motion m = parse_motion(motion);
+                std::optional<geometry::RigidSpec> rigid;
+                const bool rigid_args = mass || !centre.is_none() || !inertia.is_none() ||
+                                        !angular_velocity.is_none() || !force.is_none() ||
+                                        !torque.is_none() || !fixed_dofs.is_none();
+                if (m == Motion::rigid || rigid_args) {
+                    geometry::RigidSpec r;
+                    r.mass = mass;
+                    if (!centre.is_none()) r.centre = to_vec3(centre, where + "centre");
+                    if (!inertia.is_none()) r.inertia = to_inertia(inertia, where + "inertia");
+                    if (!angular_velocity.is_none())
+                        r.angular_velocity = py::isinstance<py::sequence>(angular_velocity)
+                                                 ? to_vec3(angular_velocity, where + "angular_velocity")
+                                                 : geometry::Vec3{0.0, 0.0, angular_velocity.cast<double>()};
+                    r.force = to_schedule(force, false, where + "force");
+                    r.torque = to_schedule(torque, true, where + "torque");
+                    r.force_in_body_frame = geometry::parse_frame(force_frame, where + "force_frame");
+                    r.torque_in_body_frame = geometry::parse_frame(torque_frame, where + "torque_frame");
+                    if (!fixed_dofs.is_none())
+                        r.fixed_dofs = fixed_dofs.cast<std::vector<std::string>>();
+                    rigid = r;
+                }
+                const double mu = to_wall_friction(wall_friction, where + "wall_friction");
+                check_wall_friction(m, mu, where);
+                const int index = s.add_body(
+                    name, to_material_index(s, material, where + "material"), m,
+                    to_points(positions, s.dim(), where + "positions"), spacing, smoothing_length,
+                    to_vec3(velocity, where + "velocity"), kinematics, rigid);
+                if (mu >= 0.0) s.set_wall_friction(index, mu);
+                return index;
+            },
+            py::arg("name"), py::arg("positions"), py::kw_only(), py::arg("material"),
+            py::arg("motion"), py::arg("spacing"), py::arg("smoothing_length"),
+            py::arg("velocity") = py::make_tuple(0.0, 0.0, 0.0),
+            py::arg("kinematics") = py::none(), py::arg("mass") = py::none(),
+            py::arg("centre") = py::none(), py::arg("inertia") = py::none(),
+            py::arg("angular_velocity") = py::none(), py::arg("force") = py::none(),
+            py::arg("torque") = py::none(), py::arg("force_frame") = "world",
+            py::arg("torque_frame") = "world", py::arg("fixed_dofs") = py::none(),
+            py::arg("wall_friction") = "no-slip",
+            "Add a body of particles at positions (N, dim) [m]; returns its index. material: the "
+            "index add_material returned, or the added Material itself. motion: "
+            "'dynamic' (deformable SPH body), 'fixed', 'kinematic' (then "
+            "kinematics=Kinematics(...)) or 'rigid' (moved by the regolith; optional mass [kg, "
+            "2D kg/m], centre [m], inertia [kg m^2], velocity [m/s], angular_velocity [rad/s], "
+            "force [N] and torque [N m] as constants or [(t, value), ...] schedules in the "
+            "'world' or 'body' frame, fixed_dofs from x, y, z, rx, ry, rz: prescribed by "
+            "kinematics when given, else locked). wall_friction of a boundary body: 'no-slip' "
+            "(default) or 'free-slip' (symmetry planes).")
+        .def(
+            "add_observer",
+            [](Simulation& s, const std::string& name, geometry::ShapePtr region,
+               const py::object& material, std::optional<int> body) {
+                const int m = material.is_none()
+                                  ? -1
+                                  : to_material_index(s, material, "observer '" + name + "': material");
+                return s.add_observer(name, std::move(region), m, body.value_or(-1));
+            },
+            py::arg("name"), py::arg("region"), py::kw_only(), py::arg("material") = py::none(),
+            py::arg("body") = py::none(),
+            "Count dynamic particles (of `material`, an index or an added Material) inside "
+            "`region`, which moves with `body` (an index) when that body is kinematic. Written "
+            "to observers.csv/.h5 by run().")
+        .def(
+            "set_bounds",
+            [](Simulation& s, const py::object& lo, const py::object& hi) {
+                s.set_bounds(to_point(lo, s.dim(), "bounds: lo"), to_point(hi, s.dim(), "bounds: hi"));
+            },
+            py::arg("lo"), py::arg("hi"),
+            "Optional bounding box [m], lo and hi as (x, y) in 2D or (x, y, z) in 3D: particles "
+            "outside it are refused; a particle leaving it stops a run (BlowUpError).")
+        .def_property(
+            "physics", [](Simulation& s) -> PhysicsParameters& { return s.physics(); },
+            [](Simulation& s, const PhysicsParameters& p) { s.physics() = p; },
+            py::return_value_policy::reference_internal)
+        .def_property(
+            "integrator", [](Simulation& s) -> IntegratorOptions& { return s.integrator_options(); },
+            [](Simulation& s, const IntegratorOptions& o) { s.integrator_options() = o; },
+            py::return_value_policy::reference_internal)
+        .def_property_readonly("time", &Simulation::time)
+        .def_property_readonly("step", &Simulation::step_count)
+        .def_property_readonly("size", [](const Simulation& s) { return s.particles().size(); })
+        .def_property_readonly("materials", &Simulation::materials)
+        .def_property_readonly("body_names", [](const Simulation& s) {
+            std::vector<std::string> n;
+            for (const auto& b : s.bodies()) n.push_back(b.name);
+            return n;
+        });
+}
+
+void bind_control(py::class_<Simulation>& sim) {
+    sim.def(
+           "run",
+           [](Simulation& s, double end_time, const std::string& output_dir,
+              double snapshot_interval, int diagnostics_every, double progress_interval,
+              const py::object& metadata, bool overwrite, int checkpoint_every,
+              double checkpoint_interval, bool checkpoint_on_signal, int observe_every,
+              std::vector<std::string> allow_changes, bool take_over_lock) {
+               RunOptions o;
+               o.allow_changes = std::move(allow_changes);
+               o.take_over_lock = take_over_lock;
+               o.observe_every = observe_every;
+               o.end_time = end_time;
+               o.output_dir = output_dir;
+               o.snapshot_interval = snapshot_interval;
+               o.diagnostics_every = diagnostics_every;
+               o.progress_interval = progress_interval;
+               o.metadata = to_metadata(metadata);
+               o.overwrite = overwrite;
+               o.checkpoint_every = checkpoint_every;
+               o.checkpoint_interval = checkpoint_interval;
+               o.checkpoint_on_signal = checkpoint_on_signal;
+               py::gil_scoped_release release;
+               return s.run(o);
+           },
+           py::arg("end_time"), py::kw_only(), py::arg("output_dir") = std::string(),
+           py::arg("snapshot_interval") = 0.0, py::arg("diagnostics_every") = 10,
+           py::arg("progress_interval") = 5.0,
+           py::arg("metadata") = py::dict(),
+           py::arg("overwrite") = false, py::arg("checkpoint_every") = 0,
+           py::arg("checkpoint_interval") = 0.0, py::arg("checkpoint_on_signal") = true,
+           py::arg("observe_every") = 10,
+           py::arg("allow_changes") = std::vector<std::string>{},
+           py::arg("take_over_lock") = false,
+           "Integrate to end_time [s]; writes snapshots, series.xdmf, diagnostics.csv and "
+           "run.json to output_dir when given. Checkpoints every checkpoint_every steps and/or "
+           "checkpoint_interval wall seconds, and on SIGTERM/SIGINT (then returns early with "
+           "interrupted_by set). Refuses a directory that holds a run unless overwrite, and one "
+           "that another run is using (run.lock; take_over_lock takes over one left on another "
+           "host). After restart(), or into the directory of this simulation's previous run, "
+           "it continues that run: changed physics or setup fields are refused unless listed "
+           "in allow_changes (run.json paths, e.g. 'physics.gravity_m_s2'). "
+           "metadata: {str: str}, recorded in run.json and in every snapshot's attributes.")
+        .def(
+            "restart",
+            [](Simulation& s, const std::string& run_dir) {
+                std::vector<std::string> rejected;
+                std::string file = s.restart(run_dir, &rejected);
+                return py::make_tuple(file, rejected);
+            },
+            py::arg("run_dir"),
+            "Continue from the newest valid checkpoint in run_dir; returns (file, rejected). "
+            "Call run(end_time, output_dir=run_dir, ...) next.")
+        .def("advance", &Simulation::advance, py::arg("dt_cap"),
+             py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].");
+}
+
+}  // namespace
+
+py::class_<Simulation> bind_simulation(py::module_& m) {
+    bind_options(m);
+    py::class_<Simulation> sim(m, "Simulation");
+    bind_setup(sim);
+    bind_control(sim);
+    m.def("kernel_value", [](double r, double h, int dim) {
+        return dim == 2 ? kernel::value<2>(r, h) : kernel::value<3>(r, h);
+    }, py::arg("r"), py::arg("h"), py::arg("dim"));
+    return sim;
+}
+
+}  // namespace regosph::python

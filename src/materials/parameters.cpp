@@ -1,0 +1,48 @@
+#include "materials/parameters.hpp"
+
+#include <stdexcept>
+
+#include "core/units.hpp"
+
+namespace regosph {
+
+Material make_material(const std::string& name, const DruckerPragerInput& in) {
+    if (in.shear_modulus.has_value() == in.poisson_ratio.has_value())
+        throw std::invalid_argument("material '" + name +
+                                    "': give exactly one of shear_modulus and poisson_ratio");
+    // The (K, nu) -> mu conversion of isotropic elasticity, with its checks on nu.
+    const double mu = in.shear_modulus ? *in.shear_modulus
+                                       : elastic_moduli(name, in.bulk_modulus, std::nullopt,
+                                                        std::nullopt, in.poisson_ratio)
+                                             .shear_modulus;
+    DruckerPrager dp;
+    dp.density = in.density;
+    dp.bulk_modulus = in.bulk_modulus;
+    dp.shear_modulus = mu;
+    dp.friction_angle = degrees_to_radians(in.friction_angle_deg);
+    dp.cohesion = in.cohesion;
+    dp.dilatancy_angle = degrees_to_radians(in.dilatancy_angle_deg);
+    Material m{name, dp, in.viscosity_sound_speed};
+    validate(m);
+    return m;
+}
+
+Material make_material(const std::string& name, const ElasticSolidInput& in) {
+    const ElasticModuli k = elastic_moduli(name, in.bulk_modulus, in.shear_modulus,
+                                           in.youngs_modulus, in.poisson_ratio);
+    const ElasticSolid es{in.density,           k.bulk_modulus,
+                          k.shear_modulus,      in.murnaghan_n,
+                          in.artificial_stress, in.artificial_stress_exponent,
+                          in.xsph};
+    Material m{name, es, in.viscosity_sound_speed};
+    validate(m);
+    return m;
+}
+
+Material make_material(const std::string& name, const Rigid& in) {
+    Material m{name, in, 0.0};
+    validate(m);
+    return m;
+}
+
+}  // namespace regosph

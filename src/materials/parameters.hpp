@@ -1,0 +1,45 @@
+// Materials from the parameters a setup gives: angles in degrees, and the elastic moduli as
+// any admissible pair (e.g. bulk modulus and Poisson's ratio). These are the conversions the
+// Python constructors rs.DruckerPrager / rs.ElasticSolid / rs.Rigid perform; each returns a
+// validated Material in the SI units with radians that the models use.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "materials/material.hpp"
+
+namespace regosph {
+
+// Drucker-Prager regolith as a user gives it. Exactly one of shear_modulus and poisson_ratio.
+struct DruckerPragerInput {
+    double density = 0.0;                 // [kg/m^3]
+    double bulk_modulus = 0.0;            // K [Pa]
+    std::optional<double> shear_modulus;  // mu [Pa]
+    std::optional<double> poisson_ratio;  // nu [-]: mu = 3K(1 - 2nu) / (2(1 + nu))
+    double friction_angle_deg = 0.0;      // phi [deg]
+    double cohesion = 0.0;                // c [Pa]
+    double dilatancy_angle_deg = 0.0;     // psi [deg]
+    double viscosity_sound_speed = 0.0;   // [m/s], 0 = the material's own wave speed
+};
+
+// Elastic solid as a user gives it. Exactly two of the four moduli (see elastic_moduli).
+struct ElasticSolidInput {
+    double density = 0.0;                  // rho0 [kg/m^3]
+    std::optional<double> bulk_modulus;    // K0 [Pa]
+    std::optional<double> shear_modulus;   // mu [Pa]
+    std::optional<double> youngs_modulus;  // E [Pa]
+    std::optional<double> poisson_ratio;   // nu [-]
+    double murnaghan_n = 1.0;              // [-]
+    double viscosity_sound_speed = 0.0;    // [m/s]
+    double artificial_stress = 0.0;        // Monaghan (2000) epsilon [-]
+    double artificial_stress_exponent = 4.0;
+    double xsph = 0.0;                     // XSPH epsilon [-]
+};
+
+// Each throws std::invalid_argument naming the material and the field (validate()).
+Material make_material(const std::string& name, const DruckerPragerInput& in);
+Material make_material(const std::string& name, const ElasticSolidInput& in);
+Material make_material(const std::string& name, const Rigid& in);
+
+}  // namespace regosph

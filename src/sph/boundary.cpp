@@ -1,0 +1,59 @@
+#include "sph/boundary.hpp"
+
+#include <cmath>
+
+#include "core/tensor.hpp"
+#include "sph/kernel.hpp"
+
+namespace regosph {
+
+namespace {
+template <int Dim>
+void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
+                      const std::array<std::vector<double>, 3>* wall_acc) {
+    const std::size_t n = p.owned();  // halo walls get their values from their owners
+#pragma omp parallel for schedule(dynamic, 256)
+    for (std::size_t w = 0; w < n; ++w) {
+        if (p.kind[w] != ParticleKind::boundary) continue;
+        double g_rel[Dim];  // g - a_w
+        for (int d = 0; d < Dim; ++d)
+            g_rel[d] = pp.gravity[d] - (wall_acc ? (*wall_acc)[d][w] : 0.0);
+        double sum_w = 0.0, sum_rho = 0.0, sum_head = 0.0;
+        SymTensor sum_sigma{};
+        for (const std::uint32_t f : nl.row(w)) {
+            double r2 = 0.0, g_dot_r = 0.0;
+            for (int d = 0; d < Dim; ++d) {
+                const double dx = p.x[d][w] - p.x[d][f];
+                r2 += dx * dx;
+                g_dot_r += g_rel[d] * dx;
+            }
+            const double h_wf = 0.5 * (p.h[w] + p.h[f]);
+            if (r2 >= h_wf * h_wf) continue;
+            const double W = kernel::value<Dim>(std::sqrt(r2), h_wf);
+            sum_w += W;
+            sum_rho += p.rho[f] * W;
+            sum_head += p.rho[f] * g_dot_r * W;
+            for (int c = 0; c < kSymComponents; ++c) sum_sigma[c] += p.stress[c][f] * W;
+        }
+        const double volume = p.mass[w] / p.rho[w];
+        if (sum_w > 0.0) {
+            for (int c = 0; c < kSymComponents; ++c) p.stress[c][w] = sum_sigma[c] / sum_w;
+            for (int c = XX; c <= ZZ; ++c) p.stress[c][w] -= sum_head / sum_w;
+            p.rho[w] = sum_rho / sum_w;
+            p.mass[w] = p.rho[w] * volume;
+        } else {
+            for (int c = 0; c < kSymComponents; ++c) p.stress[c][w] = 0.0;
+        }
+    }
+}
+}  // namespace
+
+void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
+                          const std::array<std::vector<double>, 3>* wall_acceleration) {
+    if (p.dim == 2)
+        extrapolate_impl<2>(p, nl, pp, wall_acceleration);
+    else
+        extrapolate_impl<3>(p, nl, pp, wall_acceleration);
+}
+
+}  // namespace regosph

@@ -1,0 +1,27 @@
+// Wall boundary condition (SPEC.md section 6): boundary particles of fixed walls and of
+// kinematic tools take the density and stress of the dynamic particles around them
+// (Adami, Hu & Adams 2012).
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "core/particles.hpp"
+#include "sph/equations.hpp"
+#include "sph/neighbours.hpp"
+
+namespace regosph {
+
+// Kernel-weighted average over the dynamic neighbours (Adami et al. 2012 eq. 27 generalised to
+// the stress tensor):
+//   sigma_w = sum_f [sigma_f - rho_f ((g - a_w) . (x_w - x_f)) I] W_wf / sum_f W_wf,
+// so that the wall carries the hydrostatic load it must, and m_w = rho_w V_w with the
+// particle's fixed volume V_w. A boundary particle without dynamic neighbours keeps its
+// density and gets zero stress. Owned boundary particles only: under MPI the owners send the
+// values to the halo copies (parallel::Domain::update_halo). a_w is the acceleration of the
+// body: wall_acceleration (one entry per particle, [m/s^2]) for kinematic bodies, zero when
+// null (fixed walls).
+void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
+                          const std::array<std::vector<double>, 3>* wall_acceleration = nullptr);
+
+}  // namespace regosph

@@ -1,0 +1,141 @@
+// The SPH pair terms of Schaefer et al. (2017) section 3 and SPEC.md sections 2 and 4, one
+// small function per equation. Every consumer calls these: the vectorised pair loop of the
+// right-hand side (equations.cpp), and through it the loads on bodies (body_loads.hpp), which
+// are the reaction to exactly the pair forces below. They are branch-free and inline so that
+// the pair loop still vectorises (`omp simd`) with them; the callers pass in reciprocals they
+// compute together (one division per pair).
+//
+// Conventions: pair (a, b), dx = x_a - x_b, dv = v_a - v_b, grad = grad_a W_ab, rho_sum =
+// rho_a + rho_b; symmetric tensors in packed form (packed_slot).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace regosph::pair_terms {
+
+// Slot of tensor entry (i, j) in the packed storage of a symmetric tensor: the in-plane
+// components xx, yy, xy in 2D (plane strain: the pair terms never read the zz row), all six
+// in Voigt order xx, yy, zz, xy, xz, yz in 3D.
+template <int Dim>
+inline constexpr int packed_slot[3][3] = {
+    {0, Dim == 2 ? 2 : 3, 4}, {Dim == 2 ? 2 : 3, 1, 5}, {4, 5, 2}};
+template <int Dim>
+inline constexpr int kPackedSize = Dim == 2 ? 3 : 6;
+
+// Continuity (eq. 31): drho_a/dt = rho_a sum_b V_b (v_a - v_b) . grad_a W_ab. The pair's share
+// of the sum, V_b dv . grad [1/s]; the caller multiplies the sum by rho_a.
+inline double continuity(double volume_b, double dv_dot_grad) { return volume_b * dv_dot_grad; }
+
+// Velocity gradient for the strain and rotation rates (eqs. 38 and 23):
+// L_ij = sum_b (m_b / rho_a) (v_b - v_a)_i d_j W_ab [1/s]. The pair's share, with
+// w = -m_b / rho_a.
+template <int Dim>
+inline void velocity_gradient(double w, const double (&dv)[Dim], const double (&grad)[Dim],
+                              double (&L)[Dim][Dim]) {
+    for (int i = 0; i < Dim; ++i)
+        for (int j = 0; j < Dim; ++j) L[i][j] = w * dv[i] * grad[j];
+}
+
+// Monaghan's viscosity (eqs. 35-36). nu_ab = h_ab (v_ab . x_ab) / (r^2 + eps_v h_ab^2) [m/s],
+// given inv = 1 / ((r^2 + eps_v h^2) rho_sum).
+inline double viscosity_nu(double h_ab, double vr, double rho_sum, double inv) {
+    return h_ab * vr * rho_sum * inv;
+}
+
+// Pi_ab = (-alpha cbar_ab nu_ab + beta nu_ab^2) / rhobar_ab [m^5/(kg s^2)] for an approaching
+// pair (eq. 35), cbar_ab = (c_a + c_b) / 2, rhobar_ab = rho_sum / 2; 2 denom inv = 2 / rho_sum.
+// The caller sets it to 0 for receding pairs (v_ab . x_ab >= 0).
+inline double viscosity_pi(double alpha, double beta, double c_a, double c_b, double nu,
+                           double denom, double inv) {
+    return (-alpha * 0.5 * (c_a + c_b) + beta * nu) * nu * 2.0 * denom * inv;
+}
+
+// Momentum (eq. 37) per unit m_b: [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab
+// [m/s^2 per kg]; s_a and s_b = records[b_offset ...] are sigma / rho^2 in packed form (b as
+// a base array and a 32-bit offset, which the vectorised loop turns into gathers). dv_a/dt
+// gets m_b times this, and the particle b (of a body) feels -m_a m_b times it.
+template <int Dim>
+inline void momentum(const double* s_a, const double* records, std::int32_t b_offset,
+                     double pi_ab, const double (&grad)[Dim], double (&t)[Dim]) {
+    for (int i = 0; i < Dim; ++i) {
+        t[i] = -pi_ab * grad[i];
+        for (int j = 0; j < Dim; ++j) {
+            const int slot = packed_slot<Dim>[i][j];
+            t[i] += (s_a[slot] + records[b_offset + slot]) * grad[j];
+        }
+    }
+}
+
+// Monaghan's (2000) artificial stress per unit m_b f_ab^n: (R_a + R_b) . grad_a W_ab, R in
+// packed form [Pa m^6/kg^2] (Gray, Monaghan & Swift 2001 eq. 4.3), R_b = records[b_offset ...].
+// dv_a/dt gets m_b f_ab^n times this.
+template <int Dim>
+inline void artificial_stress(const double* r_a, const double* records, std::int32_t b_offset,
+                              const double (&grad)[Dim], double (&t)[Dim]) {
+    for (int i = 0; i < Dim; ++i) {
+        t[i] = 0.0;
+        for (int j = 0; j < Dim; ++j) {
+            const int slot = packed_slot<Dim>[i][j];
+            t[i] += (r_a[slot] + records[b_offset + slot]) * grad[j];
+        }
+    }
+}
+
+// f_ab^n for a whole exponent n < 16 given by its bits, from w = f_ab, multiplied out without
+// a branch (GCC 12 vectorises the loop with these selects).
+inline double whole_power(double w, bool bit1, bool bit2, bool bit4, bool bit8) {
+    const double w2 = w * w, w4 = w2 * w2, w8 = w4 * w4;
+    return (bit1 ? w : 1.0) * (bit2 ? w2 : 1.0) * (bit4 ? w4 : 1.0) * (bit8 ? w8 : 1.0);
+}
+
+// XSPH (Monaghan 1989): weight m_b W_ab / rhobar_ab [-] of the neighbour's velocity, for
+// neighbours of the same material (same = 1, else 0); 2 inv denom = 2 / rho_sum. The position
+// rate of a is v_a + eps sum_b weight (v_b - v_a).
+inline double xsph_weight(double same, double m_b, double w_ab, double inv, double denom) {
+    return same * m_b * w_ab * 2.0 * inv * denom;
+}
+
+// Wall friction of a boundary body (free-slip or Coulomb; no-slip walls take none of this).
+// A dynamic particle a next to such a wall finds the wall's outward normal n from the wall
+// particles around it, n = sum_b V_b grad_a W_ab / |...| (the gradient of the wall's colour
+// function, which points from the wall into the regolith). Then:
+// - the relative velocity of a wall pair enters the velocity gradient only along n, (dv . n) n:
+//   the wall constrains the normal motion, not the tangential one (no shear from the wall in
+//   the strain rate; continuity and viscosity depend on the central part only anyway);
+// - the wall's total pair force on a, F (momentum and artificial stress, summed over the wall
+//   particles), keeps its normal part F_n = (F . n) n, and its tangential part F_t is limited
+//   to |F_t| <= mu_w max(F . n, 0), Coulomb's law of friction between the particle and the
+//   wall; mu_w = 0 is a free-slip wall (and a symmetry plane). This is the frictional wall of
+//   SPH granular-flow models (e.g. Chambon et al. 2011, J. Non-Newtonian Fluid Mech. 166),
+//   applied to the traction of the wall particles of Adami et al. (2012).
+
+// The part of v along the unit vector n, (v . n) n.
+template <int Dim>
+inline void along(const double (&v)[Dim], const double (&n)[Dim], double (&out)[Dim]) {
+    double dot = 0.0;
+    for (int d = 0; d < Dim; ++d) dot += v[d] * n[d];
+    for (int d = 0; d < Dim; ++d) out[d] = dot * n[d];
+}
+
+// The change of a wall force F that the Coulomb limit makes, (scale - 1) F_t, given the
+// allowed tangential magnitude `limit` = mu_w (F . n) (<= 0: none allowed); returns scale.
+template <int Dim>
+inline double coulomb_correction(const double (&F)[Dim], const double (&n)[Dim], double limit,
+                                 double (&corr)[Dim]) {
+    double fn[Dim];
+    along<Dim>(F, n, fn);
+    double ft[Dim], ft2 = 0.0;
+    for (int d = 0; d < Dim; ++d) {
+        ft[d] = F[d] - fn[d];
+        ft2 += ft[d] * ft[d];
+    }
+    const double allowed = std::max(limit, 0.0);
+    const double ft_norm = std::sqrt(ft2);
+    const double scale = ft_norm > allowed ? allowed / ft_norm : 1.0;
+    for (int d = 0; d < Dim; ++d) corr[d] = (scale - 1.0) * ft[d];
+    return scale;
+}
+
+}  // namespace regosph::pair_terms
