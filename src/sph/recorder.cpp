@@ -28,15 +28,18 @@ std::string format_duration(double seconds) {
     return buf;
 }
 
-const std::vector<std::string> kDiagnosticColumns = {
-    "time [s]",          "dt [s]",           "kinetic_energy [J]", "momentum_x [kg m/s]",
-    "momentum_y [kg m/s]", "momentum_z [kg m/s]", "max_speed [m/s]",  "yielding [-]",
-    "mass [kg]",         "rejected_steps [-]"};
-
-// Loads on kinematic bodies join the diagnostics; in 2D they are per unit depth.
+// The columns of diagnostics.csv: the global quantities, then the loads on the kinematic
+// bodies. A 2D run is plane strain: its masses, energies, momenta, forces and torques are per
+// metre of depth (momentum kg m/s per m = N s/m, torque N m per m = N).
 std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
                                             const std::vector<std::size_t>& loaded, bool planar) {
-    std::vector<std::string> columns = kDiagnosticColumns;
+    const std::string energy = planar ? " [J/m]" : " [J]";
+    const std::string momentum = planar ? " [N s/m]" : " [kg m/s]";
+    std::vector<std::string> columns = {"time [s]", "dt [s]", "kinetic_energy" + energy};
+    for (const char* c : {"x", "y", "z"}) columns.push_back(std::string("momentum_") + c + momentum);
+    for (const char* c : {"max_speed [m/s]", "yielding [-]"}) columns.push_back(c);
+    columns.push_back(planar ? "mass [kg/m]" : "mass [kg]");
+    columns.push_back("rejected_steps [-]");
     for (const std::size_t k : loaded) {
         const std::string& b = bodies[k].name;
         const std::string force_unit = planar ? " [N/m]" : " [N]";
@@ -161,6 +164,16 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
     }
     n_dynamic_ = compute_diagnostics(particles).dynamic_particles;
     wall_start_ = last_progress_ = last_checkpoint_wall_ = Clock::now();
+    // Say at once what runs: the first progress line comes only after progress_interval.
+    const auto total = static_cast<long long>(mpi::sum(static_cast<std::int64_t>(particles.owned())));
+    if (mpi::rank() == 0 && o.progress_interval > 0.0) {
+        std::printf("%s %lld particles (%zu dynamic) from t = %.6g s (step %lld) to %.6g s%s%s\n",
+                    continued ? "continuing:" : "running:", total, n_dynamic_, time,
+                    static_cast<long long>(step), o.end_time,
+                    writing_ ? ", output in " : ", no output directory",
+                    writing_ ? o.output_dir.c_str() : "");
+        std::fflush(stdout);
+    }
 }
 
 double Recorder::elapsed() const { return seconds_since(wall_start_); }
@@ -224,7 +237,7 @@ void Recorder::snapshot(double time, std::int64_t step) {
     last_snapshot_step_ = step;
     if (!writer_) return;
     std::map<std::string, std::string> attributes = o_.metadata;
-    if (!rigid_.empty()) attributes["rigid_bodies"] = rigid_states_json(bodies_);
+    if (!rigid_.empty()) attributes[io::kCheckpointRigidBodies] = rigid_states_json(bodies_);
     writer_->write(particles_, time, step, attributes);
     ++snapshots_;
 }
@@ -271,12 +284,19 @@ void Recorder::interrupted(int signal, const io::CheckpointState& state) {
                                              : ("checkpoint " + last_checkpoint_).c_str());
 }
 
-void Recorder::finish(double time, std::int64_t step) {
-    if (last_snapshot_step_ != step) snapshot(time, step);
-    diagnostics(time, step);
-    observations(time, step);
-    write_observers_h5();
-    progress(true, time, step);
+void Recorder::finish(const io::CheckpointState& state) {
+    if (last_snapshot_step_ != state.step) snapshot(state.time, state.step);
+    diagnostics(state.time, state.step);
+    observations(state.time, state.step);
+    // A later end time continues from the newest checkpoint and recomputes the steps after
+    // it, so that it ends bit-identical to an uninterrupted run. A run that wrote no
+    // checkpoint (too short for checkpoint_every) writes one of its final state, so that it
+    // can be continued too.
+    if (last_checkpoint_.empty())
+        checkpoint(state);  // rewrites observers.h5
+    else
+        write_observers_h5();
+    progress(true, state.time, state.step);
 }
 
 BlowUpError Recorder::crash(const BlowUpError& e, double time, std::int64_t step) {
@@ -292,7 +312,7 @@ BlowUpError Recorder::crash(const BlowUpError& e, double time, std::int64_t step
         std::snprintf(name, sizeof name, "crash_%012lld.h5", static_cast<long long>(step));
         const auto file = fs::path(o_.output_dir) / name;
         try {
-            io::write_particle_file(file, particles_, time, step, {{"crash_report", report}});
+            io::write_particle_file(file, particles_, time, step, {{kCrashReportAttribute, report}});
             report += "\ncrash dump of the last good state: " + file.string();
         } catch (const std::exception& w) {
             report += "\n(no crash dump: " + std::string(w.what()) + ")";

@@ -40,6 +40,9 @@ private:
     double next_;
 };
 
+// Root attribute of a crash dump (crash_<step>.h5) holding the blow-up report.
+inline const std::string kCrashReportAttribute = "crash_report";
+
 class Recorder {
 public:
     // Loads of every body (indexed like the bodies) at the current state. The recorder calls
@@ -73,9 +76,10 @@ public:
     void checkpoint(const io::CheckpointState& state);
     // After SIGTERM/SIGINT: the rows so far, a checkpoint, and a line saying where it is.
     void interrupted(int signal, const io::CheckpointState& state);
-    // The end of the run: the final snapshot (unless just written), rows, observers.h5 and a
+    // The end of the run: the final snapshot (unless just written), rows, observers.h5, a
+    // checkpoint when the run wrote none (so that a later end time can continue it), and a
     // last progress line.
-    void finish(double time, std::int64_t step);
+    void finish(const io::CheckpointState& state);
     // After a blow-up: the rows so far, observers.h5, and crash_<step>.h5 holding the state
     // with the report as its attribute `crash_report`. Returns the error to throw, its report
     // naming the crash dump.
