@@ -82,7 +82,10 @@ struct Record {
     static constexpr int mass = rho + 1;          // [kg]
     static constexpr int volume = rho + 2;        // m / rho [m^3]
     static constexpr int c_visc = rho + 3;        // viscosity sound speed [m/s], < 0: boundary
-    static constexpr int key = rho + 4;           // XSPH partner key [-]
+    // XSPH partner key [-]: the material index of a dynamic particle; for a wall particle -1,
+    // or -2 - mu_w on a free-slip / Coulomb wall (evaluations with loads; the pair loop reads
+    // the friction from the record it gathers anyway).
+    static constexpr int key = rho + 4;
     static constexpr int stress = rho + 5;        // sigma / rho^2 [Pa m^6/kg^2], kTensor entries
     static constexpr int art = stress + kTensor;  // artificial stress R [Pa m^6/kg^2], kTensor
     static constexpr int size = ArtStress ? art + kTensor : art;
@@ -216,6 +219,7 @@ void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedPartic
 
 // The body whose load each particle's pair forces count towards (its own, for a boundary
 // particle of a collected body; -1 otherwise), and its wall friction. Halo copies included.
+template <class R>
 void stage_load_bodies(const ParticleSet& p, const LoadRequest& request, StagedParticles& st) {
     const std::size_t n = p.size();
     st.load_body.resize(n);
@@ -228,6 +232,7 @@ void stage_load_bodies(const ParticleSet& p, const LoadRequest& request, StagedP
         const bool slips = wall && body < request.wall_friction.size() &&
                            request.wall_friction[body] >= 0.0;
         st.wall_mu[i] = slips ? request.wall_friction[body] : -1.0;
+        if (slips) st.record[i * R::size + R::key] = -2.0 - request.wall_friction[body];
     }
 }
 
@@ -431,7 +436,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     // Loads: each lane's pair terms, kept apart from the sums above so that collecting loads
     // leaves the arithmetic of the sums (and so the results) unchanged.
     double lane_mass[kBlock], lane_momentum[Dim][kBlock], lane_art_weight[kBlock] = {},
-           lane_art[Dim][kBlock] = {};
+           lane_art[Dim][kBlock] = {}, lane_mu[kBlock];
     for (std::size_t base = 0; base < partners.size(); base += kBlock) {
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
@@ -487,7 +492,8 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             double dv_l[Dim];
             for (int d = 0; d < Dim; ++d) dv_l[d] = dv[d];
             if constexpr (Loads) {
-                mu_b = inside ? st.wall_mu[b] : -1.0;
+                const double key_b = rec[ib + R::key];
+                mu_b = inside && key_b <= -2.0 ? -2.0 - key_b : -1.0;
                 double normal[Dim];
                 pair_terms::along<Dim>(dv, n_wall, normal);
                 for (int d = 0; d < Dim; ++d) dv_l[d] = mu_b >= 0.0 ? normal[d] : dv[d];
@@ -533,19 +539,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 }
             }
 
-            // Slip walls: their pair forces on a and mu_w times the normal parts, for the
-            // Coulomb limit after the loop.
-            if constexpr (Loads) {
-                const double w = mu_b >= 0.0 ? 1.0 : 0.0;
-                double f_n = 0.0;
-                for (int i = 0; i < Dim; ++i) {
-                    const double f = w * (lane_mass[k] * lane_momentum[i][k] +
-                                          (ArtStress ? lane_art_weight[k] * lane_art[i][k] : 0.0));
-                    wall_force[i][k] += f;
-                    f_n += f * n_wall[i];
-                }
-                wall_limit[k] += w * mu_b * f_n;
-            }
+            if constexpr (Loads) lane_mu[k] = mu_b;
 
             // XSPH: velocity of the neighbours of the same material; the caller multiplies by
             // the material's epsilon.
@@ -564,6 +558,19 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                     pair_force[i][k] = lane_mass[k] * lane_momentum[i][k] +
                                        lane_art_weight[k] * lane_art[i][k];
             add_load_shares<Dim, R>(rec, partners.data() + base, rec_a[R::mass], pair_force, sink);
+            // Slip walls: their pair forces on a and mu_w times the normal parts, for the
+            // Coulomb limit after the loop (outside the vectorised loop, whose sums stay as
+            // they are without slip walls).
+            if (slip)
+                for (std::size_t k = 0; k < kBlock; ++k) {
+                    if (!(lane_mu[k] >= 0.0)) continue;
+                    double f_n = 0.0;
+                    for (int i = 0; i < Dim; ++i) {
+                        wall_force[i][k] += pair_force[i][k];
+                        f_n += pair_force[i][k] * n_wall[i];
+                    }
+                    wall_limit[k] += lane_mu[k] * f_n;
+                }
         }
     }
 
@@ -665,7 +672,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     const std::size_t n = p.owned();  // halo particles are partners only
     StagedParticles& st = out.staged;
     stage_particles<Dim, ArtStress>(p, mt, st);  // records of all particles, halo included
-    if constexpr (Loads) stage_load_bodies(p, *request, st);
+    if constexpr (Loads) stage_load_bodies<Record<Dim, ArtStress>>(p, *request, st);
     std::vector<std::vector<LoadShare>> shares;  // per thread
     std::vector<CoulombContact> contacts;        // particles next to Coulomb walls
     const bool any_slip = Loads && std::any_of(request->wall_friction.begin(),
