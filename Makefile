@@ -13,18 +13,25 @@ RUN_DIR ?= runs/soil_collapse
 ENV     := PYTHONPATH=$(CURDIR)/$(BUILD)/python OMP_NUM_THREADS=$(THREADS) \
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: all bootstrap build run test install sanitize bench bench-collapse bench-rings bench-mpi clean
+.PHONY: all bootstrap configure build build-python run test install sanitize bench bench-collapse bench-rings bench-mpi clean
 
 all: build
 
 bootstrap:
 	@scripts/bootstrap.sh
 
-build: bootstrap
+configure: bootstrap
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(PYTHON) > /dev/null
+
+build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# What `make run` needs: the Python package and its extension, not the C++ unit tests or the
+# benchmarks.
+build-python: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target _core
+
+run: build-python
 	$(ENV) $(PYTHON) validation/soil_collapse/run.py --output $(RUN_DIR) --overwrite
 
 test: build

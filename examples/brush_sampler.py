@@ -367,7 +367,8 @@ def main(argv=None):
     ap.add_argument("--spacing", type=float, help="inner-region spacing [m]; overrides --resolution")
     ap.add_argument("--end-time", type=float, default=1.0, help="simulated time [s]")
     ap.add_argument("--plot-times", type=float, nargs="*", default=[0.25, 0.5, 1.0],
-                    help="times [s] of the speed plots")
+                    help="times [s] of the speed plots; those after --end-time are dropped "
+                         "(the end time is plotted when none is left)")
     ap.add_argument("--batch", action="store_true",
                     help="with --sweep: write one SLURM job script per run instead of running")
     ap.add_argument("--observe-every", type=int, default=20, help="steps between tray counts")
@@ -392,10 +393,26 @@ def run_one(args):
     status = run_control.run(sim, args, metadata(args.run, args.resolution, spacing, args.spin_up),
                              diagnostics_every=args.observe_every, observe_every=args.observe_every)
     if status == 0 and root:
-        times = [t for t in args.plot_times if t <= args.end_time + 1e-12]
-        for f in plot_speed(args.output, times):
+        for f in plot_speed(args.output, plot_times(args.plot_times, args.end_time)):
             print(f"wrote {f}")
     return status
+
+
+def plot_times(requested, end_time):
+    """The requested plot times [s] up to the end time. Those after it are dropped, saying so;
+    when that leaves none (e.g. --end-time 0.2 with the default 0.25 0.5 1.0), the end time is
+    plotted instead."""
+    times = [t for t in requested if t <= end_time + 1e-12]
+    later = [t for t in requested if t > end_time + 1e-12]
+    if later:
+        note = f"plot times {', '.join(f'{t:g}' for t in later)} s come after the end time " \
+               f"{end_time:g} s: "
+        if not times:
+            times = [end_time]
+            print(note + "plotting the speed at the end time instead")
+        else:
+            print(note + "not plotted")
+    return times
 
 
 def sweep(args):

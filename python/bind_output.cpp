@@ -149,6 +149,7 @@ void bind_particle_fields(py::class_<Simulation>& sim) {
         using A = std::remove_cvref_t<decltype(std::declval<ParticleSet&>().*member)>;
         using T = FieldElement<A>;
         std::string doc = std::string(f.description) + " [" + f.units + "]";
+        if (f.plane_strain_units) doc += std::string(" (2D: [") + f.plane_strain_units + "])";
         if constexpr (kComponents<A> == kSymComponents) doc += ", columns xx yy zz xy xz yz";
         if (f.extra_attribute) doc += std::string(", ") + f.extra_attribute + ": " + f.extra_value;
         const auto get = [member](const Simulation& s) -> py::object {

@@ -111,7 +111,7 @@ void bind_setup(py::class_<Simulation>& sim) {
             "force [N] and torque [N m] as constants or [(t, value), ...] schedules in the "
             "'world' or 'body' frame, fixed_dofs from x, y, z, rx, ry, rz: prescribed by "
             "kinematics when given, else locked). wall_friction of a boundary body: 'no-slip' "
-            "(default) or 'free-slip' (symmetry planes).")
+            "(default), 'free-slip' (symmetry planes) or a Coulomb coefficient mu_w >= 0.")
         .def(
             "add_observer",
             [](Simulation& s, const std::string& name, geometry::ShapePtr region,
@@ -159,8 +159,11 @@ void bind_control(py::class_<Simulation>& sim) {
            [](Simulation& s, double end_time, const std::string& output_dir,
               double snapshot_interval, int diagnostics_every, double progress_interval,
               const py::object& metadata, bool overwrite, int checkpoint_every,
-              double checkpoint_interval, bool checkpoint_on_signal, int observe_every) {
+              double checkpoint_interval, bool checkpoint_on_signal, int observe_every,
+              std::vector<std::string> allow_changes, bool take_over_lock) {
                RunOptions o;
+               o.allow_changes = std::move(allow_changes);
+               o.take_over_lock = take_over_lock;
                o.observe_every = observe_every;
                o.end_time = end_time;
                o.output_dir = output_dir;
@@ -182,10 +185,16 @@ void bind_control(py::class_<Simulation>& sim) {
            py::arg("overwrite") = false, py::arg("checkpoint_every") = 0,
            py::arg("checkpoint_interval") = 0.0, py::arg("checkpoint_on_signal") = true,
            py::arg("observe_every") = 10,
+           py::arg("allow_changes") = std::vector<std::string>{},
+           py::arg("take_over_lock") = false,
            "Integrate to end_time [s]; writes snapshots, series.xdmf, diagnostics.csv and "
            "run.json to output_dir when given. Checkpoints every checkpoint_every steps and/or "
            "checkpoint_interval wall seconds, and on SIGTERM/SIGINT (then returns early with "
-           "interrupted_by set). Refuses a directory that holds a run unless overwrite. "
+           "interrupted_by set). Refuses a directory that holds a run unless overwrite, and one "
+           "that another run is using (run.lock; take_over_lock takes over one left on another "
+           "host). After restart(), or into the directory of this simulation's previous run, "
+           "it continues that run: changed physics or setup fields are refused unless listed "
+           "in allow_changes (run.json paths, e.g. 'physics.gravity_m_s2'). "
            "metadata: {str: str}, recorded in run.json and in every snapshot's attributes.")
         .def(
             "restart",

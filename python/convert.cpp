@@ -236,11 +236,16 @@ double to_wall_friction(const py::object& obj, const std::string& field) {
         throw std::invalid_argument(field + ": '" + s +
                                     "' is not 'no-slip', 'free-slip' or a Coulomb coefficient >= 0");
     }
-    // A Coulomb coefficient mu_w > 0 is not offered yet: the per-particle limit of the pair
-    // loop (pair_terms.hpp) lets a sliding block take more friction than mu_w (0.56 for
-    // mu_w = 0.3 in the tilted-plane test), so only its mu_w = 0 case, free-slip, is exposed.
-    throw std::invalid_argument(field + ": expected 'no-slip' or 'free-slip' (Coulomb wall "
-                                "friction with a coefficient is not available yet)");
+    double mu = 0.0;
+    try {
+        mu = obj.cast<double>();
+    } catch (const py::cast_error&) {
+        throw std::invalid_argument(field + ": expected 'no-slip', 'free-slip' or a number >= 0");
+    }
+    if (!(std::isfinite(mu) && mu >= 0.0))
+        throw std::invalid_argument(field + ": Coulomb coefficient " + std::to_string(mu) +
+                                    " must be a finite number >= 0");
+    return mu;
 }
 
 std::vector<std::array<double, 2>> to_vertices(const py::object& obj) {

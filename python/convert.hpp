@@ -66,7 +66,8 @@ geometry::VectorSchedule to_schedule(const py::object& obj, bool torque, const s
 // An inertia tensor [kg m^2]: a 3x3 matrix, 3 principal moments (diagonal), or in 2D one
 // number (I_zz, per metre of depth).
 geometry::Mat3 to_inertia(const py::object& obj, const std::string& field);
-// Wall friction of a boundary body: "no-slip" (-1) or "free-slip" (0).
+// Wall friction of a boundary body: "no-slip" (-1), "free-slip" (0) or a Coulomb coefficient
+// mu_w >= 0.
 double to_wall_friction(const py::object& obj, const std::string& field);
 // [(x, y), ...] -> polygon vertices [m].
 std::vector<std::array<double, 2>> to_vertices(const py::object& obj);

@@ -7,7 +7,8 @@
     python3 -m regosph sweep --rows TABLE --root DIR [--batch] [--name-column run] -- COMMAND...
 
 A RUN given to compare may also be a directory of runs (a sweep's root). Errors (a missing or
-malformed run directory, ...) print one line naming the file and exit with status 2.
+malformed run directory, ...) print one line naming the file and exit with status 2. A snapshot
+file that cannot be read (damaged, truncated) is reported on stderr and left out.
 """
 import argparse
 import json
@@ -17,6 +18,14 @@ import sys
 from pathlib import Path
 
 from . import post, sweep
+
+
+def _report_skipped(run):
+    """Says on stderr which snapshot files of `run` cannot be read (the commands go on without
+    them)."""
+    for path, reason in run.skipped_snapshots:
+        print(f"warning: skipping unreadable snapshot {path}: {reason}", file=sys.stderr)
+    return run
 
 
 def _runs(paths):
@@ -31,11 +40,11 @@ def _runs(paths):
             runs += found
         else:
             runs.append(post.Run(p))
-    return runs
+    return [_report_skipped(r) for r in runs]
 
 
 def info(args):
-    run = post.Run(args.run)
+    run = _report_skipped(post.Run(args.run))
     times = run.times if run.snapshot_files else []
     summary = {
         "path": str(run.path), "name": run.name,
@@ -98,7 +107,7 @@ def _json_number(x):
 
 
 def plot(args):
-    run = post.Run(args.run)
+    run = _report_skipped(post.Run(args.run))
     if not run.snapshot_files:
         raise FileNotFoundError(f"{run.path}: no snapshot_*.h5 files to plot")
     out = Path(args.out)

@@ -6,32 +6,56 @@ run call that honours them, so that setups in examples/ stay short.
     run_control.add_arguments(ap)
     args = ap.parse_args()
     sys.exit(run_control.run(build(args), args, metadata={"setup": "..."}))
+
+Exit status of run(): 0 done; 2 refused before anything ran (bad setup or options, an output
+directory that holds a run or that another run is using, a restart with changed physics or
+setup, a restart without a usable checkpoint); 3 blow-up (the crash dump and report are in the run directory); 5 the run could not
+write its output (a full disk, an unwritable directory; the last good checkpoint is kept);
+128 + signal when interrupted by SIGTERM/SIGINT (a checkpoint was written). Each error is one
+line "error: ..." on stderr.
 """
 import sys
 
 from . import is_root
 from ._core import BlowUpError
 
+EXIT_REFUSED, EXIT_BLOWUP, EXIT_OUTPUT_FAILED = 2, 3, 5
+
 
 def add_arguments(ap):
-    """--snapshot-interval, --overwrite, --restart, --checkpoint-every, --checkpoint-minutes."""
+    """--snapshot-interval, --overwrite, --restart, --allow-change, --take-over-lock,
+    --checkpoint-every, --checkpoint-minutes."""
     ap.add_argument("--snapshot-interval", type=float, default=0.05, help="[s] of simulated time")
     ap.add_argument("--overwrite", action="store_true", help="replace a run in --output")
     ap.add_argument("--restart", action="store_true",
-                    help="continue the run in --output from its newest valid checkpoint")
+                    help="continue the run in --output from its newest valid checkpoint (a "
+                         "later --end-time extends it)")
+    ap.add_argument("--allow-change", action="append", default=[], metavar="FIELD",
+                    help="with --restart: accept a changed physics or setup field of run.json, "
+                         "e.g. physics.gravity_m_s2 or 'materials[soil]' (repeatable)")
+    ap.add_argument("--take-over-lock", action="store_true",
+                    help="take over the lock of --output left by a run on another host")
     ap.add_argument("--checkpoint-every", type=int, default=1000, help="steps between checkpoints")
     ap.add_argument("--checkpoint-minutes", type=float, default=10.0,
                     help="wall minutes between checkpoints")
 
 
 def run(sim, args, metadata, **run_options):
-    """Run (or continue) `sim` to args.end_time into args.output; returns the exit status:
-    0 done, 3 blow-up (the crash dump and report are in the run directory), 128 + signal when
-    interrupted (SIGTERM/SIGINT; a checkpoint was written). Extra keyword arguments go to
-    Simulation.run (e.g. diagnostics_every, observe_every)."""
+    """Run (or continue) `sim` to args.end_time into args.output; returns the exit status (see
+    the module's docstring). Extra keyword arguments go to Simulation.run (e.g.
+    diagnostics_every, observe_every)."""
     root = is_root()
+
+    def fail(status, error):  # raised on every rank with the same message
+        if root:
+            print(f"error: {error}", file=sys.stderr)
+        return status
+
     if args.restart:
-        used, rejected = sim.restart(args.output)
+        try:
+            used, rejected = sim.restart(args.output)
+        except (ValueError, RuntimeError) as e:  # no run, a live run holds it, no usable checkpoint
+            return fail(EXIT_REFUSED, e)
         if root:
             for r in rejected:
                 print(f"warning: skipped corrupt checkpoint {r}", file=sys.stderr)
@@ -41,11 +65,15 @@ def run(sim, args, metadata, **run_options):
                           snapshot_interval=args.snapshot_interval, overwrite=args.overwrite,
                           checkpoint_every=args.checkpoint_every,
                           checkpoint_interval=60.0 * args.checkpoint_minutes,
+                          allow_changes=getattr(args, "allow_change", []),
+                          take_over_lock=getattr(args, "take_over_lock", False),
                           metadata={**metadata, "command": " ".join(sys.argv)}, **run_options)
-    except BlowUpError as e:  # raised on every rank with the same report
-        if root:
-            print(f"error: {e}", file=sys.stderr)
-        return 3
+    except BlowUpError as e:
+        return fail(EXIT_BLOWUP, e)
+    except ValueError as e:
+        return fail(EXIT_REFUSED, e)
+    except RuntimeError as e:  # writing the output failed
+        return fail(EXIT_OUTPUT_FAILED, e)
     if root:
         print(f"{summary.steps} steps ({summary.rejected} rejected) in {summary.wall_seconds:.1f} s "
               f"wall, {summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s")

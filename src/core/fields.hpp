@@ -43,8 +43,13 @@ struct FieldInfo {
     const char* extra_value = nullptr;
     // The dataset's name in older files, read when `name` is missing; nullptr: none.
     const char* former_name = nullptr;
+    // Units in a 2D (plane-strain) run where they differ: a mass is per metre of depth there.
+    const char* plane_strain_units = nullptr;
 
     const char* property_name() const { return python_name ? python_name : name; }
+    const char* units_in(int dim) const {
+        return dim == 2 && plane_strain_units ? plane_strain_units : units;
+    }
 };
 
 // One table entry: the metadata and the ParticleSet member it describes.
@@ -69,7 +74,9 @@ inline constexpr auto kParticleFields = std::make_tuple(
     Field{{"density", "kg/m^3", "mass density",
            kSnapshot | kCheckpoint | kHaloState | kHaloBoundary | kPython},
           &ParticleSet::rho},
-    Field{{"mass", "kg", "particle mass", kSnapshot | kCheckpoint | kHaloBoundary | kPython},
+    Field{{"mass", "kg", "particle mass (2D: per metre of depth)",
+           kSnapshot | kCheckpoint | kHaloBoundary | kPython, nullptr, nullptr, nullptr, nullptr,
+           "kg/m"},
           &ParticleSet::mass},
     Field{{"smoothing_length", "m", "kernel support radius h", kSnapshot | kCheckpoint | kPython},
           &ParticleSet::h},

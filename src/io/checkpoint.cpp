@@ -34,23 +34,6 @@ double parse_exact(const std::string& s, const std::string& what) {
     return v;
 }
 
-// Doubles as one attribute: their exact forms separated by spaces.
-std::string exact_list(const std::vector<double>& values) {
-    std::string text;
-    for (const double v : values) {
-        if (!text.empty()) text += ' ';
-        text += exact(v);
-    }
-    return text;
-}
-
-std::vector<double> parse_exact_list(const std::string& text, const std::string& what) {
-    std::vector<double> values;
-    std::istringstream in(text);
-    for (std::string word; in >> word;) values.push_back(parse_exact(word, what));
-    return values;
-}
-
 std::int64_t step_of(const fs::path& file) {
     const std::string name = file.filename().string();
     const std::string digits =
@@ -66,17 +49,16 @@ bool is_checkpoint_name(const std::string& name) {
            std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// A string attribute of the file, "" when it has none.
-std::string optional_attribute(const fs::path& file, const std::string& name) {
-    try {
-        return read_string_attribute(file, name);
-    } catch (const std::exception&) {
-        return "";
-    }
+// "fields <hash of the particle fields> file <hash of everything else in the file>": every
+// stored datum is covered, the time, step and proposed step included.
+std::string checksum_text(std::uint64_t fields, const fs::path& file) {
+    return "fields " + std::to_string(fields) + " file " +
+           std::to_string(hash_file_structure(file, kCheckpointChecksum));
 }
 
-// FNV-1a of a text (0 for ""), added to the particles' checksum.
-std::uint64_t text_hash(const std::string& s) {
+// FNV-1a of a text (0 for ""): regosph 0.1 added it for the rigid bodies' states to the
+// particles' checksum (the legacy format below).
+std::uint64_t legacy_text_hash(const std::string& s) {
     if (s.empty()) return 0;
     std::uint64_t h = 0xcbf29ce484222325ULL;
     for (const unsigned char c : s) {
@@ -84,6 +66,28 @@ std::uint64_t text_hash(const std::string& s) {
         h *= 0x100000001b3ULL;
     }
     return h;
+}
+
+// Throws, saying which part differs, unless the stored checksum matches. A checkpoint of
+// regosph 0.1 holds a single number: the particle fields (and rigid bodies' states) only; it
+// is still accepted, its time and step unchecked, so that older runs can be continued.
+void verify_checksum(const fs::path& file, const std::string& stored, std::uint64_t fields,
+                     const std::string& rigid_bodies) {
+    if (!stored.starts_with("fields ")) {
+        if (stored != std::to_string(fields + legacy_text_hash(rigid_bodies)))
+            throw std::runtime_error("checksum mismatch in the particle fields (corrupt file)");
+        return;
+    }
+    const std::string actual = checksum_text(fields, file);
+    if (stored == actual) return;
+    std::istringstream a(actual), b(stored);
+    std::string key, actual_fields, stored_fields;
+    a >> key >> actual_fields;
+    b >> key >> stored_fields;
+    if (stored_fields != actual_fields)
+        throw std::runtime_error("checksum mismatch in the particle fields (corrupt file)");
+    throw std::runtime_error("checksum mismatch in the time, step or another attribute "
+                             "(corrupt file)");
 }
 
 }  // namespace
@@ -126,15 +130,17 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
     std::snprintf(name, sizeof name, "%s%012lld%s", kPrefix.c_str(),
                   static_cast<long long>(s.step), kSuffix.c_str());
     const fs::path file = dir / name;
-    const std::string work = exact_list(s.work);
-    std::map<std::string, std::string> attributes = {
-        {"checkpoint_time", exact(s.time)},
-        {"checkpoint_dt_next", exact(s.dt_next)},
-        {"checkpoint_checksum", std::to_string(mpi::sum_wrapping(checksum(p)) +
-                                               text_hash(s.rigid_bodies) + text_hash(work))}};
-    if (!s.rigid_bodies.empty()) attributes["rigid_bodies"] = s.rigid_bodies;
-    if (!work.empty()) attributes["checkpoint_work"] = work;
-    write_particle_file(file, p, s.time, s.step, attributes, kCheckpoint);
+    const std::uint64_t fields = mpi::sum_wrapping(checksum(p));
+    std::map<std::string, std::string> attributes = {{kCheckpointTime, exact(s.time)},
+                                                     {kCheckpointDtNext, exact(s.dt_next)}};
+    if (!s.rigid_bodies.empty()) attributes[kCheckpointRigidBodies] = s.rigid_bodies;
+    // The checksum is added to the complete file: it covers what was written (the rigid
+    // bodies' state among the attributes).
+    write_particle_file(file, p, s.time, s.step, attributes, kCheckpoint,
+                        [&](const fs::path& tmp) {
+                            add_string_attribute(tmp, kCheckpointChecksum,
+                                                 checksum_text(fields, tmp));
+                        });
     mpi::on_root_first([&] {
         const auto all = list_checkpoints(dir);
         for (std::size_t i = static_cast<std::size_t>(std::max(keep, 1)); i < all.size(); ++i) {
@@ -152,18 +158,16 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
             double time = 0.0;
             std::int64_t step = 0;
             ParticleSet p = read_snapshot(file, &time, &step, kCheckpoint);
-            const std::string rigid = optional_attribute(file, "rigid_bodies");
-            // Absent from checkpoints written before the work was recorded.
-            const std::string work = optional_attribute(file, "checkpoint_work");
-            const std::string stored = read_string_attribute(file, "checkpoint_checksum");
-            if (stored != std::to_string(checksum(p) + text_hash(rigid) + text_hash(work)))
-                throw std::runtime_error("checksum mismatch (corrupt file)");
-            out.state.rigid_bodies = rigid;
-            out.state.work = parse_exact_list(work, "checkpoint_work");
-            out.state.time = parse_exact(read_string_attribute(file, "checkpoint_time"),
-                                         "checkpoint_time");
-            out.state.dt_next = parse_exact(read_string_attribute(file, "checkpoint_dt_next"),
-                                            "checkpoint_dt_next");
+            try {
+                out.state.rigid_bodies = read_string_attribute(file, kCheckpointRigidBodies);
+            } catch (const std::exception&) {  // a run without rigid bodies
+            }
+            verify_checksum(file, read_string_attribute(file, kCheckpointChecksum), checksum(p),
+                            out.state.rigid_bodies);
+            out.state.time = parse_exact(read_string_attribute(file, kCheckpointTime),
+                                         kCheckpointTime);
+            out.state.dt_next = parse_exact(read_string_attribute(file, kCheckpointDtNext),
+                                            kCheckpointDtNext);
             out.state.step = step;
             out.particles = std::move(p);
             out.file = file;

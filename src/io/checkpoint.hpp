@@ -16,19 +16,26 @@ struct CheckpointState {
     double time = 0.0;       // [s]
     std::int64_t step = 0;   // accepted steps
     double dt_next = 0.0;    // step the integrator proposed next [s]
-    // Work done on the regolith by each body since t = 0 [J] (2D: [J/m]); empty when read from
-    // a checkpoint written before it was recorded.
-    std::vector<double> work;
     // States of the rigid bodies (JSON, sph/rigid_dynamics.hpp); "" without rigid bodies.
     std::string rigid_bodies;
 };
+
+// Root attributes a checkpoint adds to the snapshot layout: the time and the proposed step as
+// exact text ("%a"), the rigid bodies' states, and the checksum of everything stored.
+inline const std::string kCheckpointTime = "checkpoint_time";
+inline const std::string kCheckpointDtNext = "checkpoint_dt_next";
+inline const std::string kCheckpointRigidBodies = "rigid_bodies";
+inline const std::string kCheckpointChecksum = "checkpoint_checksum";
 
 // Order-independent hash of the owned particles: the sum modulo 2^64 of a 64-bit FNV-1a hash
 // of each particle's checkpointed fields (kCheckpoint in core/fields.hpp). Local: the sum over ranks is mpi::sum_wrapping of it.
 std::uint64_t checksum(const ParticleSet& p);
 
 // Writes checkpoint_<step>.h5 in `dir` atomically (collective under MPI: the particles of all
-// ranks in id order, as snapshots), then removes all but the newest `keep` checkpoints.
+// ranks in id order, as snapshots), then removes all but the newest `keep` checkpoints. Its
+// checksum covers every stored datum: the particle fields through checksum(), everything else
+// (time, step, proposed step, every attribute, every dataset's shape) through
+// hash_file_structure().
 // Returns the new file. A checkpoint can be read on any number of ranks.
 std::filesystem::path write_checkpoint(const std::filesystem::path& dir, const ParticleSet& p,
                                        const CheckpointState& state, int keep = 2);

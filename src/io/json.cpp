@@ -1,5 +1,7 @@
 #include "io/json.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
@@ -25,14 +27,20 @@ Json describe_material(const Material& m) {
 
 void write_text_atomically(const std::filesystem::path& file, const std::string& text) {
     const std::filesystem::path tmp = file.string() + ".tmp";
+    std::error_code ec;
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error("cannot write '" + tmp.string() + "'");
-        out << text;
-        out.flush();
-        if (!out) throw std::runtime_error("cannot write '" + tmp.string() + "'");
+        if (out) {
+            out << text;
+            out.flush();
+        }
+        if (!out) {  // say why (a full disk...), and leave no partial file behind
+            const std::string reason = std::strerror(errno);
+            out.close();
+            std::filesystem::remove(tmp, ec);
+            throw std::runtime_error("cannot write '" + file.string() + "': " + reason);
+        }
     }
-    std::error_code ec;
     std::filesystem::rename(tmp, file, ec);
     if (ec) {
         std::filesystem::remove(tmp, ec);

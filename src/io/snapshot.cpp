@@ -7,11 +7,14 @@
 
 #include <hdf5.h>
 #include <mpi.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <optional>
 #include <sstream>
@@ -37,6 +40,14 @@ std::string hdf5_error_detail() {
         return 0;
     };
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &detail);
+    // A failed write's text spans lines of file names, offsets and sizes; keep the operating
+    // system's reason ("file write failed: No space left on device").
+    const std::string key = "error message = '";
+    if (const auto at = detail.find(key); at != std::string::npos) {
+        const auto end = detail.find('\'', at + key.size());
+        detail = detail.substr(0, std::min(detail.find(':'), detail.find(','))) + ": " +
+                 detail.substr(at + key.size(), end - at - key.size());
+    }
     return detail;
 }
 
@@ -276,8 +287,48 @@ void check_consistent(const ParticleSet& p) {
     if (!ok) throw std::runtime_error("the particle arrays have different lengths");
 }
 
+// The root attribute `units`. A 2D run is plane strain: its masses (and everything summed
+// from them) are per metre of depth.
+std::string units_description(int dim) {
+    return dim == 2 ? "SI (m, s, kg, Pa); plane strain: mass per metre of depth (kg/m)"
+                    : "SI (m, s, kg, Pa)";
+}
+
+// After a failed write (a full disk), HDF5 still holds unwritten data for the file; closing it
+// writes them, and if that fails too, HDF5 keeps a broken file open and crashes when the
+// process exits. Emptying the (temporary) file first frees its space for that last write.
+void release_space(const fs::path& path) {
+    std::error_code ignored;
+    fs::resize_file(path, 0, ignored);
+}
+
+// Refuses a write that cannot fit before it starts, for the same reason: bytes [B] needed.
+void check_free_space(const fs::path& file, std::uintmax_t bytes) {
+    struct statvfs v {};
+    if (::statvfs(file.parent_path().empty() ? "." : file.parent_path().c_str(), &v) != 0) return;
+    // root may use the blocks reserved for it
+    const std::uintmax_t blocks = ::geteuid() == 0 ? v.f_bfree : v.f_bavail;
+    const std::uintmax_t free_bytes = blocks * v.f_frsize;
+    if (free_bytes >= bytes) return;
+    std::ostringstream os;
+    os << "No space left on device: the file needs about " << (bytes + 1023) / 1024 << " KiB, "
+       << free_bytes / 1024 << " KiB are free";
+    throw std::runtime_error(os.str());
+}
+
+// Bytes a particle file of n particles takes: the fields marked `use`, and room for the
+// metadata.
+std::uintmax_t particle_file_bytes(const ParticleSet& p, std::uintmax_t n, unsigned use) {
+    std::uintmax_t per_particle = 0;
+    for_each_field(p, [&](const FieldInfo& f, const auto& a) {
+        using A = std::remove_cvref_t<decltype(a)>;
+        if (f.use & use) per_particle += kComponents<A> * sizeof(FieldElement<A>);
+    });
+    return n * per_particle + (64u << 10);
+}
+
 // The dataset attributes of a field: a symmetric tensor also names its components.
-DatasetInfo dataset_info(const FieldInfo& f, std::size_t components) {
+DatasetInfo dataset_info(const FieldInfo& f, std::size_t components, int dim) {
     static const std::string tensor_components = [] {
         std::string names;
         for (const char* c : kSymComponentNames) names += (names.empty() ? "" : " ") + std::string(c);
@@ -285,7 +336,7 @@ DatasetInfo dataset_info(const FieldInfo& f, std::size_t components) {
     }();
     if (components == kSymComponents)
         return {f.name, f.units, f.description, "components", tensor_components.c_str()};
-    return {f.name, f.units, f.description, f.extra_attribute, f.extra_value};
+    return {f.name, f.units_in(dim), f.description, f.extra_attribute, f.extra_value};
 }
 
 // The fields marked `use` (kSnapshot or kCheckpoint) of the first n particles of p (the owned
@@ -296,7 +347,7 @@ void write_particles(hid_t g, const ParticleSet& p, std::size_t n, const RowSlic
         using A = std::remove_cvref_t<decltype(a)>;
         using T = FieldElement<A>;
         constexpr std::size_t K = kComponents<A>;
-        write_dataset<T>(g, dataset_info(f, K), n, K, s, [&](std::size_t first, std::size_t count, T* out) {
+        write_dataset<T>(g, dataset_info(f, K, p.dim), n, K, s, [&](std::size_t first, std::size_t count, T* out) {
             for (std::size_t i = 0; i < count; ++i)
                 for (std::size_t k = 0; k < K; ++k) out[i * K + k] = component(a, k)[first + i];
         });
@@ -328,22 +379,66 @@ void write_file(const fs::path& path, const ParticleSet& owned, double time_s, s
     Handle file(h5_try(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access),
                        "creating the file"),
                 H5Fclose);
-    write_scalar_attribute(file, "time", time_s);
-    write_scalar_attribute(file, "step", step);
-    write_scalar_attribute(file, "dim", std::int32_t{p.dim});
-    write_string_attribute(file, "units", "SI (m, s, kg, Pa)");
+    try {
+        write_scalar_attribute(file, "time", time_s);
+        write_scalar_attribute(file, "step", step);
+        write_scalar_attribute(file, "dim", std::int32_t{p.dim});
+        write_string_attribute(file, "units", units_description(p.dim));
+        write_string_attribute(file, "regosph_version",
+                               std::string(kVersion) + " (" + kGitDescribe + ")");
+        for (const auto& [name, value] : string_attributes)
+            write_string_attribute(file, name, value);
+        {
+            Handle group(h5_try(H5Gcreate2(file, "particles", H5P_DEFAULT, H5P_DEFAULT,
+                                           H5P_DEFAULT),
+                                "creating group '/particles'"),
+                         H5Gclose);
+            write_particles(group, p, n, slice, use);
+            group.close("closing group '/particles'");
+        }
+        h5_try(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");
+    } catch (...) {
+        release_space(path);
+        throw;
+    }
+    file.close("closing the file");  // flushed and every object in it closed: nothing to write
+}
+
+// The columns of a time series as datasets of `file` (write_time_series_file).
+void write_series(hid_t file, const std::vector<std::string>& columns,
+                  const std::vector<std::vector<double>>& rows,
+                  const std::map<std::string, std::string>& string_attributes) {
     write_string_attribute(file, "regosph_version",
                            std::string(kVersion) + " (" + kGitDescribe + ")");
     for (const auto& [name, value] : string_attributes) write_string_attribute(file, name, value);
-    {
-        Handle group(h5_try(H5Gcreate2(file, "particles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                            "creating group '/particles'"),
-                     H5Gclose);
-        write_particles(group, p, n, slice, use);
-        group.close("closing group '/particles'");
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+        // "tray.count [-]" -> path "tray/count", units "-"
+        std::string name = columns[c], units;
+        if (const auto open = name.rfind(" ["); open != std::string::npos && name.ends_with("]")) {
+            units = name.substr(open + 2, name.size() - open - 3);
+            name = name.substr(0, open);
+        }
+        std::string group_name, leaf = name;
+        if (const auto dot = name.find('.'); dot != std::string::npos) {
+            group_name = name.substr(0, dot);
+            leaf = name.substr(dot + 1);
+        }
+        hid_t parent = file;
+        std::optional<Handle> group;
+        if (!group_name.empty()) {
+            const htri_t exists = H5Lexists(file, group_name.c_str(), H5P_DEFAULT);
+            group.emplace(h5_try(exists > 0 ? H5Gopen2(file, group_name.c_str(), H5P_DEFAULT)
+                                            : H5Gcreate2(file, group_name.c_str(), H5P_DEFAULT,
+                                                         H5P_DEFAULT, H5P_DEFAULT),
+                                 "creating group '/" + group_name + "'"),
+                          H5Gclose);
+            parent = *group;
+        }
+        std::vector<double> data(rows.size());
+        for (std::size_t r = 0; r < rows.size(); ++r) data[r] = rows[r].at(c);
+        const DatasetInfo info{leaf.c_str(), units.c_str(), columns[c].c_str()};
+        write_column(parent, info, data, rows.size());
     }
-    h5_try(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");
-    file.close("closing the file");  // every object in it is closed, so this really closes it
 }
 
 // ---- files and directories -----------------------------------------------------------------
@@ -467,22 +562,39 @@ fs::path SnapshotWriter::write(const ParticleSet& p, double time_s, std::int64_t
 void write_particle_file(const fs::path& final_path, const ParticleSet& p, double time_s,
                          std::int64_t step,
                          const std::map<std::string, std::string>& string_attributes,
-                         unsigned use) {
+                         unsigned use, const std::function<void(const fs::path&)>& finalize) {
     fs::path tmp = final_path;
     tmp += ".tmp";
+    const auto total = static_cast<std::uintmax_t>(mpi::sum(static_cast<std::int64_t>(p.owned())));
     std::string error;
     try {
         QuietHdf5Errors quiet;
         check_consistent(p);
-        write_file(tmp, p, time_s, step, string_attributes, use);  // closed when it returns
+        if (mpi::rank() == 0) check_free_space(tmp, particle_file_bytes(p, total, use));
     } catch (const std::exception& e) {
         error = e.what();
     }
-    // Collective: every rank learns of a failure on any rank, and rank 0 renames.
+    // Every rank knows before any of them creates the file.
     error = mpi::first_error(error);
     if (error.empty()) {
         try {
-            mpi::on_root_first([&] { fs::rename(tmp, final_path); });
+            QuietHdf5Errors quiet;
+            write_file(tmp, p, time_s, step, string_attributes, use);  // closed when it returns
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        // Collective: every rank learns of a failure on any rank.
+        error = mpi::first_error(error);
+    }
+    if (error.empty()) {
+        try {
+            mpi::on_root_first([&] {  // rank 0 completes and renames
+                if (finalize) {
+                    QuietHdf5Errors quiet;
+                    finalize(tmp);
+                }
+                fs::rename(tmp, final_path);
+            });
         } catch (const std::exception& e) {
             error = e.what();
         }
@@ -501,41 +613,17 @@ void write_time_series_file(const fs::path& final_path, const std::vector<std::s
     tmp += ".tmp";
     try {
         QuietHdf5Errors quiet;
+        check_free_space(tmp, rows.size() * columns.size() * sizeof(double) + (64u << 10));
         Handle file(h5_try(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
                            "creating the file"),
                     H5Fclose);
-        write_string_attribute(file, "regosph_version",
-                               std::string(kVersion) + " (" + kGitDescribe + ")");
-        for (const auto& [name, value] : string_attributes) write_string_attribute(file, name, value);
-        for (std::size_t c = 0; c < columns.size(); ++c) {
-            // "tray.count [-]" -> path "tray/count", units "-"
-            std::string name = columns[c], units;
-            if (const auto open = name.rfind(" ["); open != std::string::npos && name.ends_with("]")) {
-                units = name.substr(open + 2, name.size() - open - 3);
-                name = name.substr(0, open);
-            }
-            std::string group_name, leaf = name;
-            if (const auto dot = name.find('.'); dot != std::string::npos) {
-                group_name = name.substr(0, dot);
-                leaf = name.substr(dot + 1);
-            }
-            hid_t parent = file;
-            std::optional<Handle> group;
-            if (!group_name.empty()) {
-                const htri_t exists = H5Lexists(file, group_name.c_str(), H5P_DEFAULT);
-                group.emplace(h5_try(exists > 0 ? H5Gopen2(file, group_name.c_str(), H5P_DEFAULT)
-                                                : H5Gcreate2(file, group_name.c_str(), H5P_DEFAULT,
-                                                             H5P_DEFAULT, H5P_DEFAULT),
-                                     "creating group '/" + group_name + "'"),
-                              H5Gclose);
-                parent = *group;
-            }
-            std::vector<double> data(rows.size());
-            for (std::size_t r = 0; r < rows.size(); ++r) data[r] = rows[r].at(c);
-            const DatasetInfo info{leaf.c_str(), units.c_str(), columns[c].c_str()};
-            write_column(parent, info, data, rows.size());
+        try {
+            write_series(file, columns, rows, string_attributes);
+            h5_try(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");
+        } catch (...) {
+            release_space(tmp);
+            throw;
         }
-        h5_try(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");
         file.close("closing the file");
         fs::rename(tmp, final_path);
     } catch (const std::exception& e) {
@@ -582,6 +670,121 @@ void SnapshotWriter::write_xdmf() const {
         if (e.n_particles > 0) xdmf_grid(x, e.index, e.time_s, e.n_particles);
     x << "  </Grid>\n </Domain>\n</Xdmf>\n";
     write_text_atomically(dir_ / "series.xdmf", x.str());
+}
+
+namespace {
+
+// 64-bit FNV-1a over a byte stream.
+struct Fnv1a {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    void bytes(const void* data, std::size_t n) {
+        const auto* b = static_cast<const unsigned char*>(data);
+        for (std::size_t k = 0; k < n; ++k) {
+            h ^= b[k];
+            h *= 0x100000001b3ULL;
+        }
+    }
+    void text(const std::string& s) { bytes(s.c_str(), s.size() + 1); }  // with its NUL
+};
+
+// H5Aiterate2 / H5Literate callback: appends the name to a std::vector<std::string>.
+template <class Info>
+herr_t collect_name(hid_t, const char* name, const Info*, void* names) {
+    static_cast<std::vector<std::string>*>(names)->push_back(name);
+    return 0;
+}
+
+// Names of an object's attributes, in increasing name order.
+std::vector<std::string> attribute_names(hid_t obj) {
+    std::vector<std::string> names;
+    h5_try(H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name<H5A_info_t>, &names),
+           "listing attributes");
+    return names;
+}
+
+// Names of a group's members, in increasing name order.
+std::vector<std::string> link_names(hid_t group) {
+    std::vector<std::string> names;
+    h5_try(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name<H5L_info_t>, &names),
+           "listing a group");
+    return names;
+}
+
+// An attribute's name and value: strings as text, numbers in the native form of their type.
+void hash_attribute(hid_t obj, const std::string& name, Fnv1a& f) {
+    f.text(name);
+    Handle attr(h5_try(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute '" + name + "'"),
+                H5Aclose);
+    Handle type(h5_try(H5Aget_type(attr), "H5Aget_type"), H5Tclose);
+    Handle space(h5_try(H5Aget_space(attr), "H5Aget_space"), H5Sclose);
+    const auto n = static_cast<std::size_t>(
+        h5_try(H5Sget_simple_extent_npoints(space), "H5Sget_simple_extent_npoints"));
+    const H5T_class_t cls = H5Tget_class(type);
+    f.bytes(&cls, sizeof cls);
+    if (cls == H5T_STRING && H5Tis_variable_str(type) > 0) {
+        std::vector<char*> text(n, nullptr);
+        h5_try(H5Aread(attr, type, text.data()), "reading attribute '" + name + "'");
+        for (char* t : text) f.text(t ? t : "");
+        H5Dvlen_reclaim(type, space, H5P_DEFAULT, text.data());
+        return;
+    }
+    Handle mem(h5_try(cls == H5T_STRING ? H5Tcopy(type) : H5Tget_native_type(type, H5T_DIR_ASCEND),
+                      "H5Tget_native_type"),
+               H5Tclose);
+    std::vector<unsigned char> value(n * H5Tget_size(mem));
+    h5_try(H5Aread(attr, mem, value.data()), "reading attribute '" + name + "'");
+    f.bytes(value.data(), value.size());
+}
+
+// An object's path, kind, shape and element type (datasets), its attributes, and its members
+// (groups), depth first in name order.
+void hash_object(hid_t obj, const std::string& path, const std::string& skip, Fnv1a& f) {
+    f.text(path);
+    const H5I_type_t kind = H5Iget_type(obj);
+    f.bytes(&kind, sizeof kind);
+    if (kind == H5I_DATASET) {
+        Handle dset_type(h5_try(H5Dget_type(obj), "H5Dget_type"), H5Tclose);
+        const H5T_class_t cls = H5Tget_class(dset_type);
+        const std::size_t size = H5Tget_size(dset_type);
+        f.bytes(&cls, sizeof cls);
+        f.bytes(&size, sizeof size);
+        for (hsize_t d : dataset_shape(obj)) f.bytes(&d, sizeof d);
+    }
+    for (const std::string& name : attribute_names(obj))
+        if (!(path == "/" && name == skip)) hash_attribute(obj, name, f);
+    if (kind != H5I_GROUP && kind != H5I_FILE) return;
+    for (const std::string& name : link_names(obj)) {
+        Handle child(h5_try(H5Oopen(obj, name.c_str(), H5P_DEFAULT), "opening '" + name + "'"),
+                     H5Oclose);
+        hash_object(child, (path == "/" ? "/" : path + "/") + name, skip, f);
+    }
+}
+
+}  // namespace
+
+std::uint64_t hash_file_structure(const fs::path& file, const std::string& skip_root_attribute) {
+    try {
+        QuietHdf5Errors quiet;
+        Handle f(h5_try(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "opening the file"),
+                 H5Fclose);
+        Fnv1a hash;
+        hash_object(f, "/", skip_root_attribute, hash);
+        return hash.h;
+    } catch (const std::exception& e) {
+        throw std::runtime_error("'" + file.string() + "': " + e.what());
+    }
+}
+
+void add_string_attribute(const fs::path& file, const std::string& name, const std::string& value) {
+    try {
+        QuietHdf5Errors quiet;
+        Handle f(h5_try(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "opening the file"),
+                 H5Fclose);
+        write_string_attribute(f, name, value);
+        f.close("closing the file");
+    } catch (const std::exception& e) {
+        throw std::runtime_error("'" + file.string() + "': " + e.what());
+    }
 }
 
 ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* step, unsigned use) {

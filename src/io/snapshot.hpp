@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -56,11 +57,30 @@ private:
 
 // One particle file in the snapshot layout, written atomically (temporary name, flush, rename),
 // without touching series.xdmf: checkpoints use it. Throws std::runtime_error naming the file.
-// `use` selects the fields (kSnapshot or kCheckpoint, core/fields.hpp).
+// `use` selects the fields (kSnapshot or kCheckpoint, core/fields.hpp). `finalize`, when
+// given, runs on rank 0 on the complete temporary file, before the rename (checkpoints add
+// their checksum there).
 void write_particle_file(const std::filesystem::path& path, const ParticleSet& p, double time_s,
                          std::int64_t step,
                          const std::map<std::string, std::string>& string_attributes = {},
-                         unsigned use = kSnapshot);
+                         unsigned use = kSnapshot,
+                         const std::function<void(const std::filesystem::path&)>& finalize = {});
+
+// Root attributes every particle file carries; string attributes must not take these names.
+inline const std::vector<std::string> kParticleFileAttributes = {"time", "step", "dim", "units",
+                                                                 "regosph_version"};
+
+// Hash (64-bit FNV-1a) of everything in an HDF5 file but the datasets' values: every group and
+// dataset path, each dataset's shape and element type, and every attribute's name and value,
+// in name order; the root attribute `skip_root_attribute` left out. Throws std::runtime_error
+// naming the file.
+std::uint64_t hash_file_structure(const std::filesystem::path& file,
+                                  const std::string& skip_root_attribute);
+
+// Adds a string attribute to the root of an existing file. Throws std::runtime_error naming
+// the file.
+void add_string_attribute(const std::filesystem::path& file, const std::string& name,
+                          const std::string& value);
 
 // A time series as HDF5, written atomically: one float64 dataset per column, named after the
 // column without its unit, with a dot opening a group ("tray.count [-]" -> /tray/count), and

@@ -1,9 +1,13 @@
 #include "io/time_series.hpp"
 
+#include "io/json.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include <iomanip>
 #include <locale>
@@ -57,15 +61,11 @@ CsvTimeSeries::CsvTimeSeries(std::filesystem::path file, std::vector<std::string
                 kept.push_back(line);
         }
     }
-    out_.open(file_, std::ios::trunc);
-    if (!out_) throw std::runtime_error("cannot open time series file '" + file_.string() + "'");
-    // "C" number format whatever the global locale, and 17 significant digits so that every
-    // double reads back exactly.
-    out_.imbue(std::locale::classic());
-    out_ << std::setprecision(17);
-    out_ << header << '\n';
+    // The header and the kept rows replace the file in one rename: a failure (a full disk)
+    // leaves the old file as it was.
+    std::string text = header + '\n';
     for (const auto& line : kept) {
-        out_ << line << '\n';
+        text += line + '\n';
         std::vector<double> row;
         const char* c = line.c_str();
         for (std::size_t k = 0; k < n_columns_; ++k) {
@@ -75,7 +75,16 @@ CsvTimeSeries::CsvTimeSeries(std::filesystem::path file, std::vector<std::string
         }
         rows_.push_back(std::move(row));
     }
-    flush();
+    write_text_atomically(file_, text);
+    out_.open(file_, std::ios::app);
+    if (!out_)
+        throw std::runtime_error("cannot open time series file '" + file_.string() +
+                                 "': " + std::strerror(errno));
+    // "C" number format whatever the global locale, and 17 significant digits so that every
+    // double reads back exactly.
+    out_.imbue(std::locale::classic());
+    out_ << std::setprecision(17);
+    complete_bytes_ = text.size();
 }
 
 void CsvTimeSeries::append(const std::vector<double>& row) {
@@ -91,7 +100,17 @@ void CsvTimeSeries::append(const std::vector<double>& row) {
 
 void CsvTimeSeries::flush() {
     out_.flush();
-    if (!out_) throw std::runtime_error("cannot write time series file '" + file_.string() + "'");
+    if (out_) {
+        complete_bytes_ = static_cast<std::uintmax_t>(out_.tellp());
+        return;
+    }
+    // A full disk, say: drop whatever part of a line reached the file, so that it keeps whole
+    // rows only, and refuse further rows.
+    const std::string reason = std::strerror(errno);
+    out_.close();
+    std::error_code ignored;
+    std::filesystem::resize_file(file_, complete_bytes_, ignored);
+    throw std::runtime_error("cannot write time series file '" + file_.string() + "': " + reason);
 }
 
 }  // namespace regosph::io

@@ -21,7 +21,7 @@ public:
 
     // Writes one row and flushes it, so that a killed run keeps every finished line. Throws
     // std::runtime_error naming the file if the row size differs from the column count or the
-    // write fails.
+    // write fails (then the file is cut back to its complete rows, and no more rows go in).
     void append(const std::vector<double>& row);
 
     void flush();
@@ -37,6 +37,7 @@ private:
     std::vector<std::string> columns_;
     std::vector<std::vector<double>> rows_;
     std::ofstream out_;
+    std::uintmax_t complete_bytes_ = 0;  // size of the file up to its last complete row
 };
 
 }  // namespace regosph::io

@@ -1,4 +1,5 @@
-// The one place that dispatches on the constitutive model (material.hpp).
+// The one place that dispatches on the constitutive model, with the inline dispatchers of
+// material.hpp.
 #include "materials/material.hpp"
 
 #include <cmath>
@@ -36,10 +37,6 @@ double reference_density(const Material& m) {
     return std::visit([](const auto& model) { return model.density; }, m.model);
 }
 
-double wave_speed(const Material& m, double rho) {
-    return std::visit([rho](const auto& model) { return model.wave_speed(rho); }, m.model);
-}
-
 double elastic_wave_speed(const Material& m) { return wave_speed(m, reference_density(m)); }
 
 double viscosity_sound_speed(const Material& m) {
@@ -54,13 +51,5 @@ std::vector<ModelParameter> model_parameters(const Material& m) {
     return std::visit([](const auto& model) { return model.parameters(); }, m.model);
 }
 
-StressRate stress_rate(const Material& m, const SymTensor& sigma, const SymTensor& strain_rate) {
-    return std::visit([&](const auto& model) { return model.stress_rate(sigma, strain_rate); },
-                      m.model);
-}
-
-bool correct_stress(const Material& m, double rho, SymTensor& sigma) {
-    return std::visit([&](const auto& model) { return model.correct(rho, sigma); }, m.model);
-}
 
 }  // namespace regosph

@@ -1,7 +1,8 @@
 // Run-time choice of constitutive model per body (never by compile-time switches).
 // `Model` is the registry of models: a new model is its own files (constitutive_model.hpp
 // says what they provide) plus one alternative here. material.cpp is the only place that
-// dispatches on `Model`; every other layer calls the functions below.
+// dispatches on `Model` (with the inline dispatchers below); every other layer calls these
+// functions.
 #pragma once
 
 #include <string>
@@ -35,13 +36,23 @@ const char* model_name(const Material& m);      // "DruckerPrager", ... (run.jso
 bool boundary_only(const Material& m);          // only fixed or kinematic bodies may use it
 double reference_density(const Material& m);    // [kg/m^3]
 double elastic_wave_speed(const Material& m);   // [m/s] at the reference density, 0 for Rigid
-double wave_speed(const Material& m, double rho);  // [m/s] at density rho (Courant limit)
+inline double wave_speed(const Material& m, double rho);  // [m/s] at density rho (Courant)
 double viscosity_sound_speed(const Material& m);   // [m/s], the c of eq. 35
 PairOptions pair_options(const Material& m);
 std::vector<ModelParameter> model_parameters(const Material& m);  // run.json description
 
-// The constitutive law of a prepared material (see ConstitutiveModel).
-StressRate stress_rate(const Material& m, const SymTensor& sigma, const SymTensor& strain_rate);
-bool correct_stress(const Material& m, double rho, SymTensor& sigma);
+// The constitutive law of a prepared material (see ConstitutiveModel). Inline: they run per
+// particle and stage, and ElasticSolid's members inline into them.
+inline StressRate stress_rate(const Material& m, const SymTensor& sigma,
+                              const SymTensor& strain_rate) {
+    return std::visit([&](const auto& model) { return model.stress_rate(sigma, strain_rate); },
+                      m.model);
+}
+inline bool correct_stress(const Material& m, double rho, SymTensor& sigma) {
+    return std::visit([&](const auto& model) { return model.correct(rho, sigma); }, m.model);
+}
+inline double wave_speed(const Material& m, double rho) {
+    return std::visit([rho](const auto& model) { return model.wave_speed(rho); }, m.model);
+}
 
 }  // namespace regosph

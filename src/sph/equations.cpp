@@ -60,6 +60,11 @@ struct PairSums {
     double grad_v[Dim][Dim] = {};  // L_ij = sum_b (m_b / rho_a) (v_b - v_a)_i d_j W_ab  [1/s]
     double max_nu = 0.0;           // max |nu_ab| of approaching pairs [m/s]
     double xsph[Dim] = {};         // sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab, same material [m/s]
+    // Next to a Coulomb wall (mu_w > 0): its body, and the normal and tangential parts of the
+    // wall's force on a per unit mass [m/s^2], for the limit over the whole contact.
+    std::int32_t coulomb_body = -1;
+    double wall_fn = 0.0;
+    double wall_ft[Dim] = {};
 };
 
 // Layout of a particle's record in StagedParticles::record: field offsets in doubles. A
@@ -77,7 +82,10 @@ struct Record {
     static constexpr int mass = rho + 1;          // [kg]
     static constexpr int volume = rho + 2;        // m / rho [m^3]
     static constexpr int c_visc = rho + 3;        // viscosity sound speed [m/s], < 0: boundary
-    static constexpr int key = rho + 4;           // XSPH partner key [-]
+    // XSPH partner key [-]: the material index of a dynamic particle; for a wall particle -1,
+    // or -2 - mu_w on a free-slip / Coulomb wall (evaluations with loads; the pair loop reads
+    // the friction from the record it gathers anyway).
+    static constexpr int key = rho + 4;
     static constexpr int stress = rho + 5;        // sigma / rho^2 [Pa m^6/kg^2], kTensor entries
     static constexpr int art = stress + kTensor;  // artificial stress R [Pa m^6/kg^2], kTensor
     static constexpr int size = ArtStress ? art + kTensor : art;
@@ -211,6 +219,7 @@ void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedPartic
 
 // The body whose load each particle's pair forces count towards (its own, for a boundary
 // particle of a collected body; -1 otherwise), and its wall friction. Halo copies included.
+template <class R>
 void stage_load_bodies(const ParticleSet& p, const LoadRequest& request, StagedParticles& st) {
     const std::size_t n = p.size();
     st.load_body.resize(n);
@@ -223,6 +232,7 @@ void stage_load_bodies(const ParticleSet& p, const LoadRequest& request, StagedP
         const bool slips = wall && body < request.wall_friction.size() &&
                            request.wall_friction[body] >= 0.0;
         st.wall_mu[i] = slips ? request.wall_friction[body] : -1.0;
+        if (slips) st.record[i * R::size + R::key] = -2.0 - request.wall_friction[body];
     }
 }
 
@@ -235,17 +245,21 @@ struct LoadSink {
     std::vector<LoadShare>* shares;
     const double* wall_friction;   // per body: mu_w >= 0 of a slip wall, < 0 no-slip
     std::size_t n_friction;        // entries of wall_friction
+    const std::int32_t* body_of_wall;  // per particle: its body (p.body)
+    bool any_slip;                 // some body has free-slip or Coulomb walls
 };
 
 // The wall normal at dynamic particle a from its free-slip / Coulomb wall partners (see
 // pair_terms.hpp): n = sum_b V_b grad_a W_ab normalised; false when it has none.
 template <int Dim, class R>
 bool wall_normal(const StagedParticles& st, const double* rec_a,
-                 std::span<const std::uint32_t> partners, double (&n)[Dim]) {
+                 std::span<const std::uint32_t> partners, double (&n)[Dim],
+                 std::uint32_t& first_wall) {
     bool any = false;
     for (int d = 0; d < Dim; ++d) n[d] = 0.0;
     for (const std::uint32_t b : partners) {
         if (!(st.wall_mu[b] >= 0.0)) continue;
+        if (!any) first_wall = b;
         const double* rec_b = st.record.data() + static_cast<std::size_t>(b) * R::size;
         double dx[Dim], r2 = 0.0;
         for (int d = 0; d < Dim; ++d) {
@@ -320,6 +334,61 @@ void add_load_shares(const double* rec, const std::uint32_t* block, double m_a,
     }
 }
 
+// A dynamic particle next to a Coulomb wall: the wall's force on it per unit mass [m/s^2],
+// split along the wall normal.
+struct CoulombContact {
+    std::size_t a;
+    std::int32_t body;
+    double fn;
+    double ft[3];
+};
+
+// Coulomb's law over the whole contact of each Coulomb wall (pair_terms.hpp): the tangential
+// forces of the particles on it, sum m_a |F_t|, may reach mu_w max(sum m_a F_n, 0); beyond, each
+// particle's F_t is scaled by the same factor. The sums run in particle-id order on every rank
+// (sum_load_shares); the loads of collected bodies take the reaction, acting at x_a.
+void apply_coulomb_limit(const ParticleSet& p, const LoadRequest& request,
+                         std::vector<CoulombContact>& contacts, Derivatives& out) {
+    const std::size_t n_bodies = request.wall_friction.size();
+    if (std::none_of(request.wall_friction.begin(), request.wall_friction.end(),
+                     [](double mu) { return mu > 0.0; }))
+        return;
+    std::vector<LoadShare> sums;
+    for (const CoulombContact& c : contacts) {
+        LoadShare s{p.id[c.a], c.body, {}, {}};
+        s.force[0] = p.mass[c.a] * c.fn;
+        s.force[1] = p.mass[c.a] * std::sqrt(c.ft[0] * c.ft[0] + c.ft[1] * c.ft[1] + c.ft[2] * c.ft[2]);
+        sums.push_back(s);
+    }
+    const std::vector<BodyLoad> totals = sum_load_shares(sums, n_bodies);  // collective
+    std::vector<double> scale(n_bodies, 1.0);
+    for (std::size_t b = 0; b < n_bodies; ++b) {
+        const double allowed = request.wall_friction[b] * std::max(totals[b].force[0], 0.0);
+        const double tangential = totals[b].force[1];
+        if (tangential > allowed) scale[b] = allowed / tangential;
+    }
+    std::vector<LoadShare> reactions;
+    for (const CoulombContact& c : contacts) {
+        const auto b = static_cast<std::size_t>(c.body);
+        const double change = scale[b] - 1.0;
+        if (change == 0.0) continue;
+        for (int d = 0; d < p.dim; ++d) out.dv[d][c.a] += change * c.ft[d];
+        if (!(b < request.collect.size() && request.collect[b])) continue;
+        LoadShare r{p.id[c.a], c.body, {}, {}};
+        double x[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < p.dim; ++d) {
+            r.force[d] = -p.mass[c.a] * change * c.ft[d];
+            x[d] = p.x[d][c.a] - request.reference[b][d];
+        }
+        r.torque[0] = x[1] * r.force[2] - x[2] * r.force[1];
+        r.torque[1] = x[2] * r.force[0] - x[0] * r.force[2];
+        r.torque[2] = x[0] * r.force[1] - x[1] * r.force[0];
+        reactions.push_back(r);
+    }
+    const std::vector<BodyLoad> extra = sum_load_shares(reactions, n_bodies);  // collective
+    add_scaled(out.loads, extra, 1.0);
+}
+
 // The pair loop of one dynamic particle a: the sums of pair_terms.hpp over its interacting
 // neighbours. ArtStress / Xsph: whether the run has a material with Monaghan's artificial
 // stress / XSPH; without them the loop contains neither term. Loads: the reaction of the pair
@@ -356,7 +425,9 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     // Free-slip and Coulomb walls (pair_terms.hpp): the wall normal at a.
     [[maybe_unused]] double n_wall[Dim] = {};
     [[maybe_unused]] bool slip = false;
-    if constexpr (Loads) slip = wall_normal<Dim, R>(st, rec_a, partners, n_wall);
+    [[maybe_unused]] std::uint32_t first_wall = 0;  // the slip wall particle met first
+    if constexpr (Loads)
+        if (sink.any_slip) slip = wall_normal<Dim, R>(st, rec_a, partners, n_wall, first_wall);
     [[maybe_unused]] double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
 
     // Partial sums per lane.
@@ -365,7 +436,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     // Loads: each lane's pair terms, kept apart from the sums above so that collecting loads
     // leaves the arithmetic of the sums (and so the results) unchanged.
     double lane_mass[kBlock], lane_momentum[Dim][kBlock], lane_art_weight[kBlock] = {},
-           lane_art[Dim][kBlock] = {};
+           lane_art[Dim][kBlock] = {}, lane_mu[kBlock];
     for (std::size_t base = 0; base < partners.size(); base += kBlock) {
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
@@ -421,7 +492,8 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             double dv_l[Dim];
             for (int d = 0; d < Dim; ++d) dv_l[d] = dv[d];
             if constexpr (Loads) {
-                mu_b = inside ? st.wall_mu[b] : -1.0;
+                const double key_b = rec[ib + R::key];
+                mu_b = inside && key_b <= -2.0 ? -2.0 - key_b : -1.0;
                 double normal[Dim];
                 pair_terms::along<Dim>(dv, n_wall, normal);
                 for (int d = 0; d < Dim; ++d) dv_l[d] = mu_b >= 0.0 ? normal[d] : dv[d];
@@ -467,19 +539,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 }
             }
 
-            // Slip walls: their pair forces on a and mu_w times the normal parts, for the
-            // Coulomb limit after the loop.
-            if constexpr (Loads) {
-                const double w = mu_b >= 0.0 ? 1.0 : 0.0;
-                double f_n = 0.0;
-                for (int i = 0; i < Dim; ++i) {
-                    const double f = w * (lane_mass[k] * lane_momentum[i][k] +
-                                          (ArtStress ? lane_art_weight[k] * lane_art[i][k] : 0.0));
-                    wall_force[i][k] += f;
-                    f_n += f * n_wall[i];
-                }
-                wall_limit[k] += w * mu_b * f_n;
-            }
+            if constexpr (Loads) lane_mu[k] = mu_b;
 
             // XSPH: velocity of the neighbours of the same material; the caller multiplies by
             // the material's epsilon.
@@ -498,6 +558,19 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                     pair_force[i][k] = lane_mass[k] * lane_momentum[i][k] +
                                        lane_art_weight[k] * lane_art[i][k];
             add_load_shares<Dim, R>(rec, partners.data() + base, rec_a[R::mass], pair_force, sink);
+            // Slip walls: their pair forces on a and mu_w times the normal parts, for the
+            // Coulomb limit after the loop (outside the vectorised loop, whose sums stay as
+            // they are without slip walls).
+            if (slip)
+                for (std::size_t k = 0; k < kBlock; ++k) {
+                    if (!(lane_mu[k] >= 0.0)) continue;
+                    double f_n = 0.0;
+                    for (int i = 0; i < Dim; ++i) {
+                        wall_force[i][k] += pair_force[i][k];
+                        f_n += pair_force[i][k] * n_wall[i];
+                    }
+                    wall_limit[k] += lane_mu[k] * f_n;
+                }
         }
     }
 
@@ -512,15 +585,27 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         s.max_nu = std::max(s.max_nu, max_nu[k]);
     }
     if constexpr (Loads) {
-        if (slip) {  // the Coulomb limit of the slip walls' force on a
+        if (slip) {  // the slip walls' force on a
             double F[Dim] = {}, limit = 0.0, corr[Dim];
             for (std::size_t k = 0; k < kBlock; ++k) {
                 for (int i = 0; i < Dim; ++i) F[i] += wall_force[i][k];
                 limit += wall_limit[k];
             }
-            const double scale = pair_terms::coulomb_correction<Dim>(F, n_wall, limit, corr);
-            for (int i = 0; i < Dim; ++i) s.acc[i] += corr[i];
-            if (sink.shares) limit_load_shares<Dim>(sink, xa, n_wall, scale);
+            if (st.wall_mu[first_wall] > 0.0) {
+                // Coulomb: limited over the whole contact with the body after the loop
+                // (apply_coulomb_limit).
+                s.coulomb_body = sink.body_of_wall[first_wall];
+                double fn[Dim];
+                pair_terms::along<Dim>(F, n_wall, fn);
+                for (int i = 0; i < Dim; ++i) {
+                    s.wall_fn += F[i] * n_wall[i];
+                    s.wall_ft[i] = F[i] - fn[i];
+                }
+            } else {  // free-slip: no tangential part at all
+                const double scale = pair_terms::coulomb_correction<Dim>(F, n_wall, limit, corr);
+                for (int i = 0; i < Dim; ++i) s.acc[i] += corr[i];
+                if (sink.shares) limit_load_shares<Dim>(sink, xa, n_wall, scale);
+            }
         }
     }
     return s;
@@ -587,8 +672,12 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     const std::size_t n = p.owned();  // halo particles are partners only
     StagedParticles& st = out.staged;
     stage_particles<Dim, ArtStress>(p, mt, st);  // records of all particles, halo included
-    if constexpr (Loads) stage_load_bodies(p, *request, st);
+    if constexpr (Loads) stage_load_bodies<Record<Dim, ArtStress>>(p, *request, st);
     std::vector<std::vector<LoadShare>> shares;  // per thread
+    std::vector<CoulombContact> contacts;        // particles next to Coulomb walls
+    const bool any_slip = Loads && std::any_of(request->wall_friction.begin(),
+                                               request->wall_friction.end(),
+                                               [](double mu) { return mu >= 0.0; });
 
 #pragma omp parallel
     {
@@ -596,6 +685,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     // buffer per thread rather than a list per particle: memory of large 3D runs).
     std::vector<std::uint32_t> selected;
     std::vector<LoadShare> my_shares;
+    std::vector<CoulombContact> my_contacts;
 #pragma omp for schedule(dynamic, 256)
     for (std::size_t a = 0; a < n; ++a) {
         if (p.kind[a] != ParticleKind::dynamic) {
@@ -611,19 +701,29 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         const LoadSink sink{st.load_body.data(), Loads ? request->reference.data() : nullptr,
                             p.id[a], &my_shares,
                             Loads ? request->wall_friction.data() : nullptr,
-                            Loads ? request->wall_friction.size() : 0};
+                            Loads ? request->wall_friction.size() : 0, p.body.data(), any_slip};
         const PairSums<Dim> s = gather<Dim, ArtStress, Xsph, Loads>(st, mt, a, partners, pp, sink);
         finish_particle<Dim, Xsph>(p, mt, pp, a, s, out);
+        if constexpr (Loads)
+            if (s.coulomb_body >= 0) {
+                CoulombContact c{a, s.coulomb_body, s.wall_fn, {0.0, 0.0, 0.0}};
+                for (int d = 0; d < Dim; ++d) c.ft[d] = s.wall_ft[d];
+                my_contacts.push_back(c);
+            }
     }
     if constexpr (Loads) {
 #pragma omp critical
-        shares.push_back(std::move(my_shares));
+        {
+            shares.push_back(std::move(my_shares));
+            contacts.insert(contacts.end(), my_contacts.begin(), my_contacts.end());
+        }
     }
     }  // omp parallel
     if constexpr (Loads) {
         std::vector<LoadShare> all;
         for (auto& v : shares) all.insert(all.end(), v.begin(), v.end());
         out.loads = sum_load_shares(all, request->collect.size());
+        apply_coulomb_limit(p, *request, contacts, out);
     }
 }
 

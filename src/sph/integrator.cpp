@@ -32,7 +32,10 @@ void AdaptiveHeun::set_bodies(std::vector<Body>* bodies, int dim) {
 }
 
 void AdaptiveHeun::place(ParticleSet& p, double t) {
-    if (bodies_) place_kinematic_bodies(p, *bodies_, t, wall_acceleration_);
+    if (bodies_)
+        place_kinematic_bodies(p, *bodies_, t, wall_acceleration_);  // zero for other particles
+    else if (!rigid_.empty())
+        for (auto& c : wall_acceleration_) c.assign(p.size(), 0.0);
     rigid_.place(p, t, wall_acceleration_);
 }
 
@@ -80,7 +83,7 @@ void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTab
 }
 
 LoadRequest AdaptiveHeun::load_request(double t) const {
-    LoadRequest r = bodies_ ? kinematic_load_request(*bodies_, t) : LoadRequest{};
+    LoadRequest r = bodies_ && collect_kinematic_ ? kinematic_load_request(*bodies_, t) : LoadRequest{};
     rigid_.request_loads(r);
     if (all_bodies_ && std::any_of(all_bodies_->begin(), all_bodies_->end(),
                                    [](const Body& b) { return b.wall_friction >= 0.0; })) {
@@ -316,6 +319,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
             step_loads_.assign(k1_.loads.size(), BodyLoad{});
             add_scaled(step_loads_, k1_.loads, 0.5);
             add_scaled(step_loads_, k2_.loads, 0.5);
+            step_loads_step_ = step + 1;
             report.dt = dt;
             report.error = err;
             return report;

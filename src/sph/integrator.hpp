@@ -87,6 +87,11 @@ public:
     // weights of the velocity update (dt F is the impulse of the step); empty before the first
     // step or without such bodies.
     const std::vector<BodyLoad>& step_loads() const { return step_loads_; }
+    // The accepted-step count (after the step) whose loads step_loads() holds; -1 for none.
+    std::int64_t step_loads_step() const { return step_loads_step_; }
+    // Whether the next steps collect the kinematic bodies' loads (a diagnostics row needs
+    // them; rigid bodies and slip walls always take part). Off by default.
+    void collect_kinematic_loads(bool on) { collect_kinematic_ = on; }
 
     // prepare, then the derivatives of the owned dynamic particles (and the loads on the
     // kinematic and rigid bodies, in out.loads).
@@ -117,6 +122,8 @@ private:
     parallel::Domain* domain_ = nullptr;
     std::array<std::vector<double>, 3> wall_acceleration_;  // of kinematic particles [m/s^2]
     std::vector<BodyLoad> step_loads_;
+    std::int64_t step_loads_step_ = -1;
+    bool collect_kinematic_ = false;
 };
 
 }  // namespace regosph

@@ -105,11 +105,16 @@ inline double xsph_weight(double same, double m_b, double w_ab, double inv, doub
 //   the wall constrains the normal motion, not the tangential one (no shear from the wall in
 //   the strain rate; continuity and viscosity depend on the central part only anyway);
 // - the wall's total pair force on a, F (momentum and artificial stress, summed over the wall
-//   particles), keeps its normal part F_n = (F . n) n, and its tangential part F_t is limited
-//   to |F_t| <= mu_w max(F . n, 0), Coulomb's law of friction between the particle and the
-//   wall; mu_w = 0 is a free-slip wall (and a symmetry plane). This is the frictional wall of
-//   SPH granular-flow models (e.g. Chambon et al. 2011, J. Non-Newtonian Fluid Mech. 166),
-//   applied to the traction of the wall particles of Adami et al. (2012).
+//   particles), keeps its normal part F_n = (F . n) n; its tangential part F_t is removed on a
+//   free-slip wall (mu_w = 0, also a symmetry plane) and limited by Coulomb's law on a
+//   frictional one: over the whole contact of the body, sum m_a |F_t| <= mu_w max(sum m_a
+//   F . n, 0), every F_t scaled by the same factor beyond it (equations.cpp,
+//   apply_coulomb_limit). The limit is taken over the contact rather than per particle because
+//   the wall forces of single particles also carry the regolith's own stress, with normal parts
+//   of both signs; per particle, a sliding block took 0.56 of its weight as friction at
+//   mu_w = 0.3. This is the frictional wall of SPH granular-flow models (e.g. Chambon et al.
+//   2011, J. Non-Newtonian Fluid Mech. 166) applied to the wall particles of Adami et al.
+//   (2012); a body with several separate contacts shares one limit among them.
 
 // The part of v along the unit vector n, (v . n) n.
 template <int Dim>

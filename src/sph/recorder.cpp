@@ -28,16 +28,18 @@ std::string format_duration(double seconds) {
     return buf;
 }
 
-const std::vector<std::string> kDiagnosticColumns = {
-    "time [s]",          "dt [s]",           "kinetic_energy [J]", "momentum_x [kg m/s]",
-    "momentum_y [kg m/s]", "momentum_z [kg m/s]", "max_speed [m/s]",  "yielding [-]",
-    "mass [kg]",         "rejected_steps [-]"};
-
-// Loads on kinematic bodies join the diagnostics, with the power they give the regolith and
-// the work since t = 0; in 2D all are per unit depth.
+// The columns of diagnostics.csv: the global quantities, then the loads on the kinematic
+// bodies. A 2D run is plane strain: its masses, energies, momenta, forces and torques are per
+// metre of depth (momentum kg m/s per m = N s/m, torque N m per m = N).
 std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
                                             const std::vector<std::size_t>& loaded, bool planar) {
-    std::vector<std::string> columns = kDiagnosticColumns;
+    const std::string energy = planar ? " [J/m]" : " [J]";
+    const std::string momentum = planar ? " [N s/m]" : " [kg m/s]";
+    std::vector<std::string> columns = {"time [s]", "dt [s]", "kinetic_energy" + energy};
+    for (const char* c : {"x", "y", "z"}) columns.push_back(std::string("momentum_") + c + momentum);
+    for (const char* c : {"max_speed [m/s]", "yielding [-]"}) columns.push_back(c);
+    columns.push_back(planar ? "mass [kg/m]" : "mass [kg]");
+    columns.push_back("rejected_steps [-]");
     for (const std::size_t k : loaded) {
         const std::string& b = bodies[k].name;
         const std::string force_unit = planar ? " [N/m]" : " [N]";
@@ -47,9 +49,8 @@ std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
             columns.push_back(b + ".torque_z [N]");  // N m per metre of depth
         else
             for (const char* c : {"x", "y", "z"}) columns.push_back(b + ".torque_" + c + " [N m]");
-        if (bodies[k].motion != Motion::kinematic) continue;  // a motor's power and work
-        columns.push_back(b + (planar ? ".power [W/m]" : ".power [W]"));
-        columns.push_back(b + (planar ? ".work [J/m]" : ".work [J]"));
+        if (bodies[k].motion == Motion::kinematic)  // a motor's power and work
+            for (const std::string& c : ToolWork::columns(b, planar)) columns.push_back(c);
     }
     return columns;
 }
@@ -135,11 +136,11 @@ bool OutputTimes::reached(double time, double t_eps) {
 Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
                    const std::vector<Body>& bodies, const std::vector<Observer>& observers,
                    LoadsFn loads, ObserveFn observe, bool continued, double time,
-                   std::int64_t step, std::vector<double>& work)
+                   std::int64_t step)
     : o_(o), particles_(particles), bodies_(bodies), loads_(std::move(loads)),
       observe_(std::move(observe)), writing_(!o.output_dir.empty()),
-      observing_(writing_ && !observers.empty()), work_(work), power_(bodies.size(), 0.0),
-      last_snapshot_step_(step), t_start_(time), step_start_(step) {
+      observing_(writing_ && !observers.empty()), tool_work_(bodies), last_snapshot_step_(step),
+      t_start_(time), step_start_(step) {
     const bool planar = particles.dim == 2;
     for (std::size_t k = 0; k < bodies.size(); ++k) {
         if (collects_loads(bodies[k].motion)) loaded_.push_back(k);
@@ -153,6 +154,7 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
             diagnostics_ = std::make_unique<io::CsvTimeSeries>(
                 fs::path(o.output_dir) / "diagnostics.csv",
                 diagnostic_columns(bodies, loaded_, planar), keep_up_to);
+            tool_work_.resume(diagnostics_->columns(), diagnostics_->rows());  // its work so far
             if (observing_)
                 observations_ = std::make_unique<io::CsvTimeSeries>(
                     fs::path(o.output_dir) / "observers.csv", observer_columns(observers, planar),
@@ -165,6 +167,16 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
     }
     n_dynamic_ = compute_diagnostics(particles).dynamic_particles;
     wall_start_ = last_progress_ = last_checkpoint_wall_ = Clock::now();
+    // Say at once what runs: the first progress line comes only after progress_interval.
+    const auto total = static_cast<long long>(mpi::sum(static_cast<std::int64_t>(particles.owned())));
+    if (mpi::rank() == 0 && o.progress_interval > 0.0) {
+        std::printf("%s %lld particles (%zu dynamic) from t = %.6g s (step %lld) to %.6g s%s%s\n",
+                    continued ? "continuing:" : "running:", total, n_dynamic_, time,
+                    static_cast<long long>(step), o.end_time,
+                    writing_ ? ", output in " : ", no output directory",
+                    writing_ ? o.output_dir.c_str() : "");
+        std::fflush(stdout);
+    }
 }
 
 double Recorder::elapsed() const { return seconds_since(wall_start_); }
@@ -175,20 +187,9 @@ void Recorder::initial_state(double time, std::int64_t step) {
     snapshot(time, step);
 }
 
-void Recorder::count_step(const StepReport& r, double time) {
+void Recorder::count_step(const StepReport& r) {
     last_dt_ = r.dt;
     rejected_since_row_ += r.rejected;
-    if (loaded_.empty()) return;
-    // The step's loads carry the weights of the velocity update (dt F is the impulse), and the
-    // motion is taken at mid-step: the work of the step, exact for steady motion.
-    const std::vector<BodyLoad> loads = loads_();
-    const double mid = time - 0.5 * r.dt;
-    for (const std::size_t k : loaded_) {
-        if (bodies_[k].motion != Motion::kinematic) continue;
-        power_[k] = geometry::power_into_regolith(bodies_[k].kinematics, loads[k].force, loads[k].torque, mid);
-        work_[k] += power_[k] * r.dt;
-    }
-    stepped_ = true;
 }
 
 void Recorder::diagnostics(double time, std::int64_t step) {
@@ -203,18 +204,17 @@ void Recorder::diagnostics(double time, std::int64_t step) {
         if (rigid_bodies_)  // rank 0
             rigid_bodies_->append(
                 rigid_body_row(bodies_, rigid_, loads, time, step, particles_.dim));
+        tool_work_.row(loads, time, last_dt_);
         for (const std::size_t k : loaded_) {
             for (int d = 0; d < particles_.dim; ++d) row.push_back(loads[k].force[d]);
             if (particles_.dim == 2)
                 row.push_back(loads[k].torque[2]);
             else
                 for (int d = 0; d < 3; ++d) row.push_back(loads[k].torque[d]);
-            if (bodies_[k].motion != Motion::kinematic) continue;
-            if (!stepped_)  // the first row: the power at the current state
-                power_[k] = geometry::power_into_regolith(bodies_[k].kinematics, loads[k].force,
-                                                          loads[k].torque, time);
-            row.push_back(power_[k]);
-            row.push_back(work_[k]);
+            if (tool_work_.driven(k)) {
+                row.push_back(tool_work_.power(k));
+                row.push_back(tool_work_.work(k));
+            }
         }
     }
     if (diagnostics_) diagnostics_->append(row);  // rank 0
@@ -245,7 +245,7 @@ void Recorder::snapshot(double time, std::int64_t step) {
     last_snapshot_step_ = step;
     if (!writer_) return;
     std::map<std::string, std::string> attributes = o_.metadata;
-    if (!rigid_.empty()) attributes["rigid_bodies"] = rigid_states_json(bodies_);
+    if (!rigid_.empty()) attributes[io::kCheckpointRigidBodies] = rigid_states_json(bodies_);
     writer_->write(particles_, time, step, attributes);
     ++snapshots_;
 }
@@ -276,7 +276,6 @@ void Recorder::checkpoint(const io::CheckpointState& state) {
     if (!writing_) return;
     io::CheckpointState with_bodies = state;
     with_bodies.rigid_bodies = rigid_states_json(bodies_);
-    with_bodies.work = work_;
     last_checkpoint_ = io::write_checkpoint(o_.output_dir, particles_, with_bodies).string();
     write_observers_h5();
     last_checkpoint_wall_ = Clock::now();
@@ -293,12 +292,19 @@ void Recorder::interrupted(int signal, const io::CheckpointState& state) {
                                              : ("checkpoint " + last_checkpoint_).c_str());
 }
 
-void Recorder::finish(double time, std::int64_t step) {
-    if (last_snapshot_step_ != step) snapshot(time, step);
-    diagnostics(time, step);
-    observations(time, step);
-    write_observers_h5();
-    progress(true, time, step);
+void Recorder::finish(const io::CheckpointState& state) {
+    if (last_snapshot_step_ != state.step) snapshot(state.time, state.step);
+    diagnostics(state.time, state.step);
+    observations(state.time, state.step);
+    // A later end time continues from the newest checkpoint and recomputes the steps after
+    // it, so that it ends bit-identical to an uninterrupted run. A run that wrote no
+    // checkpoint (too short for checkpoint_every) writes one of its final state, so that it
+    // can be continued too.
+    if (last_checkpoint_.empty())
+        checkpoint(state);  // rewrites observers.h5
+    else
+        write_observers_h5();
+    progress(true, state.time, state.step);
 }
 
 BlowUpError Recorder::crash(const BlowUpError& e, double time, std::int64_t step) {
@@ -314,7 +320,7 @@ BlowUpError Recorder::crash(const BlowUpError& e, double time, std::int64_t step
         std::snprintf(name, sizeof name, "crash_%012lld.h5", static_cast<long long>(step));
         const auto file = fs::path(o_.output_dir) / name;
         try {
-            io::write_particle_file(file, particles_, time, step, {{"crash_report", report}});
+            io::write_particle_file(file, particles_, time, step, {{kCrashReportAttribute, report}});
             report += "\ncrash dump of the last good state: " + file.string();
         } catch (const std::exception& w) {
             report += "\n(no crash dump: " + std::string(w.what()) + ")";

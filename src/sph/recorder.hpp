@@ -21,6 +21,7 @@
 #include "sph/motion.hpp"
 #include "sph/observers.hpp"
 #include "sph/run_options.hpp"
+#include "sph/tool_work.hpp"
 
 namespace regosph {
 
@@ -40,32 +41,29 @@ private:
     double next_;
 };
 
+// Root attribute of a crash dump (crash_<step>.h5) holding the blow-up report.
+inline const std::string kCrashReportAttribute = "crash_report";
+
 class Recorder {
 public:
-    // Loads of every body (indexed like the bodies): those of the last step (or of the current
-    // state before any step). The recorder calls it after every step and for every row, and
-    // only when a body is kinematic or rigid.
+    // Loads of every body (indexed like the bodies) at the current state. The recorder calls
+    // it once per diagnostics row, and only when a body is kinematic or rigid.
     using LoadsFn = std::function<std::vector<BodyLoad>()>;
     // Readings of every observer at the current state.
     using ObserveFn = std::function<std::vector<ObserverReading>()>;
 
     // `continued`: a run restarted at `time` [s], whose series keep their rows up to it.
-    // `work`: the work each body has done on the regolith since t = 0 [J] (2D: [J/m]), indexed
-    // like the bodies; the recorder adds every step's share and checkpoints it. Collective
-    // under MPI.
+    // Collective under MPI.
     Recorder(const RunOptions& options, const ParticleSet& particles,
              const std::vector<Body>& bodies, const std::vector<Observer>& observers,
-             LoadsFn loads, ObserveFn observe, bool continued, double time, std::int64_t step,
-             std::vector<double>& work);
+             LoadsFn loads, ObserveFn observe, bool continued, double time, std::int64_t step);
 
     // The first rows and the first snapshot of a new run.
     void initial_state(double time, std::int64_t step);
-    // An accepted step that ended at `time` [s]: its size and the attempts rejected before it
-    // go to the next row; the power each kinematic body gave the regolith over it
-    // (power_into_regolith of its step-averaged load at mid-step) times dt adds to its work.
-    void count_step(const StepReport& r, double time);
-    // One row of diagnostics.csv, with the body loads, power and work (at most one row per
-    // step).
+    // An accepted step: its size and the attempts rejected before it go to the next row.
+    void count_step(const StepReport& r);
+    // One row of diagnostics.csv, with the body loads and the power and work of the kinematic
+    // bodies (sph/tool_work.hpp) (at most one row per step).
     void diagnostics(double time, std::int64_t step);
     // One row of observers.csv (at most one per step).
     void observations(double time, std::int64_t step);
@@ -80,9 +78,10 @@ public:
     void checkpoint(const io::CheckpointState& state);
     // After SIGTERM/SIGINT: the rows so far, a checkpoint, and a line saying where it is.
     void interrupted(int signal, const io::CheckpointState& state);
-    // The end of the run: the final snapshot (unless just written), rows, observers.h5 and a
+    // The end of the run: the final snapshot (unless just written), rows, observers.h5, a
+    // checkpoint when the run wrote none (so that a later end time can continue it), and a
     // last progress line.
-    void finish(double time, std::int64_t step);
+    void finish(const io::CheckpointState& state);
     // After a blow-up: the rows so far, observers.h5, and crash_<step>.h5 holding the state
     // with the report as its attribute `crash_report`. Returns the error to throw, its report
     // naming the crash dump.
@@ -103,9 +102,7 @@ private:
     ObserveFn observe_;
     bool writing_, observing_;
     std::vector<std::size_t> loaded_;  // kinematic bodies, whose loads join the diagnostics
-    std::vector<double>& work_;        // per body [J] (2D: [J/m])
-    std::vector<double> power_;        // per body, over the last step [W] (2D: [W/m])
-    bool stepped_ = false;             // power_ holds a step's power
+    ToolWork tool_work_;               // power and work of the kinematic bodies
     std::unique_ptr<io::SnapshotWriter> writer_;
     std::unique_ptr<io::CsvTimeSeries> diagnostics_;   // rank 0
     std::unique_ptr<io::CsvTimeSeries> observations_;  // rank 0

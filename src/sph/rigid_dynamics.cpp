@@ -273,8 +273,7 @@ double RigidBodies::step_limit(double courant, double t) const {
 void RigidBodies::place(ParticleSet& p, double t,
                         std::array<std::vector<double>, 3>& acceleration) const {
     if (empty()) return;
-    const std::size_t n = p.size();
-    for (auto& c : acceleration) c.resize(n, 0.0);
+    const std::size_t n = p.size();  // `acceleration` holds n entries (integrator.cpp)
     // Per rigid body: rotation, angular velocity and the accelerations of the centre.
     struct Frame {
         Mat3 R;

@@ -80,7 +80,7 @@ public:
     double step_limit(double courant, double t) const;
 
     // Positions, velocities and accelerations [m/s^2] of the rigid bodies' particles (owned and
-    // halo) at time t, from the current states.
+    // halo) at time t, from the current states; `acceleration` has one entry per particle.
     void place(ParticleSet& p, double t, std::array<std::vector<double>, 3>& acceleration) const;
 
 private:

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sph/integrator.hpp"
 
@@ -18,6 +19,12 @@ struct RunOptions {
     double progress_interval = 5.0;   // wall seconds between progress lines; <= 0: silent
     std::map<std::string, std::string> metadata;  // recorded in run.json and every snapshot
     bool overwrite = false;           // replace a run already in output_dir
+    // A continued run (restart, or a second run() into the same directory) refuses changed
+    // physics or setup fields unless listed here (paths of run.json: "physics.gravity_m_s2",
+    // "materials[soil]"; io/run_record.hpp).
+    std::vector<std::string> allow_changes;
+    // Take over the lock of output_dir left by a run on another host (io/run_lock.hpp).
+    bool take_over_lock = false;
     int checkpoint_every = 0;         // steps between checkpoints; 0: not by step count
     double checkpoint_interval = 0.0; // wall seconds between checkpoints; 0: not by time
     // SIGTERM / SIGINT: finish the step, write a checkpoint (with an output_dir), return with

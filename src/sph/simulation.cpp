@@ -1,12 +1,15 @@
 #include "sph/simulation.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
+#include "geometry/spacing.hpp"
 #include "io/json.hpp"
 #include "io/run_directory.hpp"
 #include "parallel/mpi_env.hpp"
@@ -32,13 +35,76 @@ int Simulation::add_material(const Material& m) {
     return static_cast<int>(materials_.size()) - 1;
 }
 
+namespace {
+
+// Names head CSV columns and HDF5 groups and appear in messages: a newline or another control
+// character in one would break the files written with it.
+void check_name(const std::string& what, const std::string& name) {
+    if (name.empty()) throw std::invalid_argument(what + ": name must not be empty");
+    for (const char c : name)
+        if (std::iscntrl(static_cast<unsigned char>(c))) {
+            std::string shown;  // the name with its control characters made visible
+            for (const char d : name) {
+                char code[8];
+                std::snprintf(code, sizeof code, "\\x%02x", static_cast<unsigned char>(d));
+                shown += std::iscntrl(static_cast<unsigned char>(d)) ? std::string(code) : std::string(1, d);
+            }
+            throw std::invalid_argument(what + " '" + shown +
+                                        "': name holds a control character (newline, tab, ...)");
+        }
+}
+
+// A body's spacing is the edge of each particle's volume (mass = rho spacing^dim): it must be
+// the distance its particles were placed at. Their median nearest-neighbour distance is
+// 1 spacing on square and cubic lattices and 1.07 on the hexagonal one; 20 % either way is
+// accepted. A handful of particles (a probe, a pair in a test) forms no lattice: bodies of fewer
+// than kSpacingCheckMinParticles particles are not checked.
+constexpr double kNeighbourDistanceMin = 0.8, kNeighbourDistanceMax = 1.25;  // [spacing]
+constexpr std::size_t kSpacingCheckMinParticles = 10;
+// The support radius h must reach well past the nearest neighbours, which sit 1 to 1.07
+// spacings away: at h = 1.2 spacings they are at 0.83-0.89 h, where the cubic spline is below
+// 1 % of its peak and its gradient below 10 %, so particles hardly feel each other and bodies
+// pass through one another. regosph's setups use 2.5 spacings.
+constexpr double kMinSupportPerSpacing = 1.2;
+
+void check_resolution(const std::string& where, const std::vector<geometry::Point>& positions,
+                      double spacing, double h, int dim) {
+    if (h < kMinSupportPerSpacing * spacing) {
+        std::ostringstream os;
+        os << where << "smoothing_length = " << h << " m is " << h / spacing
+           << " spacings; the kernel support radius must be at least " << kMinSupportPerSpacing
+           << " x spacing (" << kMinSupportPerSpacing * spacing
+           << " m) for particles to feel their nearest neighbours (1-1.07 spacings away); "
+              "2.5 x spacing is usual";
+        throw std::invalid_argument(os.str());
+    }
+    if (positions.size() < kSpacingCheckMinParticles) return;
+    const double d = geometry::median_nearest_distance(positions, dim,
+                                                       kNeighbourDistanceMax * spacing);
+    if (std::isnan(d) || (d >= kNeighbourDistanceMin * spacing && d <= kNeighbourDistanceMax * spacing))
+        return;
+    std::ostringstream os;
+    os << where << "spacing = " << spacing << " m does not match the positions: the median "
+       << "distance between nearest particles is ";
+    if (std::isinf(d))
+        os << "more than " << kNeighbourDistanceMax * spacing << " m";
+    else
+        os << d << " m (" << d / spacing << " spacings)";
+    os << ", and " << kNeighbourDistanceMin << "-" << kNeighbourDistanceMax
+       << " spacings are accepted. The spacing sets each particle's volume, spacing^" << dim
+       << ", and so its mass: give the spacing the positions were made with";
+    throw std::invalid_argument(os.str());
+}
+
+}  // namespace
+
 int Simulation::add_body(const std::string& name, int material, Motion motion,
                          const std::vector<geometry::Point>& positions, double spacing,
                          double smoothing_length, geometry::Point velocity,
                          const std::optional<geometry::Kinematics>& kinematics,
                          const std::optional<geometry::RigidSpec>& rigid_spec) {
+    check_name("body", name);
     const std::string where = "body '" + name + "': ";
-    if (name.empty()) throw std::invalid_argument("body: name must not be empty");
     if (decomposition_.distributed() && mpi::size() > 1)
         throw std::invalid_argument(where + "bodies must be added before the first run or step "
                                     "(the particles are distributed over the MPI ranks now)");
@@ -87,6 +153,7 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
     const geometry::Kinematics prescribed =
         kinematics ? geometry::validated(*kinematics, particles_.dim, where) : geometry::Kinematics{};
 
+    check_resolution(where, positions, spacing, smoothing_length, particles_.dim);
     check_overlap(name, positions, spacing);
 
     const double rho = reference_density(m);
@@ -122,7 +189,6 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
         }
     }
     bodies_.push_back(std::move(body));
-    work_.push_back(0.0);
     integrator_.reset();
     return body_index;
 }
@@ -182,17 +248,16 @@ void Simulation::set_wall_friction(int body, double mu) {
     Body& b = bodies_[static_cast<std::size_t>(body)];
     const std::string where = "body '" + b.name + "': wall_friction";
     check_wall_friction(b.motion, mu, "body '" + b.name + "': ");
-    if (!std::isfinite(mu) || mu > 0.0)
-        throw std::invalid_argument(where + ": 0 (free-slip) or < 0 (no-slip); a Coulomb "
-                                    "coefficient > 0 is not available yet (pair_terms.hpp)");
+    if (!std::isfinite(mu))
+        throw std::invalid_argument(where + ": the Coulomb coefficient must be a finite number");
     b.wall_friction = mu;
     integrator_.reset();
 }
 
 int Simulation::add_observer(const std::string& name, geometry::ShapePtr region, int material,
                              int body) {
+    check_name("observer", name);
     const std::string where = "observer '" + name + "': ";
-    if (name.empty()) throw std::invalid_argument("observer: name must not be empty");
     // The name heads CSV columns ("<name>.count [-]") and HDF5 groups.
     for (char c : name)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
@@ -223,9 +288,13 @@ std::vector<BodyLoad> Simulation::body_loads() {
     if (std::none_of(bodies_.begin(), bodies_.end(),
                      [](const Body& b) { return collects_loads(b.motion); }))
         return std::vector<BodyLoad>(bodies_.size());
+    integrator_->collect_kinematic_loads(true);
     integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
+    integrator_->collect_kinematic_loads(false);
     release_halo();
-    return scratch_.loads;
+    std::vector<BodyLoad> loads = scratch_.loads;
+    loads.resize(bodies_.size());  // one entry per body, zero for those not collected
+    return loads;
 }
 
 std::vector<std::optional<RigidBodyReport>> Simulation::rigid_body_reports() {
@@ -242,8 +311,9 @@ std::vector<std::optional<RigidBodyReport>> Simulation::rigid_body_reports() {
 }
 
 std::vector<BodyLoad> Simulation::recorded_loads() {
-    if (integrator_ && !integrator_->step_loads().empty()) return integrator_->step_loads();
-    return body_loads();  // no step taken yet: the loads of the current state
+    if (integrator_ && integrator_->step_loads_step() == step_ && !integrator_->step_loads().empty())
+        return integrator_->step_loads();
+    return body_loads();  // the last step collected none: the loads of the current state
 }
 
 void Simulation::set_bounds(const geometry::Point& lo, const geometry::Point& hi) {
@@ -442,10 +512,9 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     time_ = ck.state.time;
     step_ = ck.state.step;
     resumed_from_ = run_dir;
+    resumed_checkpoint_ = ck.file.filename().string();
     resumed_dt_next_ = ck.state.dt_next;
-    // The work done so far (a checkpoint older than the work records none: it restarts at 0).
-    if (!ck.state.work.empty() && ck.state.work.size() != bodies_.size()) mismatch("body counts");
-    work_ = ck.state.work.empty() ? std::vector<double>(bodies_.size(), 0.0) : ck.state.work;
+    last_run_dir_.clear();
     integrator_.reset();
     // The snapshots written after the checkpoint are dropped by run(), once it has accepted its
     // options: a refused run leaves the directory as it was.
@@ -466,6 +535,22 @@ void check_run_options(const RunOptions& o, double now) {
     if (o.checkpoint_every < 0) throw std::invalid_argument("run: checkpoint_every must be >= 0");
     if (!(o.checkpoint_interval >= 0.0))
         throw std::invalid_argument("run: checkpoint_interval must be >= 0 s");
+    // Metadata goes into every file as attributes: a key must not take the name of one the
+    // files carry anyway. Checked before anything is written.
+    std::vector<std::string> reserved = io::kParticleFileAttributes;
+    for (const std::string& k : {io::kCheckpointTime, io::kCheckpointDtNext,
+                                 io::kCheckpointRigidBodies, io::kCheckpointChecksum,
+                                 kCrashReportAttribute})
+        reserved.push_back(k);
+    for (const auto& [key, value] : o.metadata) {
+        check_name("run: metadata key", key);
+        if (std::find(reserved.begin(), reserved.end(), key) != reserved.end())
+            throw std::invalid_argument("run: metadata key '" + key +
+                                        "' is the name of an attribute every snapshot or "
+                                        "checkpoint carries; choose another key");
+    }
+    for (const std::string& a : o.allow_changes)
+        if (a.empty()) throw std::invalid_argument("run: allow_changes holds an empty field name");
 }
 
 }  // namespace
@@ -482,25 +567,42 @@ std::string Simulation::left_bounds_report() const {
     return mpi::first_error(left.str());
 }
 
-RunSummary Simulation::run(const RunOptions& o) {
-    check_run_options(o, time_);
-    validate_setup();
-    const bool continued = !resumed_from_.empty();
-    if (continued && std::filesystem::path(o.output_dir) != std::filesystem::path(resumed_from_))
+std::optional<io::RunDirectory> Simulation::open_run_directory(const RunOptions& o,
+                                                               bool& continued) {
+    const auto same = [](const std::string& a, const std::string& b) {
+        return !a.empty() && !b.empty() &&
+               std::filesystem::path(a).lexically_normal() == std::filesystem::path(b).lexically_normal();
+    };
+    const bool restarted = !resumed_from_.empty();
+    if (restarted && !same(o.output_dir, resumed_from_))
         throw std::invalid_argument("run: output_dir '" + o.output_dir +
                                     "' must be the directory restarted from, '" +
                                     resumed_from_ + "'");
-    if (!o.output_dir.empty()) {
-        const auto dir = continued ? io::RunDirectory::for_continued_run(o.output_dir, time_)
-                                   : io::RunDirectory::for_new_run(o.output_dir, o.overwrite);
-        if (!continued) dir.describe(describe(o));
-    }
+    continued = restarted || (!o.overwrite && same(o.output_dir, last_run_dir_) &&
+                              step_ == last_run_step_);
+    if (o.output_dir.empty()) return std::nullopt;
+    if (!continued)
+        return io::RunDirectory::for_new_run(o.output_dir, describe(o), o.overwrite,
+                                             o.take_over_lock);
+    const std::string from =
+        restarted ? resumed_checkpoint_ : std::string("the state in memory (same process)");
+    return io::RunDirectory::for_continued_run(o.output_dir, describe(o),
+                                               {from, time_, step_, {}}, o.allow_changes,
+                                               o.take_over_lock);
+}
+
+RunSummary Simulation::run(const RunOptions& o) {
+    check_run_options(o, time_);
+    validate_setup();
+    bool continued = false;
+    const auto dir = open_run_directory(o, continued);  // locked until run() returns
     ensure_integrator();
-    if (continued) integrator_->set_proposed_dt(resumed_dt_next_);
+    if (!resumed_from_.empty()) integrator_->set_proposed_dt(resumed_dt_next_);
     resumed_from_.clear();
+    last_run_dir_.clear();
 
     Recorder rec(o, particles_, bodies_, observers_, [this] { return recorded_loads(); },
-                 [this] { return observe(); }, continued, time_, step_, work_);
+                 [this] { return observe(); }, continued, time_, step_);
     if (!continued) rec.initial_state(time_, step_);
     OutputTimes outputs(o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time, o.end_time,
                         time_);
@@ -512,6 +614,8 @@ RunSummary Simulation::run(const RunOptions& o) {
         const double target = outputs.next();
         StepReport r;
         try {
+            // Kinematic loads only for the steps that end on a diagnostics row.
+            integrator_->collect_kinematic_loads((step_ + 1) % o.diagnostics_every == 0);
             r = integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_,
                                   target - time_);
         } catch (const BlowUpError& e) {
@@ -522,7 +626,7 @@ RunSummary Simulation::run(const RunOptions& o) {
             throw rec.crash(BlowUpError(e), time_, step_);
         ++step_;
         summary.rejected += r.rejected;
-        rec.count_step(r, time_);
+        rec.count_step(r);
         if (step_ % o.diagnostics_every == 0) rec.diagnostics(time_, step_);
         if (step_ % o.observe_every == 0) rec.observations(time_, step_);
         if (outputs.reached(time_, t_eps)) rec.snapshot(time_, step_);
@@ -535,7 +639,9 @@ RunSummary Simulation::run(const RunOptions& o) {
         }
         if (checkpoint_due) rec.checkpoint({time_, step_, integrator_->proposed_dt()});
     }
-    if (summary.interrupted_by == 0) rec.finish(time_, step_);
+    if (summary.interrupted_by == 0) rec.finish({time_, step_, integrator_->proposed_dt()});
+    last_run_dir_ = o.output_dir;  // a next run() into it continues from here
+    last_run_step_ = step_;
 
     summary.steps = step_ - step_start;
     summary.wall_seconds = rec.elapsed();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "geometry/body.hpp"
+#include "io/run_directory.hpp"
 #include "geometry/shapes.hpp"
 #include "materials/material.hpp"
 #include "parallel/domain.hpp"
@@ -50,10 +51,9 @@ public:
                  const std::optional<geometry::Kinematics>& kinematics = std::nullopt,
                  const std::optional<geometry::RigidSpec>& rigid = std::nullopt);
 
-    // Friction of a boundary body's wall particles against the regolith: 0 is free-slip (e.g. a
-    // symmetry plane), < 0 no-slip (the default). Coulomb coefficients mu_w > 0 are refused
-    // for now (see pair_terms.hpp). Throws std::invalid_argument naming the body for a dynamic
-    // body or another value.
+    // Friction of a boundary body's wall particles against the regolith: a Coulomb coefficient
+    // mu_w >= 0 (0 is free-slip, e.g. a symmetry plane), or < 0 for no-slip (the default).
+    // Throws std::invalid_argument naming the body for a dynamic body or a non-finite value.
     void set_wall_friction(int body, double mu);
 
     // Adds an observer (observers.hpp); `material` and `body` are indices or -1. Its readings
@@ -87,16 +87,19 @@ public:
     double time() const { return time_; }
     std::int64_t step_count() const { return step_; }
 
-    // Integrate to options.end_time. Under MPI each rank keeps (and afterwards holds) only the
+    // Integrate to options.end_time. A run into the directory the previous run() of this
+    // simulation wrote into, from where that one ended, continues it (unless
+    // options.overwrite), like a restart: nothing of the first part is lost. Under MPI each rank keeps (and afterwards holds) only the
     // particles it owns. Throws std::invalid_argument on a bad setup before anything runs, BlowUpError when the run cannot continue (the particle set then holds
     // the last good state; snapshots already written stay intact).
     RunSummary run(const RunOptions& options);
 
     // Continue from the newest valid checkpoint in run_dir (a corrupt newest one is reported
-    // and the previous one used). The setup must be the one that wrote it (same particles).
+    // and the previous one used). The setup must be the one that wrote it (same particles);
+    // the next run() compares physics and setup with run.json (RunOptions::allow_changes).
     // Snapshots and diagnostics rows after the checkpoint are dropped, so that the continued
     // series has neither gaps nor duplicates. Returns the checkpoint file used; `rejected`
-    // receives the checkpoints skipped as corrupt.
+    // receives the checkpoints skipped as corrupt. Refused while a live run holds run_dir.
     std::string restart(const std::string& run_dir, std::vector<std::string>* rejected = nullptr);
 
     // One accepted step no longer than dt_cap [s] (for tests and Python drivers).
@@ -126,6 +129,9 @@ private:
     // The blow-up report when a particle has left the bounds during a run, "" otherwise.
     // Collective under MPI when bounds are set.
     std::string left_bounds_report() const;
+    // The directory of a run with output (locked until it is destroyed); `continued` tells
+    // whether the run continues the one recorded there.
+    std::optional<io::RunDirectory> open_run_directory(const RunOptions& o, bool& continued);
 
     ParticleSet particles_;
     std::vector<Material> materials_;
@@ -143,11 +149,12 @@ private:
     double time_ = 0.0;
     std::int64_t step_ = 0;
     std::optional<geometry::BoundingBox> bounds_;
-    std::string resumed_from_;  // run directory of restart(), until run() continues it
+    // Where the next run() continues: the directory and checkpoint of restart(), or the
+    // directory the last run() wrote into, as long as the state is still where that run ended.
+    std::string resumed_from_, resumed_checkpoint_;
     double resumed_dt_next_ = 0.0;
-    // Work each body has done on the regolith since t = 0 [J] (2D: [J/m]): summed by run()
-    // over its steps, kept in checkpoints, written to diagnostics.csv.
-    std::vector<double> work_;
+    std::string last_run_dir_;
+    std::int64_t last_run_step_ = -1;
 };
 
 }  // namespace regosph

@@ -7,7 +7,7 @@ For every snapshot of the reference: the same time and step, the same particle i
 order (snapshots are written in id order whatever the rank count), every position within 1e-9
 of the domain size (the extent of the reference's particles), and velocities, densities and
 stresses within 1e-9 of their largest magnitude; observers.csv: identical counts at identical
-times and steps. Prints one line per run and 'RESULT ok' at the end; exits 1 on the first
+times and steps; bodies.csv (rigid bodies), when present: identical. Prints one line per run and 'RESULT ok' at the end; exits 1 on the first
 difference.
 """
 import sys
@@ -59,6 +59,17 @@ def compare(ref, run):
     for c in ["time [s]", "step [-]"] + counts:
         if len(a) != len(b) or not np.array_equal(a[c].to_numpy(), b[c].to_numpy()):
             raise SystemExit(f"{obs_b}: column {c!r} differs from the reference's")
+    # Rigid bodies (bodies.csv): their states are reduced in particle-id order, so every
+    # column must be identical.
+    bodies_a, bodies_b = Path(ref) / "bodies.csv", Path(run) / "bodies.csv"
+    if bodies_a.exists():
+        ba = pd.read_csv(bodies_a, float_precision="round_trip")
+        bb = pd.read_csv(bodies_b, float_precision="round_trip")
+        if list(ba.columns) != list(bb.columns) or len(ba) != len(bb):
+            raise SystemExit(f"{bodies_b}: columns or rows differ from the reference's")
+        for c in ba.columns:
+            if not np.array_equal(ba[c].to_numpy(), bb[c].to_numpy()):
+                raise SystemExit(f"{bodies_b}: column {c!r} differs from the reference's")
     peak = {c.split(".")[0]: int(a[c].max()) for c in counts}
     print(f"{run}: {len(run_files)} snapshots, largest position difference "
           f"{worst:.1e} x domain size; observer counts identical (peaks {peak})")

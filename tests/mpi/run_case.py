@@ -10,7 +10,8 @@ full 1 s, with an observer counting the soil beyond the initial toe (x > 0.2 m),
 observer sums are checked too. sampler: the brush sampler's P0 run at the coarse resolution for
 0.06 s (the tools descend, turn and touch the bed), with its tray observer and an observer on
 the bed under the left brush. sampler3d: the 3D sampler (examples/brush_sampler_3d.py, E3,
-coarse) for 0.01 s.
+coarse) for 0.01 s. rigid: a rigid disc thrown spinning into a soil bed in a box (2D) for
+0.06 s: its state (bodies.csv) comes from loads summed over all ranks in particle-id order.
 """
 import argparse
 import sys
@@ -45,13 +46,34 @@ def sampler3d():
     return sim, 0.01, 0.005
 
 
+def rigid():
+    dx = 5e-3
+    sim = rs.Simulation(dim=2)
+    sim.physics.gravity = (0.0, -9.81, 0.0)
+    soil = sim.add_material(rs.DruckerPrager("soil", density=1500, bulk_modulus=1e6,
+                                             poisson_ratio=0.3, friction_angle=30, cohesion=500))
+    steel = sim.add_material(rs.Rigid("steel", density=3000))
+    wall = sim.add_material(rs.Rigid("wall", density=1500))
+    sim.add_body("bed", rs.lattice_fill(rs.rectangle((0.0, 0.0), (0.3, 0.08)), dx), material=soil,
+                 motion="dynamic", spacing=dx, smoothing_length=2.5 * dx)
+    t = 3 * dx
+    box = rs.subtract(rs.rectangle((-t, -t), (0.3 + t, 0.2)), rs.rectangle((0.0, 0.0), (0.3, 1.0)))
+    sim.add_body("box", rs.lattice_fill(box, dx), material=wall, motion="fixed", spacing=dx,
+                 smoothing_length=2.5 * dx)
+    sim.add_body("disc", rs.lattice_fill(rs.disc((0.12, 0.12), 0.025), dx), material=steel,
+                 motion="rigid", spacing=dx, smoothing_length=2.5 * dx, velocity=(0.5, -2.0),
+                 angular_velocity=3.0)
+    sim.add_observer("crater", rs.rectangle((0.08, 0.04), (0.2, 0.1)), material=soil)
+    return sim, 0.06, 0.02
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("case", choices=["collapse", "sampler", "sampler3d"])
+    ap.add_argument("case", choices=["collapse", "sampler", "sampler3d", "rigid"])
     ap.add_argument("--output", required=True)
     args = ap.parse_args()
     sim, end_time, interval = {"collapse": collapse, "sampler": sampler,
-                                "sampler3d": sampler3d}[args.case]()
+                                "sampler3d": sampler3d, "rigid": rigid}[args.case]()
     summary = sim.run(end_time, output_dir=args.output, overwrite=True,
                       snapshot_interval=interval, observe_every=5, progress_interval=0)
     # The decomposition must have done its work: particles that crossed into another rank's

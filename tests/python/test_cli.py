@@ -89,3 +89,23 @@ def test_sweep_command(tmp_path):
     assert (tmp_path / "s" / "run=A__speed=1" / "job.sbatch").is_file()
     r = cli("sweep", "--rows", tmp_path / "none.csv", "--root", tmp_path / "s", "--", "x")
     assert r.returncode == 2 and "none.csv: no such parameter table" in r.stderr
+
+
+def test_an_unreadable_snapshot_is_reported_and_skipped(runs, tmp_path):
+    # Issue 15, item 5: one damaged snapshot (SIGKILL, a full disk) made info, plot and
+    # compare fail completely.
+    import shutil
+    run = tmp_path / "P0"
+    shutil.copytree(runs / "P0", run)
+    bad = sorted(run.glob("snapshot_*.h5"))[0]
+    bad.write_bytes(bad.read_bytes()[:100])
+    warning = f"warning: skipping unreadable snapshot {bad}"
+    r = cli("info", run)
+    assert r.returncode == 0, r.stderr
+    assert warning in r.stderr and "snapshots: 1 from 1 s to 1 s" in r.stdout
+    r = cli("plot", run, "--out", tmp_path / "fig")
+    assert r.returncode == 0 and warning in r.stderr, r.stderr
+    assert (tmp_path / "fig" / "speed_1.000s.png").is_file()
+    r = cli("compare", run, runs / "E2", "--times", "1")
+    assert r.returncode == 0 and warning in r.stderr, r.stderr
+    assert "P0" in r.stdout and "E2" in r.stdout

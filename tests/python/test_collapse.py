@@ -128,14 +128,15 @@ def test_output_files_are_written_and_readable(collapse):
 
     # diagnostics.csv: time grows to the end time, the mass column is constant.
     df = pd.read_csv(out / "diagnostics.csv")
-    assert {"time [s]", "dt [s]", "mass [kg]", "kinetic_energy [J]", "momentum_x [kg m/s]"} <= set(df.columns)
+    # plane strain: per metre of depth
+    assert {"time [s]", "dt [s]", "mass [kg/m]", "kinetic_energy [J/m]", "momentum_x [N s/m]"} <= set(df.columns)
     assert len(df) >= 10
     assert (np.diff(df["time [s]"]) > 0).all()
     assert df["time [s]"].iloc[0] == 0.0
     assert df["time [s]"].iloc[-1] == pytest.approx(END_TIME, abs=1e-12)
     soil = sim.kind == rs.KIND_DYNAMIC
-    np.testing.assert_allclose(df["mass [kg]"], sim.mass[soil].sum(), rtol=1e-15)
-    assert df["kinetic_energy [J]"].max() > 0.0
+    np.testing.assert_allclose(df["mass [kg/m]"], sim.mass[soil].sum(), rtol=1e-15)
+    assert df["kinetic_energy [J/m]"].max() > 0.0
     assert (df["dt [s]"].iloc[1:] > 0).all()
 
     # run.json: the setup as JSON.

@@ -362,6 +362,85 @@ def test_spacing_or_smoothing_length_not_positive(field, value):
     assert sim.size == 0
 
 
+def collapse_soil_points():
+    """The paper's soil block: 77 x 38 particles at 2.582 mm (106 kg/m of soil)."""
+    import soil_collapse  # examples/ is on sys.path (conftest.py)
+    dx = soil_collapse.PAPER_SPACING
+    return rs.lattice_fill(rs.rectangle((0, 0), (77 * dx, 38 * dx)), dx), dx
+
+
+@pytest.mark.parametrize("factor", [0.25, 0.5, 2.0, 4.0])
+def test_spacing_that_does_not_match_the_positions(factor):
+    # Issue 15, item 6: spacing 4x too small gave 6.6 instead of 106 kg/m of soil, silently.
+    points, dx = collapse_soil_points()
+    sim = rs.Simulation(dim=2)
+    mat = sim.add_material(soil_material())
+    with pytest.raises(ValueError, match="body 'soil': spacing") as err:
+        sim.add_body("soil", points, material=mat, motion="dynamic", spacing=factor * dx,
+                     smoothing_length=2.5 * factor * dx)
+    assert "nearest particles" in str(err.value) and "mass" in str(err.value)
+    assert sim.size == 0
+
+
+@pytest.mark.parametrize("lattice,spacing_factor", [("square", 1.0), ("hexagonal", 1.0)])
+def test_spacing_of_lattices_is_accepted(lattice, spacing_factor):
+    dx = 2.5e-3
+    sim = rs.Simulation(dim=2)
+    mat = sim.add_material(soil_material())
+    pts = rs.lattice_fill(rs.rectangle((0, 0), (0.05, 0.05)), dx, lattice=lattice)
+    sim.add_body("soil", pts, material=mat, motion="dynamic", spacing=spacing_factor * dx,
+                 smoothing_length=2.5 * dx)
+    assert sim.mass.sum() == pytest.approx(2650.0 * len(pts) * dx * dx)
+
+
+@pytest.mark.parametrize("h_factor", [0.5, 1.0, 1.19])
+def test_support_radius_below_1_2_spacings(h_factor):
+    # Issue 15, item 7: h below the spacing passed, and the soil fell through the floor.
+    sim = rs.Simulation(dim=2)
+    mat = sim.add_material(soil_material())
+    with pytest.raises(ValueError, match="smoothing_length") as err:
+        sim.add_body("soil", block(), material=mat, motion="dynamic", spacing=DX,
+                     smoothing_length=h_factor * DX)
+    assert "1.2 x spacing" in str(err.value) and "nearest neighbours" in str(err.value)
+    assert sim.size == 0
+    sim.add_body("soil", block(), material=mat, motion="dynamic", spacing=DX,
+                 smoothing_length=1.2 * DX)  # the bound itself is accepted
+
+
+@pytest.mark.parametrize("name", ["soil\nbed", "soil\tbed", "bed\r", "\x1bsoil"])
+def test_control_character_in_a_name(name):
+    # Issue 15, item 10: a newline in a name broke the CSV header; restarts then failed.
+    sim = rs.Simulation(dim=2)
+    mat = sim.add_material(soil_material())
+    with pytest.raises(ValueError, match="control character") as err:
+        sim.add_body(name, block(), material=mat, motion="dynamic", spacing=DX,
+                     smoothing_length=H)
+    assert "body '" in str(err.value) and "\\x" in str(err.value)  # shown, not printed raw
+    assert sim.size == 0
+    sim.add_body("soil", block(), material=mat, motion="dynamic", spacing=DX, smoothing_length=H)
+    with pytest.raises(ValueError, match="observer '.*control character"):
+        sim.add_observer(name, rs.rectangle((0, 0), (0.01, 0.01)))
+
+
+@pytest.mark.parametrize("key,named", [
+    ("time", "'time'"), ("step", "'step'"), ("dim", "'dim'"), ("units", "'units'"),
+    ("regosph_version", "'regosph_version'"), ("checkpoint_time", "'checkpoint_time'"),
+    ("checkpoint_checksum", "'checkpoint_checksum'"), ("crash_report", "'crash_report'"),
+    ("", "metadata key"), ("a\nb", "control character"),
+])
+def test_metadata_key_checked_before_anything_is_written(key, named, tmp_path):
+    # Issue 15, item 8: `time` failed at the first snapshot, after run.json and
+    # diagnostics.csv existed, with a message that did not mention metadata.
+    sim = tiny_sim(with_floor=True)
+    out = tmp_path / "out"
+    with pytest.raises(ValueError, match="metadata") as err:
+        sim.run(0.001, output_dir=str(out), metadata={"setup": "x", key: "1"},
+                progress_interval=0)
+    assert named in str(err.value)
+    assert not out.exists()
+    sim.run(0.001, output_dir=str(out), metadata={"setup": "x"}, progress_interval=0)
+
+
 @pytest.mark.parametrize("dim", [0, 1, 4, -2])
 def test_dim_not_2_or_3(dim):
     with pytest.raises(ValueError, match="dim"):
@@ -547,6 +626,20 @@ def test_validation_script_rejects_option_value(tmp_path):
     assert_failed_cleanly(proc, "end_time")
     assert_nothing_written(out)
     assert not (out / "report.json").exists() and not (out / "collapse.png").exists()
+
+
+def test_validation_checks_its_reference_data_first(tmp_path):
+    # Issue 15, item 9: the reference was looked for after the whole run, and its absence
+    # exited 1 like a failed comparison.
+    out = tmp_path / "out"
+    env = environment()
+    env["REGOSPH_REFERENCE_DIR"] = str(tmp_path / "no_reference")
+    proc = subprocess.run([sys.executable, str(VALIDATION), "--output", str(out), *COARSE,
+                           "--end-time", "0.01"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 4, proc.stderr
+    assert "no_reference" in proc.stderr and "REGOSPH_REFERENCE_DIR" in proc.stderr
+    assert not out.exists()  # checked before anything ran
 
 
 @pytest.mark.parametrize("make_output", [

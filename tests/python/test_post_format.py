@@ -49,7 +49,8 @@ def write_snapshot(path, time, step, fields, dim=2, metadata=None):
         for name, dtype in DTYPES.items():
             d = g.create_dataset(name, data=np.asarray(fields.get(name, defaults.get(name)),
                                                        dtype=dtype))
-            d.attrs["units"] = UNITS[name]
+            # a 2D run is plane strain: masses are per metre of depth
+            d.attrs["units"] = "kg/m" if (name, dim) == ("mass", 2) else UNITS[name]
 
 
 def write_run(path, snapshots=(), *, metadata=None, end_time=None, observers=None, loads=None,
@@ -105,7 +106,7 @@ def write_run(path, snapshots=(), *, metadata=None, end_time=None, observers=Non
     diag_t = (next(iter(loads.values()))["time"] if loads else
               next(iter(observers.values()))[0] if observers else np.array(times or [0.0]))
     diag = {"time [s]": diag_t, "dt [s]": np.full(len(diag_t), 1e-5),
-            "kinetic_energy [J]": np.zeros(len(diag_t)),
+            f"kinetic_energy [{'J/m' if dim == 2 else 'J'}]": np.zeros(len(diag_t)),
             "max_speed [m/s]": np.linspace(0, 1, len(diag_t))}
     force, torque = ("[N/m]", "[N]") if dim == 2 else ("[N]", "[N m]")
     for body, series in (loads or {}).items():

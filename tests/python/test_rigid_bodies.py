@@ -267,6 +267,27 @@ def block_on_tilted_plane(beta_deg, wall_friction, end=0.08):
     return sim.positions[dyn, 0].mean() - x0, sim.positions[dyn]
 
 
+def test_coulomb_wall_friction_holds_below_and_slides_above_the_friction_angle():
+    end = 0.08
+    beta = math.radians(30.0)  # tan(beta) = 0.577
+    free_fall = 0.5 * 9.81 * math.sin(beta) * end ** 2  # frictionless slide [m]
+    held, _ = block_on_tilted_plane(30.0, 0.8, end)     # tan(beta) < mu_w: stays
+    slid, _ = block_on_tilted_plane(30.0, 0.3, end)     # tan(beta) > mu_w: slides
+    expected = 0.5 * 9.81 * (math.sin(beta) - 0.3 * math.cos(beta)) * end ** 2
+    # Observed: held 1.2 % of the frictionless slide (settling), slid within 2 %
+    # of g (sin(beta) - mu_w cos(beta)) t^2 / 2.
+    assert abs(held) < 0.05 * free_fall
+    assert slid == pytest.approx(expected, rel=0.1)
+    assert slid > 10 * abs(held)
+
+
+def test_zero_friction_is_free_slip():
+    d0, x0 = block_on_tilted_plane(20.0, 0.0, 0.04)
+    d_free, x_free = block_on_tilted_plane(20.0, "free-slip", 0.04)
+    np.testing.assert_array_equal(x0, x_free)
+    assert d0 == d_free
+
+
 def test_a_free_slip_plane_is_frictionless_and_a_no_slip_one_holds():
     end = 0.08
     beta = 20.0
@@ -281,9 +302,12 @@ def test_a_free_slip_plane_is_frictionless_and_a_no_slip_one_holds():
 def test_wall_friction_only_on_boundary_bodies():
     sim = rs.Simulation(dim=2)
     far_particle(sim, 2)
-    with pytest.raises(ValueError, match="wall_friction: expected 'no-slip' or 'free-slip'"):
+    with pytest.raises(ValueError, match="Coulomb coefficient -0.5"):
         sim.add_body("w", np.array([[0.5, 0.5]]), material=0, motion="fixed", spacing=0.01,
-                     smoothing_length=0.025, wall_friction=0.3)
+                     smoothing_length=0.025, wall_friction=-0.5)
+    with pytest.raises(ValueError, match="wall_friction: 'sticky' is not"):
+        sim.add_body("w", np.array([[0.5, 0.5]]), material=0, motion="fixed", spacing=0.01,
+                     smoothing_length=0.025, wall_friction="sticky")
     with pytest.raises(ValueError, match="only boundary bodies"):
         sim.add_body("d", np.array([[0.7, 0.7]]), material=0, motion="dynamic", spacing=0.01,
                      smoothing_length=0.025, wall_friction="free-slip")

@@ -5,8 +5,11 @@
         [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
-report.json, report.txt into the output directory. Exits with status 1 when the surface RMS
-exceeds 5 mm or the runout misses the experiment's by more than 2 cm, 2 on bad input.
+report.json, report.txt into the output directory. Exit status: 0 the comparison passed; 1 the
+surface RMS exceeds 5 mm or the runout misses the experiment's by more than 2 cm; 2 bad input;
+4 the experiment's reference data are missing (checked before the run, set
+REGOSPH_REFERENCE_DIR); the other statuses of regosph.run_control (3 blow-up, 5 output could
+not be written, 128 + signal).
 """
 import argparse
 import sys
@@ -20,6 +23,8 @@ import compare  # noqa: E402
 import soil_collapse  # noqa: E402
 import regosph as rs  # noqa: E402
 from regosph import run_control  # noqa: E402
+
+EXIT_NO_REFERENCE = 4  # apart from 1, a comparison that failed
 
 
 def viscosity_text(sound_speed):
@@ -47,6 +52,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     out = Path(args.output)
+    # The comparison needs the experiment's data: find out before running for minutes.
+    try:
+        compare.load_reference()
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_NO_REFERENCE
     if not args.compare_only:
         sim = soil_collapse.build(args.spacing, args.viscosity_sound_speed)
         status = run_control.run(

@@ -334,9 +334,7 @@ class Run:
         return int(sum(b.get("particles", 0) for b in self.parameters["bodies"]))
 
     # ---- snapshots ------------------------------------------------------------------------
-    @property
-    def snapshot_files(self):
-        """snapshot_<k>.h5 paths in order of k (not cached: a running job adds files)."""
+    def _snapshot_paths(self):
         found = []
         for f in self.path.iterdir():
             m = SNAPSHOT_PATTERN.match(f.name)
@@ -344,15 +342,43 @@ class Run:
                 found.append((int(m.group(1)), f))
         return [f for _, f in sorted(found)]
 
+    def _header(self, f):
+        """(time, None) for a readable snapshot file, (None, reason) for one that is not; cached
+        while the file keeps its size and modification time."""
+        try:
+            st = f.stat()
+        except OSError as e:
+            return None, str(e)
+        key = (st.st_mtime_ns, st.st_size)
+        known = self._cache.setdefault("headers", {})
+        if f not in known or known[f][0] != key:
+            try:
+                known[f] = (key, (Snapshot(f, None, self).time, None))
+            except (RunFormatError, OSError, KeyError, ValueError) as e:
+                known[f] = (key, (None, str(e)))
+        return known[f][1]
+
+    @property
+    def snapshot_files(self):
+        """snapshot_<k>.h5 paths in order of k (not cached: a running job adds files). A file
+        that cannot be read (damaged, truncated) is left out and listed in skipped_snapshots,
+        so that one bad file does not stop the reading of a run."""
+        return [f for f in self._snapshot_paths() if self._header(f)[1] is None]
+
+    @property
+    def skipped_snapshots(self):
+        """(path, reason) of each snapshot file that cannot be read."""
+        out = []
+        for f in self._snapshot_paths():
+            reason = self._header(f)[1]
+            if reason is not None:
+                out.append((f, reason))
+        return out
+
     @property
     def times(self):
-        """Times [s] of the snapshots, in order (read from each file's attributes once)."""
-        files = self.snapshot_files
-        known = self._cache.setdefault("times", {})
-        for f in files:
-            if f not in known:
-                known[f] = Snapshot(f, None, self).time
-        return np.array([known[f] for f in files])
+        """Times [s] of the (readable) snapshots, in order (read from each file once)."""
+        return np.array([self._header(f)[0] for f in self.snapshot_files])
 
     def __len__(self):
         return len(self.snapshot_files)
