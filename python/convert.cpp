@@ -199,13 +199,12 @@ geometry::VectorSchedule to_schedule(const py::object& obj, bool torque, const s
     const bool is_schedule = py::isinstance<py::sequence>(obj) && py::len(obj) > 0 &&
                              py::isinstance<py::sequence>(obj.cast<py::sequence>()[0]);
     if (!is_schedule) {
-        s.times = {0.0};
-        s.values = {to_load_vector(obj, torque, field)};
+        s.knots = {{0.0, to_load_vector(obj, torque, field)}};
         return s;
     }
     for (const auto& [time, value] : to_timed(obj, field + ": schedule entry", "(time [s], value)")) {
-        s.values.push_back(to_load_vector(value, torque, field + ": schedule entry " + std::to_string(s.times.size())));
-        s.times.push_back(time);
+        const std::string entry = field + ": schedule entry " + std::to_string(s.knots.size());
+        s.knots.push_back({time, to_load_vector(value, torque, entry)});
     }
     return s;
 }

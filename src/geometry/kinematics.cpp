@@ -182,6 +182,10 @@ void check_knots(const PiecewiseLinear<N>& f, const std::string& name, const Fai
 
 }  // namespace
 
+void validate_schedule(const PiecewiseLinear<3>& f, const std::string& what) {
+    check_knots(f, what, [](const std::string& msg) { throw std::invalid_argument(msg); });
+}
+
 Kinematics validated(Kinematics k, int dim, const std::string& where) {
     const auto fail = [&](const std::string& what) {
         throw std::invalid_argument(where + "kinematics: " + what);

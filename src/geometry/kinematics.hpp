@@ -45,6 +45,10 @@ struct PiecewiseLinear {
     std::array<double, N> integral(double t) const;
 };
 
+// Throws std::invalid_argument "<what> knot <i>: ..." unless the knot times are finite, >= 0
+// and strictly increasing and the values finite (schedules of rigid bodies' applied loads).
+void validate_schedule(const PiecewiseLinear<3>& f, const std::string& what);
+
 struct Kinematics {
     std::vector<VelocitySegment> translation;  // times strictly increasing
     // Instead of `translation`: velocities [m/s] at knots, linear between them.

@@ -27,44 +27,22 @@ Mat3 from_eigen(const Eigen::Matrix3d& e) {
 
 bool finite(const Vec3& v) { return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]); }
 
-void validate_schedule(const VectorSchedule& s, int dim, bool in_plane, const std::string& what) {
-    if (s.times.size() != s.values.size())
-        throw std::invalid_argument(what + ": " + std::to_string(s.times.size()) + " times but " +
-                                    std::to_string(s.values.size()) + " values");
-    for (std::size_t k = 0; k < s.times.size(); ++k) {
-        if (!std::isfinite(s.times[k]) || !finite(s.values[k]))
-            throw std::invalid_argument(what + ": entry " + std::to_string(k) +
-                                        " is not a finite number");
-        if (k > 0 && !(s.times[k] > s.times[k - 1])) {
-            std::ostringstream os;
-            os << what << ": times must increase strictly (" << s.times[k - 1] << " s then "
-               << s.times[k] << " s at entry " << k << ")";
-            throw std::invalid_argument(os.str());
-        }
-        const Vec3& v = s.values[k];
-        if (dim == 2 && in_plane && v[2] != 0.0)
-            throw std::invalid_argument(what + ": a 2D run has no z component (entry " +
+// The knots (kinematics.hpp) and, in 2D, a force in the plane and a torque about z only.
+void validate_load(const VectorSchedule& s, int dim, bool in_plane, const std::string& what) {
+    validate_schedule(s, what);
+    if (dim == 3) return;
+    for (std::size_t k = 0; k < s.knots.size(); ++k) {
+        const Vec3& v = s.knots[k].value;
+        if (in_plane && v[2] != 0.0)
+            throw std::invalid_argument(what + ": a 2D run has no z component (knot " +
                                         std::to_string(k) + ")");
-        if (dim == 2 && !in_plane && (v[0] != 0.0 || v[1] != 0.0))
+        if (!in_plane && (v[0] != 0.0 || v[1] != 0.0))
             throw std::invalid_argument(what + ": in 2D only the z component of a torque exists "
-                                        "(entry " + std::to_string(k) + ")");
+                                        "(knot " + std::to_string(k) + ")");
     }
 }
 
 }  // namespace
-
-Vec3 VectorSchedule::at(double t) const {
-    if (values.empty()) return {0.0, 0.0, 0.0};
-    if (t <= times.front()) return values.front();
-    if (t >= times.back()) return values.back();
-    const auto hi = static_cast<std::size_t>(
-        std::upper_bound(times.begin(), times.end(), t) - times.begin());
-    const std::size_t lo = hi - 1;
-    const double w = (t - times[lo]) / (times[hi] - times[lo]);
-    Vec3 v;
-    for (int d = 0; d < 3; ++d) v[d] = values[lo][d] + w * (values[hi][d] - values[lo][d]);
-    return v;
-}
 
 MassProperties mass_properties(const std::vector<Vec3>& x, const std::vector<double>& m,
                                double spacing, int dim) {
@@ -122,15 +100,15 @@ Vec3 angular_velocity(const RigidBody& b, const RigidState& s, double t, int dim
     // Prescribed components from the motion (0 when locked); the free ones f solve the rows
     // of L = I_w omega that no constraint torque acts on: I_ff omega_f = L_f - I_fp omega_p.
     Vec3 omega{0.0, 0.0, 0.0};
-    (void)t;  // the rotation rate of a Kinematics is constant in time
     const Vec3& axis = b.motion.axis;
+    const double rate = b.motion.rate(t);  // [rad/s], constant or scheduled
     std::array<int, 3> free{};
     int n_free = 0;
     for (int k = 0; k < 3; ++k) {
         const bool exists = dim == 3 || k == 2;
         const bool prescribed = !exists || b.prescribed[kRx + k];
         if (prescribed)
-            omega[k] = exists ? b.motion.angular_velocity * axis[k] : 0.0;
+            omega[k] = exists ? rate * axis[k] : 0.0;
         else
             free[n_free++] = k;
     }
@@ -176,8 +154,8 @@ void validate(const RigidBody& b, int dim, const std::string& where) {
             throw std::invalid_argument(os.str());
         }
     }
-    validate_schedule(b.force, dim, true, where + "force");
-    validate_schedule(b.torque, dim, false, where + "torque");
+    validate_load(b.force, dim, true, where + "force");
+    validate_load(b.torque, dim, false, where + "torque");
     const RigidState& s = b.state;
     if (!finite(s.velocity) || !finite(s.angular_momentum) || !finite(s.centre))
         throw std::invalid_argument(where + "velocity and angular velocity must be finite");

@@ -22,14 +22,9 @@ namespace regosph::geometry {
 using Quaternion = std::array<double, 4>;  // w, x, y, z
 using Mat3 = std::array<double, 9>;        // row-major
 
-// A vector function of time, piecewise linear between (time, value) points and constant
-// before the first and after the last one; one point is a constant. Times strictly increase.
-struct VectorSchedule {
-    std::vector<double> times;  // [s]
-    std::vector<Vec3> values;
-    Vec3 at(double t) const;
-    bool empty() const { return values.empty(); }
-};
+// Applied loads are vector functions of time, linear between knots and constant before the
+// first and after the last one (one knot: a constant): kinematics.hpp's PiecewiseLinear.
+using VectorSchedule = PiecewiseLinear<3>;
 
 // Degrees of freedom, in the order of RigidBody::prescribed.
 enum Dof : int { kX = 0, kY = 1, kZ = 2, kRx = 3, kRy = 4, kRz = 5 };

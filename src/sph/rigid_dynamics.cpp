@@ -66,9 +66,9 @@ double smallest_moment(const RigidBody& b, int dim) {
 RigidRates rigid_rates(const RigidBody& b, const RigidState& s, const BodyLoad& regolith,
                        const std::array<double, 3>& gravity, double t, int dim) {
     const Mat3 R = geometry::rotation_matrix(s.orientation);
-    Vec3 applied = b.force.at(t);
+    Vec3 applied = b.force.value(t);
     if (b.force_in_body_frame) applied = geometry::rotate(R, applied);
-    Vec3 applied_torque = b.torque.at(t);
+    Vec3 applied_torque = b.torque.value(t);
     if (b.torque_in_body_frame) applied_torque = geometry::rotate(R, applied_torque);
     RigidRates r;
     for (int d = 0; d < 3; ++d) {
@@ -92,9 +92,9 @@ RigidBodyReport report_rigid_body(const RigidBody& b, const BodyLoad& regolith, 
     r.angle = 2.0 * std::atan2(q[3], q[0]);
     r.regolith = regolith;
     const Mat3 R = geometry::rotation_matrix(q);
-    r.applied_force = b.force.at(t);
+    r.applied_force = b.force.value(t);
     if (b.force_in_body_frame) r.applied_force = geometry::rotate(R, r.applied_force);
-    r.applied_torque = b.torque.at(t);
+    r.applied_torque = b.torque.value(t);
     if (b.torque_in_body_frame) r.applied_torque = geometry::rotate(R, r.applied_torque);
     return r;
 }

@@ -219,8 +219,9 @@ def test_bodies_csv_snapshots_and_restart_bit_for_bit(tmp_path):
     (dict(inertia=-2.0), "I_zz = -2 kg m^2/m must be positive"),
     (dict(fixed_dofs=["q"]), "unknown degree of freedom 'q'"),
     (dict(fixed_dofs=["rx"]), "'rx' does not exist in 2D"),
-    (dict(force=[(0.0, (1.0, 0.0)), (0.0, (2.0, 0.0))]), "times must increase strictly"),
-    (dict(torque=[(1.0, 2.0), (0.5, 1.0)]), "torque: times must increase strictly"),
+    (dict(force=[(0.0, (1.0, 0.0)), (0.0, (2.0, 0.0))]), "force knot 1: time 0.000000 s must be"),
+    (dict(torque=[(1.0, 2.0), (0.5, 1.0)]), "later than the previous knot's"),
+    (dict(force=[(0.0, (1.0, 0.0, 3.0))]), "force: a 2D run has no z component"),
     (dict(force_frame="lab"), "'lab' is not 'world' or 'body'"),
     (dict(kinematics=rs.Kinematics(rpm=10.0)), "none is listed"),
 ])
