@@ -223,7 +223,6 @@ template <class R>
 void stage_load_bodies(const ParticleSet& p, const LoadRequest& request, StagedParticles& st) {
     const std::size_t n = p.size();
     st.load_body.resize(n);
-    st.wall_mu.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         const auto body = static_cast<std::size_t>(p.body[i]);
         const bool wall = p.kind[i] == ParticleKind::boundary;
@@ -231,7 +230,6 @@ void stage_load_bodies(const ParticleSet& p, const LoadRequest& request, StagedP
         st.load_body[i] = collected ? p.body[i] : -1;
         const bool slips = wall && body < request.wall_friction.size() &&
                            request.wall_friction[body] >= 0.0;
-        st.wall_mu[i] = slips ? request.wall_friction[body] : -1.0;
         if (slips) st.record[i * R::size + R::key] = -2.0 - request.wall_friction[body];
     }
 }
@@ -258,9 +256,9 @@ bool wall_normal(const StagedParticles& st, const double* rec_a,
     bool any = false;
     for (int d = 0; d < Dim; ++d) n[d] = 0.0;
     for (const std::uint32_t b : partners) {
-        if (!(st.wall_mu[b] >= 0.0)) continue;
-        if (!any) first_wall = b;
         const double* rec_b = st.record.data() + static_cast<std::size_t>(b) * R::size;
+        if (!(rec_b[R::key] <= -2.0)) continue;  // not a slip wall (Record::key)
+        if (!any) first_wall = b;
         double dx[Dim], r2 = 0.0;
         for (int d = 0; d < Dim; ++d) {
             dx[d] = rec_a[R::x + d] - rec_b[R::x + d];
@@ -591,7 +589,8 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 for (int i = 0; i < Dim; ++i) F[i] += wall_force[i][k];
                 limit += wall_limit[k];
             }
-            if (st.wall_mu[first_wall] > 0.0) {
+            // The wall's mu_w, from the key of its record (-2 - mu_w).
+            if (-2.0 - rec[static_cast<std::size_t>(first_wall) * R::size + R::key] > 0.0) {
                 // Coulomb: limited over the whole contact with the body after the loop
                 // (apply_coulomb_limit).
                 s.coulomb_body = sink.body_of_wall[first_wall];

@@ -62,8 +62,6 @@ struct StagedParticles {
     // Evaluations that collect loads: per particle, the body its pair forces count towards
     // (-1: none).
     std::vector<std::int32_t> load_body;
-    // ... and the friction coefficient of each boundary particle's wall (-1: no-slip).
-    std::vector<double> wall_mu;
 };
 
 struct Derivatives {
