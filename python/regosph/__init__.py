@@ -19,8 +19,33 @@ every rank with its traceback instead of leaving the others waiting.
 import os
 import sys
 import traceback
+import warnings
 
-from ._core import (  # noqa: F401  (re-exported API)
+
+def _passive_openmp_waiting():
+    """Idle OpenMP threads sleep rather than spin (OMP_WAIT_POLICY=passive) unless the user
+    chose a policy. GNU OpenMP reads the variable once, when libgomp is loaded, i.e. when the
+    extension below is imported. Spinning threads take the cores that the working threads need
+    as soon as another job shares the machine: the paper-resolution collapse took 2.2 x longer
+    on 2 threads than on 1 beside one CPU-bound process (bench/README.md, "Shared machines")."""
+    if "OMP_WAIT_POLICY" in os.environ:
+        return
+    os.environ["OMP_WAIT_POLICY"] = "passive"
+    try:
+        with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
+            loaded = any("libgomp" in line for line in maps)
+    except OSError:  # not Linux: nothing to check
+        return
+    if loaded:
+        warnings.warn("regosph: the OpenMP runtime (libgomp) was loaded before regosph, so "
+                      "OMP_WAIT_POLICY=passive cannot take effect and idle threads will spin; "
+                      "import regosph first or set OMP_WAIT_POLICY=passive in the environment",
+                      RuntimeWarning, stacklevel=3)
+
+
+_passive_openmp_waiting()
+
+from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting policy)
     BlowUpError,
     Diagnostics,
     DruckerPrager,

@@ -1,0 +1,41 @@
+"""The package makes idle OpenMP threads sleep (OMP_WAIT_POLICY=passive) unless the user chose a
+policy, and warns when the OpenMP runtime was loaded before it (the setting then comes too late).
+
+Each case runs in a fresh interpreter: the policy is read once per process, when libgomp loads."""
+import os
+import subprocess
+import sys
+
+PROBE = """
+import ctypes, os, sys, warnings
+if sys.argv[1] == "gomp-first":
+    ctypes.CDLL("libgomp.so.1")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import regosph
+print(os.environ.get("OMP_WAIT_POLICY"))
+print(sum("OMP_WAIT_POLICY" in str(w.message) for w in caught))
+"""
+
+
+def probe(mode, policy=None):
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if policy is not None:
+        env["OMP_WAIT_POLICY"] = policy
+    out = subprocess.run([sys.executable, "-c", PROBE, mode], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    return out[0], int(out[1])
+
+
+def test_passive_by_default():
+    assert probe("plain") == ("passive", 0)
+
+
+def test_the_users_choice_is_kept():
+    assert probe("plain", "active") == ("active", 0)
+    assert probe("gomp-first", "active") == ("active", 0)
+
+
+def test_warns_when_openmp_was_loaded_first():
+    policy, warnings = probe("gomp-first")
+    assert warnings == 1
