@@ -1,8 +1,10 @@
 #include "sph/boundary.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/tensor.hpp"
+#include "parallel/threads.hpp"
 #include "sph/kernel.hpp"
 
 namespace regosph {
@@ -12,7 +14,11 @@ template <int Dim>
 void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
                       const std::array<std::vector<double>, 3>* wall_acc) {
     const std::size_t n = p.owned();  // halo walls get their values from their owners
-#pragma omp parallel for schedule(dynamic, 256)
+    if (std::none_of(p.kind.begin(), p.kind.begin() + static_cast<std::ptrdiff_t>(n),
+                     [](ParticleKind k) { return k == ParticleKind::boundary; }))
+        return;  // no walls: no parallel region to open
+#pragma omp parallel for schedule(dynamic, 256) \
+    num_threads(parallel::threads_for(n, parallel::kMinPairItems))
     for (std::size_t w = 0; w < n; ++w) {
         if (p.kind[w] != ParticleKind::boundary) continue;
         double g_rel[Dim];  // g - a_w

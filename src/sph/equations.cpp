@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "parallel/threads.hpp"
 #include "sph/kernel.hpp"
 #include "sph/pair_terms.hpp"
 #include "core/tensor.hpp"
@@ -194,9 +195,11 @@ std::uint32_t select_interacting(const ParticleSet& p, std::size_t a,
     return count;
 }
 
-// The records of all particles, halo copies included (they are partners).
+// Room for the records of all particles, halo copies included (they are partners); returns
+// each material's reference density (write_record).
 template <int Dim, bool ArtStress>
-void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedParticles& st) {
+std::vector<double> size_staging(const ParticleSet& p, const MaterialTable& mt, bool loads,
+                                 StagedParticles& st) {
     const std::size_t n = p.size();
     // The pair loop indexes records with 32-bit signed integers (gathers with 32-bit indices).
     using R = Record<Dim, ArtStress>;
@@ -209,29 +212,24 @@ void stage_particles(const ParticleSet& p, const MaterialTable& mt, StagedPartic
         st.n_art.resize(n);
         st.inv_w_rest.resize(n);
     }
+    if (loads) st.load_body.resize(n);
     std::vector<double> rho0(mt.materials.size());
     for (std::size_t m = 0; m < rho0.size(); ++m) rho0[m] = reference_density(mt.materials[m]);
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) {
-        write_record<Dim, ArtStress>(p, mt, rho0, i, st);
-    }
+    return rho0;
 }
 
-// The body whose load each particle's pair forces count towards (its own, for a boundary
+// The body whose load particle i's pair forces count towards (its own, for a boundary
 // particle of a collected body; -1 otherwise), and its wall friction. Halo copies included.
 template <class R>
-void stage_load_bodies(const ParticleSet& p, const LoadRequest& request, StagedParticles& st) {
-    const std::size_t n = p.size();
-    st.load_body.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto body = static_cast<std::size_t>(p.body[i]);
-        const bool wall = p.kind[i] == ParticleKind::boundary;
-        const bool collected = wall && body < request.collect.size() && request.collect[body] != 0;
-        st.load_body[i] = collected ? p.body[i] : -1;
-        const bool slips = wall && body < request.wall_friction.size() &&
-                           request.wall_friction[body] >= 0.0;
-        if (slips) st.record[i * R::size + R::key] = -2.0 - request.wall_friction[body];
-    }
+void stage_load_body(const ParticleSet& p, const LoadRequest& request, std::size_t i,
+                     StagedParticles& st) {
+    const auto body = static_cast<std::size_t>(p.body[i]);
+    const bool wall = p.kind[i] == ParticleKind::boundary;
+    const bool collected = wall && body < request.collect.size() && request.collect[body] != 0;
+    st.load_body[i] = collected ? p.body[i] : -1;
+    const bool slips = wall && body < request.wall_friction.size() &&
+                       request.wall_friction[body] >= 0.0;
+    if (slips) st.record[i * R::size + R::key] = -2.0 - request.wall_friction[body];
 }
 
 // Where the loads of one dynamic particle on bodies go (body_loads.hpp), for the pair loops
@@ -665,27 +663,39 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
                                    : std::numeric_limits<double>::infinity();
 }
 
+// One parallel region per evaluation: the records of all particles (halo included), then,
+// after the barrier that makes them complete, the pair loop of every owned dynamic particle,
+// with the smallest Courant limit as a min-reduction (exact, so the same on any number of
+// threads).
 template <int Dim, bool ArtStress, bool Xsph, bool Loads>
 void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                       const PhysicsParameters& pp, const LoadRequest* request, Derivatives& out) {
+    using R = Record<Dim, ArtStress>;
     const std::size_t n = p.owned();  // halo particles are partners only
+    const std::size_t n_all = p.size();
     StagedParticles& st = out.staged;
-    stage_particles<Dim, ArtStress>(p, mt, st);  // records of all particles, halo included
-    if constexpr (Loads) stage_load_bodies<Record<Dim, ArtStress>>(p, *request, st);
+    const std::vector<double> rho0 = size_staging<Dim, ArtStress>(p, mt, Loads, st);
     std::vector<std::vector<LoadShare>> shares;  // per thread
     std::vector<CoulombContact> contacts;        // particles next to Coulomb walls
     const bool any_slip = Loads && std::any_of(request->wall_friction.begin(),
                                                request->wall_friction.end(),
                                                [](double mu) { return mu >= 0.0; });
+    double dt_min = std::numeric_limits<double>::infinity();
 
-#pragma omp parallel
+#pragma omp parallel num_threads(parallel::threads_for(n, parallel::kMinPairItems)) \
+    reduction(min : dt_min)
     {
+#pragma omp for schedule(static)
+    for (std::size_t i = 0; i < n_all; ++i) {
+        write_record<Dim, ArtStress>(p, mt, rho0, i, st);
+        if constexpr (Loads) stage_load_body<R>(p, *request, i, st);
+    }
     // The interacting neighbours of one particle, selected just before its pair loop (a
     // buffer per thread rather than a list per particle: memory of large 3D runs).
     std::vector<std::uint32_t> selected;
     std::vector<LoadShare> my_shares;
     std::vector<CoulombContact> my_contacts;
-#pragma omp for schedule(dynamic, 256)
+#pragma omp for schedule(dynamic, 64)
     for (std::size_t a = 0; a < n; ++a) {
         if (p.kind[a] != ParticleKind::dynamic) {
             out.dt_limit[a] = std::numeric_limits<double>::infinity();  // no limit of its own
@@ -703,6 +713,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
                             Loads ? request->wall_friction.size() : 0, p.body.data(), any_slip};
         const PairSums<Dim> s = gather<Dim, ArtStress, Xsph, Loads>(st, mt, a, partners, pp, sink);
         finish_particle<Dim, Xsph>(p, mt, pp, a, s, out);
+        dt_min = std::min(dt_min, out.dt_limit[a]);
         if constexpr (Loads)
             if (s.coulomb_body >= 0) {
                 CoulombContact c{a, s.coulomb_body, s.wall_fn, {0.0, 0.0, 0.0}};
@@ -718,6 +729,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         }
     }
     }  // omp parallel
+    out.dt_min = dt_min;
     if constexpr (Loads) {
         std::vector<LoadShare> all;
         for (auto& v : shares) all.insert(all.end(), v.begin(), v.end());

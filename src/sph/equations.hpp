@@ -74,6 +74,7 @@ struct Derivatives {
     std::vector<double> dplastic;                             // lambda_dot [1/s]
     std::vector<std::uint8_t> yielding;                       // plastic loading this evaluation
     std::vector<double> dt_limit;  // Courant limit of each dynamic particle [s]; +inf elsewhere
+    double dt_min = 0.0;           // the smallest of dt_limit over the owned particles [s]
     // Loads on the bodies a LoadRequest asked for (one entry per body, zero for the others);
     // empty when the evaluation collected none. The same on every rank.
     std::vector<BodyLoad> loads;

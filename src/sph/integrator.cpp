@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "parallel/mpi_env.hpp"
+#include "parallel/threads.hpp"
 #include "sph/boundary.hpp"
 #include "sph/motion.hpp"
 
@@ -99,17 +100,28 @@ LoadRequest AdaptiveHeun::load_request(double t) const {
 // rebuild may change its length.
 void AdaptiveHeun::save_start(const ParticleSet& p) {
     const std::size_t n = p.owned();
-    const auto keep = [n](std::vector<double>& to, const std::vector<double>& from) {
-        to.assign(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(n));
-    };
+    std::vector<std::pair<std::vector<double>*, const std::vector<double>*>> fields;
     for (int d = 0; d < 3; ++d) {
-        keep(x0_[d], p.x[d]);
-        keep(v0_[d], p.v[d]);
+        fields.emplace_back(&x0_[d], &p.x[d]);
+        fields.emplace_back(&v0_[d], &p.v[d]);
     }
-    keep(rho0_, p.rho);
-    keep(mass0_, p.mass);
-    for (int c = 0; c < kSymComponents; ++c) keep(stress0_[c], p.stress[c]);
-    keep(plastic0_, p.plastic_multiplier);
+    fields.emplace_back(&rho0_, &p.rho);
+    fields.emplace_back(&mass0_, &p.mass);
+    for (int c = 0; c < kSymComponents; ++c) fields.emplace_back(&stress0_[c], &p.stress[c]);
+    fields.emplace_back(&plastic0_, &p.plastic_multiplier);
+    for (auto& [to, from] : fields) to->resize(n);
+    // Copied in blocks of particles, every field of a block by the same thread.
+    constexpr std::size_t kCopyBlock = 512;
+    const std::size_t blocks = (n + kCopyBlock - 1) / kCopyBlock;
+#pragma omp parallel for schedule(static) \
+    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t first = b * kCopyBlock, last = std::min(n, first + kCopyBlock);
+        for (auto& [to, from] : fields)
+            std::copy(from->begin() + static_cast<std::ptrdiff_t>(first),
+                      from->begin() + static_cast<std::ptrdiff_t>(last),
+                      to->begin() + static_cast<std::ptrdiff_t>(first));
+    }
 }
 
 void AdaptiveHeun::restore_start(ParticleSet& p) const {
@@ -150,11 +162,13 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
                                   bool final) {
     const std::size_t n = p.owned();
     const int dim = p.dim;
-    particle_error_.assign(n, 0.0);
+    if (final) particle_error_.resize(n);  // written for every particle below
     const bool xsph = !k1_.dx[0].empty();
     double worst = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : worst)
+#pragma omp parallel for schedule(static) reduction(max : worst) \
+    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
     for (std::size_t a = 0; a < n; ++a) {
+        if (final) particle_error_[a] = 0.0;
         if (p.kind[a] != ParticleKind::dynamic) continue;
         double ex2 = 0.0, ev2 = 0.0;
         for (int d = 0; d < dim; ++d) {
@@ -275,11 +289,8 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     compute_derivatives(p, nl, mt, pp, k1_, request.collect.empty() ? nullptr : &request);
     rigid_.compute_rates(1, k1_.loads, pp.gravity, time);
     times_.derivatives += seconds_since(clock);
-    double dt_courant = rigid_.step_limit(pp.courant, time);
-    // Dynamic particles only: the entries of wall particles are not written (and after a
-    // migration may hold another particle's old value).
-    for (std::size_t a = 0; a < p.owned(); ++a)
-        if (p.kind[a] == ParticleKind::dynamic) dt_courant = std::min(dt_courant, k1_.dt_limit[a]);
+    // The particles' smallest Courant limit comes from the pair loop's reduction.
+    double dt_courant = std::min(rigid_.step_limit(pp.courant, time), k1_.dt_min);
     dt_courant = mpi::min(dt_courant);
     last_courant_ = dt_courant;
 

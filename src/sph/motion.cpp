@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "parallel/threads.hpp"
+
 namespace regosph {
 
 bool has_kinematic_bodies(const std::vector<Body>& bodies) {
@@ -13,9 +15,11 @@ bool has_kinematic_bodies(const std::vector<Body>& bodies) {
 void place_kinematic_bodies(ParticleSet& p, const std::vector<Body>& bodies, double t,
                             std::array<std::vector<double>, 3>& acc) {
     const std::size_t n = p.size();
-    for (auto& c : acc) c.assign(n, 0.0);
-#pragma omp parallel for schedule(static)
+    for (auto& c : acc) c.resize(n);  // zero for other particles, written below
+#pragma omp parallel for schedule(static) \
+    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
     for (std::size_t i = 0; i < n; ++i) {
+        for (auto& c : acc) c[i] = 0.0;
         const Body& b = bodies[p.body[i]];
         if (b.motion != Motion::kinematic) continue;
         const auto& ref = b.reference_positions[static_cast<std::size_t>(p.id[i] - b.first_id)];

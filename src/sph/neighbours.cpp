@@ -5,6 +5,8 @@
 #include <nanoflann.hpp>
 #include <stdexcept>
 
+#include "parallel/threads.hpp"
+
 namespace regosph {
 
 namespace {
@@ -105,7 +107,8 @@ bool NeighbourList::needs_rebuild(const ParticleSet& p, double lookahead_dt) con
         return true;
     const double half_skin = 0.5 * skin_;
     bool moved = false;
-#pragma omp parallel for reduction(|| : moved) schedule(static)
+#pragma omp parallel for reduction(|| : moved) schedule(static) \
+    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
     for (std::size_t a = 0; a < n; ++a) {
         double d2 = 0.0, v2 = 0.0;
         for (int d = 0; d < p.dim; ++d) {

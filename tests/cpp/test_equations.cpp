@@ -15,6 +15,7 @@
 
 #include "geometry/lattice.hpp"
 #include "geometry/shapes.hpp"
+#include "parallel/threads.hpp"
 #include "sph/kernel.hpp"
 #include "sph/simulation.hpp"
 #include "core/tensor.hpp"
@@ -125,9 +126,9 @@ std::array<double, 3> total_momentum(const ParticleSet& p, double* abs_sum = nul
 
 // Random velocities, stresses, densities and smoothing lengths on a jittered lattice:
 // deterministic for a given seed.
-Simulation random_body(int dim, unsigned seed, double cohesion = 2e3) {
+Simulation random_body(int dim, unsigned seed, double cohesion = 2e3,
+                       std::array<int, 3> n = {12, 10, 8}) {
     const double dx = 0.01;
-    const std::array<int, 3> n{12, 10, 8};
     Simulation sim(dim);
     const int mat = sim.add_material(soil(cohesion, 50.0));
     const geometry::ShapePtr shape =
@@ -500,12 +501,30 @@ TEST_CASE("linear momentum of an isolated body is conserved (S17-37 antisymmetry
     CHECK(sim.particles().x[0][0] != random_body(2, 99).particles().x[0][0]);
 }
 
+TEST_CASE("threads are chosen from the work of a loop") {
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+    CHECK(parallel::threads_for(0, parallel::kMinPairItems) == 1);
+    CHECK(parallel::threads_for(2 * parallel::kMinPairItems - 1, parallel::kMinPairItems) == 1);
+    CHECK(parallel::threads_for(2 * parallel::kMinPairItems, parallel::kMinPairItems) == 2);
+    CHECK(parallel::threads_for(100000, parallel::kMinCheapItems) == 2);  // never above the maximum
+    omp_set_num_threads(1);
+    CHECK(parallel::threads_for(100000, parallel::kMinCheapItems) == 1);
+    omp_set_num_threads(saved);
+}
+
 TEST_CASE("results do not depend on the thread count") {
     const int saved = omp_get_max_threads();
     for (const int dim : {2, 3}) {
         CAPTURE(dim);
-        Simulation one = random_body(dim, 42);
-        Simulation two = random_body(dim, 42);
+        // Large enough that every particle loop takes 2 threads (parallel/threads.hpp).
+        const std::array<int, 3> n = dim == 2 ? std::array<int, 3>{64, 40, 1}
+                                              : std::array<int, 3>{16, 16, 10};
+        omp_set_num_threads(2);
+        REQUIRE(parallel::threads_for(std::size_t(n[0]) * n[1] * (dim == 3 ? n[2] : 1),
+                                      parallel::kMinCheapItems) == 2);
+        Simulation one = random_body(dim, 42, 2e3, n);
+        Simulation two = random_body(dim, 42, 2e3, n);
         omp_set_num_threads(1);
         const Derivatives d1 = one.evaluate_derivatives();
         for (int i = 0; i < 5; ++i) one.advance(1.0);

@@ -1,0 +1,28 @@
+// OpenMP thread counts chosen from the work of a loop: a thread that is woken for a handful of
+// particles costs more (its wake-up, the barrier at the end, a cache line or two moving
+// between cores) than it saves. Every particle loop that opens a parallel region passes
+// `num_threads(parallel::threads_for(n, kMin...))`. Results never depend on the count: every
+// loop writes per-particle results, and reductions are min/max or sums in particle-id order.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstddef>
+
+namespace regosph::parallel {
+
+// Least items per thread [particles] worth a thread, by the cost of one item: measured on
+// this project's 2-core machine, where waking a sleeping thread and meeting it at the
+// closing barrier costs about 10-30 us (passive waiting; bench/README.md, "Threads").
+inline constexpr std::size_t kMinCheapItems = 1024;   // ~10-40 ns each: updates, copies, checks
+inline constexpr std::size_t kMinPairItems = 64;      // ~0.3-5 us each: a particle's pair loop
+
+// Threads for a loop over n items, at least min_per_thread items each, at most the OpenMP
+// maximum (OMP_NUM_THREADS), at least 1.
+inline int threads_for(std::size_t n, std::size_t min_per_thread) {
+    const std::size_t useful = std::max<std::size_t>(1, n / std::max<std::size_t>(1, min_per_thread));
+    return static_cast<int>(std::min<std::size_t>(useful, static_cast<std::size_t>(omp_get_max_threads())));
+}
+
+}  // namespace regosph::parallel
