@@ -13,7 +13,7 @@ RUN_DIR ?= runs/soil_collapse
 ENV     := PYTHONPATH=$(CURDIR)/$(BUILD)/python OMP_NUM_THREADS=$(THREADS) \
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: all bootstrap configure build build-python run test install sanitize bench bench-collapse bench-rings bench-mpi clean
+.PHONY: all bootstrap configure build build-python run test install sanitize bench bench-collapse bench-sampler bench-rings bench-blocks3d bench-mpi clean
 
 all: build
 
@@ -81,15 +81,26 @@ sanitize: bootstrap
 	  rm -rf $$tmp; echo "sanitize: FAILED: collapse (status $$status, no report, or a sanitizer report)"; exit 1; fi; \
 	rm -rf $$tmp; echo "sanitize: ok (collapse exit status $$status; 0 or 1 accepted)"
 
-# bench: every benchmark (bench/README.md); bench-collapse / bench-rings / bench-mpi run one.
-bench: bench-collapse bench-rings bench-mpi
+# bench: one table of every speed case on 1 and $(THREADS) threads (bench/bench_table.py, load
+# average included); bench-collapse / bench-sampler / bench-rings / bench-blocks3d / bench-mpi
+# run one benchmark with its full output. No OMP_WAIT_POLICY here: the package sets passive
+# waiting itself (python/regosph/__init__.py).
+bench: build-python
+	$(ENV) $(PYTHON) bench/bench_table.py --threads $(THREADS)
 
-bench-collapse: build
+bench-collapse: build-python
 	$(ENV) $(PYTHON) bench/collapse_bench.py
 
+bench-sampler: build-python
+	$(ENV) $(PYTHON) bench/sampler_bench.py
+
 # Colliding rubber rings, regosph next to PySPH (python3-pysph) on the same $(THREADS) threads.
-bench-rings: build
+bench-rings: build-python
 	$(ENV) $(PYTHON) bench/rings_bench.py
+
+# Colliding elastic cubes in 3D next to PySPH (../shared/peers/pysph_blocks3d.py).
+bench-blocks3d: build-python
+	$(ENV) $(PYTHON) bench/blocks3d_bench.py
 
 # MPI strong scaling (1 rank, 2 ranks, 1 rank x 2 threads) and halo traffic (bench/README.md).
 bench-mpi: build

@@ -27,6 +27,26 @@ import soil_collapse  # noqa: E402
 SETTINGS = {"paper": soil_collapse.PAPER_VISCOSITY_SOUND_SPEED, "own": 0.0}
 
 
+def phases(summary):
+    """Wall seconds of each integrator phase of a RunSummary."""
+    ph = summary.phases
+    return {"neighbours": ph.neighbours, "boundary": ph.boundary,
+            "derivatives": ph.derivatives, "updates": ph.updates}
+
+
+def speed_text(r, threads):
+    """Steps, wall time and speed of a result as one phrase."""
+    return (f"{r['steps']} steps ({r['rejected']} rejected), {r['wall_s']:.2f} s wall, "
+            f"{r['particle_steps_per_s'] / 1e6:.3f} M particle-steps/s on {threads} threads")
+
+
+def phase_text(r):
+    """The phases of a result (with its neighbour builds) as one phrase."""
+    ph = r["phases_s"]
+    return (f"neighbours {ph['neighbours']:.2f} s ({r['neighbour_builds']} builds), walls "
+            f"{ph['boundary']:.2f} s, rhs {ph['derivatives']:.2f} s, updates {ph['updates']:.2f} s")
+
+
 def bench(setting, end_time, workdir):
     sim = soil_collapse.build(soil_collapse.PAPER_SPACING, SETTINGS[setting])
     out = Path(workdir) / setting
@@ -46,8 +66,7 @@ def bench(setting, end_time, workdir):
         "wall_s": s.wall_seconds,
         "particle_steps_per_s": s.particle_steps_per_second,
         "neighbour_builds": s.neighbour_builds,
-        "phases_s": {"neighbours": s.phases.neighbours, "boundary": s.phases.boundary,
-                     "derivatives": s.phases.derivatives, "updates": s.phases.updates},
+        "phases_s": phases(s),
         "surface_rms_mm": m["surface_rms_m"] * 1e3,
         "runout_error_cm": m["runout_error_m"] * 1e2,
         "failure_line_rms_mm": m["failure_line_rms_m"] * 1e3,
@@ -68,16 +87,14 @@ def main():
             r = bench(setting, args.end_time, tmp)
             r["threads"] = threads
             results.append(r)
-            ph = r["phases_s"]
+            r["load_average_after"] = os.getloadavg()[0]
             print(f"[{setting:5s}] c_visc {r['viscosity_sound_speed_m_s']:5.0f} m/s: "
-                  f"{r['steps']} steps ({r['rejected']} rejected), {r['wall_s']:.1f} s wall, "
-                  f"{r['particle_steps_per_s'] / 1e6:.2f} M particle-steps/s on {threads} threads "
-                  f"({r['particle_steps_per_s'] / 1e6 / threads:.2f} M per core); "
-                  f"neighbours {ph['neighbours']:.1f} s ({r['neighbour_builds']} builds), "
-                  f"walls {ph['boundary']:.1f} s, rhs {ph['derivatives']:.1f} s, "
-                  f"updates {ph['updates']:.1f} s; surface RMS {r['surface_rms_mm']:.2f} mm, "
+                  f"{speed_text(r, threads)} "
+                  f"({r['particle_steps_per_s'] / 1e6 / threads:.3f} M per core); "
+                  f"{phase_text(r)}; surface RMS {r['surface_rms_mm']:.2f} mm, "
                   f"runout error {r['runout_error_cm']:+.1f} cm, "
-                  f"{'PASS' if r['passed'] else 'FAIL'}", flush=True)
+                  f"{'PASS' if r['passed'] else 'FAIL'}; load average after "
+                  f"{r['load_average_after']:.2f}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
 

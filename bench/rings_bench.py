@@ -31,6 +31,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+# Before PySPH: one OpenMP runtime serves both codes in this process, and regosph's package
+# makes its threads wait passively (unless OMP_WAIT_POLICY is set) only if it loads it first.
+import regosph as rs
 
 # --- the case (PySPH rings.py; issue 3, "Benchmark") ----------------------------------------
 YOUNG = 1e7              # E [Pa]
@@ -108,16 +111,23 @@ def timed(fn, steps):
 # --- PySPH --------------------------------------------------------------------------------
 def run_pysph(steps, check_steps, workdir):
     from pysph.examples.solid_mech.rings import Rings  # noqa: E402 (needs OMP_NUM_THREADS set)
-    app = Rings(output_dir=workdir)
+    return run_pysph_app(Rings(output_dir=workdir), [], steps, check_steps, workdir,
+                         lambda x: (x > HALF_GAP).astype(int), dim=2)
+
+
+def run_pysph_app(app, extra_args, steps, check_steps, workdir, label_of_x, dim):
+    """Times `steps` calls of the integrator step of a PySPH application (its first particle
+    array), then continues untimed to `check_steps`; label_of_x gives each particle's body
+    (0: the one moving +x) from its initial x [m]."""
     t_setup = time.perf_counter()
     # Fixed dt, no output, OpenMP; setup() compiles the kernels (or loads them from ~/.pysph).
     app.setup(["--openmp", "--disable-output", "--no-adaptive-timestep", "--timestep", repr(DT),
-               "--reorder-freq", "0", "-q", "-d", workdir])
+               "--reorder-freq", "0", "-q", "-d", workdir] + list(extra_args))
     setup_s = time.perf_counter() - t_setup
     solver, pa = app.solver, app.particles[0]
     assert solver.dt == DT, f"PySPH step {solver.dt} s, expected {DT} s"
-    pos0 = np.column_stack([pa.x, pa.y]).copy()
-    label = (pos0[:, 0] > HALF_GAP).astype(int)
+    pos0 = np.column_stack([pa.x, pa.y, pa.z][:dim]).copy()
+    label = label_of_x(pos0[:, 0])
     # The integration loop only: Solver.solve() adds an initial acceleration evaluation and
     # output handling around integrator.step, which is all the time integration there is.
     clock = {"t": 0.0}
@@ -131,16 +141,16 @@ def run_pysph(steps, check_steps, workdir):
            "wall_s": wall, "cpu_s": cpu, "best_block_s": best, "setup_s": setup_s,
            "integrator": type(solver.integrator).__name__}
     res["positions"] = pos0
-    res["after_timed"] = _pysph_state(pa, label)
+    res["after_timed"] = _pysph_state(pa, label, dim)
     if check_steps > steps:
         timed(one_step, check_steps - steps)
-        res["after_check"] = _pysph_state(pa, label)
+        res["after_check"] = _pysph_state(pa, label, dim)
     return res
 
 
-def _pysph_state(pa, label):
-    pos = np.column_stack([pa.x, pa.y]).copy()
-    vel = np.column_stack([pa.u, pa.v]).copy()
+def _pysph_state(pa, label, dim):
+    pos = np.column_stack([pa.x, pa.y, pa.z][:dim]).copy()
+    vel = np.column_stack([pa.u, pa.v, pa.w][:dim]).copy()
     return {"metrics": state_metrics(pos, vel, pa.m.copy(), label), "velocity": vel,
             "rho_max": float(pa.rho.max())}
 
@@ -150,13 +160,24 @@ def build_regosph(rs):
     """The rings in regosph, with PySPH's equations (bench/README.md, "rings")."""
     pos, label = ring_particles()
     sim = rs.Simulation(dim=2)
-    mat = sim.add_material(rs.ElasticSolid(
-        "rubber", density=RHO0, bulk_modulus=BULK, shear_modulus=SHEAR, murnaghan_n=1.0,
-        viscosity_sound_speed=C0, artificial_stress=AS_EPS, artificial_stress_exponent=AS_N,
-        xsph=XSPH_EPS))
+    mat = pysph_solid(rs, sim)
     for r, name, u in ((0, "left ring", SPEED), (1, "right ring", -SPEED)):
         sim.add_body(name, pos[label == r], material=mat, motion="dynamic", spacing=SPACING,
                      smoothing_length=SUPPORT, velocity=(u, 0.0))
+    pysph_numerics(sim)
+    return sim, label
+
+
+def pysph_solid(rs, sim):
+    """PySPH's elastic solid of the rings (and of the 3D blocks) as a regosph material."""
+    return sim.add_material(rs.ElasticSolid(
+        "rubber", density=RHO0, bulk_modulus=BULK, shear_modulus=SHEAR, murnaghan_n=1.0,
+        viscosity_sound_speed=C0, artificial_stress=AS_EPS, artificial_stress_exponent=AS_N,
+        xsph=XSPH_EPS))
+
+
+def pysph_numerics(sim):
+    """PySPH's viscosity constants and its fixed step DT."""
     # regosph writes nu_ab with its h = support radius = 2 h_PySPH: alpha/2, beta/4 and eps/4
     # give PySPH's Pi_ab exactly.
     sim.physics.av_alpha = AV_ALPHA / 2
@@ -167,13 +188,11 @@ def build_regosph(rs):
     sim.integrator.dt_initial = DT
     sim.integrator.dt_max = DT
     sim.integrator.tolerance = 1e300
-    return sim, label
 
 
-def run_regosph(steps, check_steps):
-    import regosph as rs
+def run_regosph(steps, check_steps, build=build_regosph):
     t_setup = time.perf_counter()
-    sim, _ = build_regosph(rs)
+    sim, _ = build(rs)
     setup_s = time.perf_counter() - t_setup
     initial = sim.positions[np.argsort(sim.ids)]
     bad = []
@@ -207,59 +226,77 @@ def _regosph_state(sim):
 
 
 # --- comparison ---------------------------------------------------------------------------
-def compare(a, b, key, tolerance):
-    """Per ring: relative difference of the change of mean x-velocity and of the kinetic
-    energy; particle-by-particle RMS velocity difference / SPEED. Returns (lines, ok)."""
+def compare(a, b, key, tolerance, names=("left ring", "right ring"), speed=SPEED):
+    """Per body (names: the one moving +x, then the one moving -x, each at `speed` [m/s]):
+    relative difference of the change of mean x-velocity and of the kinetic energy;
+    particle-by-particle RMS velocity difference / speed. Returns (lines, ok)."""
     lines, ok = [], True
     sa, sb = a[key], b[key]
-    for r, name in enumerate(("left ring", "right ring")):
+    for r, name in enumerate(names):
         ma, mb = sa["metrics"][r], sb["metrics"][r]
-        u0 = SPEED if r == 0 else -SPEED
+        u0 = speed if r == 0 else -speed
         du_a, du_b = ma["mean_u_m_s"] - u0, mb["mean_u_m_s"] - u0
         ke_rel = (mb["kinetic_energy_J_m"] - ma["kinetic_energy_J_m"]) / ma["kinetic_energy_J_m"]
-        scale = max(abs(du_a), 1e-9 * SPEED)
+        scale = max(abs(du_a), 1e-9 * speed)
         du_rel = (du_b - du_a) / scale
         lines.append(f"  {name}: mean u {ma['mean_u_m_s']:+.3f} vs {mb['mean_u_m_s']:+.3f} m/s "
                      f"(change {du_a:+.4f} vs {du_b:+.4f} m/s, {100 * du_rel:+.2f} %), "
                      f"KE {ma['kinetic_energy_J_m']:.6g} vs {mb['kinetic_energy_J_m']:.6g} J/m "
                      f"({100 * ke_rel:+.3f} %)")
         # A change below 0.1 % of the speed is free flight: nothing to compare it against.
-        if abs(du_a) > 1e-3 * SPEED and abs(du_rel) > tolerance:
+        if abs(du_a) > 1e-3 * speed and abs(du_rel) > tolerance:
             ok = False
         if abs(ke_rel) > tolerance:
             ok = False
     dv = sb["velocity"] - sa["velocity"]
-    rms = float(np.sqrt((dv ** 2).sum(axis=1).mean())) / SPEED
-    lines.append(f"  particle velocities: RMS difference {100 * rms:.3f} % of the ring speed; "
+    rms = float(np.sqrt((dv ** 2).sum(axis=1).mean())) / speed
+    lines.append(f"  particle velocities: RMS difference {100 * rms:.3f} % of the speed; "
                  f"max density {sa['rho_max']:.5f} vs {sb['rho_max']:.5f} kg/m^3")
     return lines, ok
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=300, help="timed steps (default 300)")
-    ap.add_argument("--check-steps", type=int, default=1000,
+def arguments(description, steps, check_steps, case_options=None):
+    """The options every side-by-side bench takes; case_options(parser) adds a case's own."""
+    ap = argparse.ArgumentParser(description=description)
+    if case_options:
+        case_options(ap)
+    ap.add_argument("--steps", type=int, default=steps, help=f"timed steps (default {steps})")
+    ap.add_argument("--check-steps", type=int, default=check_steps,
                     help="total steps of the physics cross-check (untimed); 0: none")
     ap.add_argument("--codes", nargs="+", default=["pysph", "regosph"],
                     choices=["pysph", "regosph"])
     ap.add_argument("--tolerance", type=float, default=0.05,
                     help="relative disagreement allowed by the cross-check (default 5 %%)")
     ap.add_argument("--json", help="also write the figures to this file")
-    args = ap.parse_args()
-    threads = int(os.environ.get("OMP_NUM_THREADS", "0")) or os.cpu_count()
+    return ap.parse_args()
 
+
+def threads_and_load():
+    """The OpenMP threads, waiting policy and load average, for the header line."""
+    threads = int(os.environ.get("OMP_NUM_THREADS", "0")) or os.cpu_count()
+    return (f"{threads} OpenMP threads (OMP_WAIT_POLICY "
+            f"{os.environ.get('OMP_WAIT_POLICY', 'unset: passive from regosph')}), load average "
+            f"{os.getloadavg()[0]:.2f}")
+
+
+def main():
+    args = arguments(__doc__.splitlines()[0], 300, 1000)
     print(f"rings: E {YOUNG:g} Pa, nu {POISSON}, K {BULK:.5g} Pa, G {SHEAR:.5g} Pa, "
           f"c0 {C0:.2f} m/s, ring speed {SPEED:.3f} m/s, dx {SPACING} m, support {SUPPORT} m, "
-          f"dt {DT} s; {args.steps} timed steps, {threads} OpenMP threads (OMP_WAIT_POLICY "
-          f"{os.environ.get('OMP_WAIT_POLICY', 'unset')}), load average "
-          f"{os.getloadavg()[0]:.2f}", flush=True)
+          f"dt {DT} s; {args.steps} timed steps, {threads_and_load()}", flush=True)
+    side_by_side(args, lambda tmp: run_pysph(args.steps, args.check_steps, tmp),
+                 lambda: run_regosph(args.steps, args.check_steps))
+
+
+def side_by_side(args, pysph, regosph, names=("left ring", "right ring")):
+    """Runs the codes of args.codes one after the other (pysph(workdir), regosph()), prints
+    their speeds, the ratio and the cross-check; exit status 1 on a failure."""
     results = {}
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
         for code in args.codes:
             load = os.getloadavg()[0]
-            r = (run_pysph(args.steps, args.check_steps, tmp) if code == "pysph"
-                 else run_regosph(args.steps, args.check_steps))
+            r = pysph(tmp) if code == "pysph" else regosph()
             r["load_average_before"] = load
             r["particle_steps_per_s"] = r["particles"] * r["steps"] / r["wall_s"]
             r["particle_steps_per_cpu_s"] = r["particles"] * r["steps"] / r["cpu_s"]
@@ -294,7 +331,7 @@ def main():
                           ("after_check", f"after {args.check_steps} steps")):
             if key not in p or key not in g:
                 continue
-            lines, ok = compare(p, g, key, args.tolerance)
+            lines, ok = compare(p, g, key, args.tolerance, names)
             print(f"cross-check {what} (PySPH vs regosph): {'agree' if ok else 'DISAGREE'} "
                   f"within {100 * args.tolerance:g} %")
             print("\n".join(lines))
@@ -311,6 +348,7 @@ def main():
     if failed:
         print("FAILED: " + "; ".join(failed))
         sys.exit(1)
+
 
 
 if __name__ == "__main__":

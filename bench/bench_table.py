@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""`make bench`: every speed case on 1 thread and on --threads threads, one table.
+
+Cases (bench/README.md): the paper-resolution soil collapse (collapse_bench.py, default
+viscosity, to --collapse-end-time), the default brush sampler (sampler_bench.py), the rubber
+rings beside PySPH (rings_bench.py; the physics cross-check runs with the multi-thread run) and
+the 3D elastic blocks beside PySPH (blocks3d_bench.py). Each runs in its own process with
+OMP_NUM_THREADS set. Columns: particles (dynamic), threads, M particle-steps/s, speed-up over
+1 thread, ratio regosph / PySPH on the same threads. The load average is printed at the start
+and before each run: on a shared machine the figures mean little without it.
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/bench_table.py [--threads 2]
+        [--cases collapse sampler rings blocks3d] [--json FILE]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+
+
+def collapse(out, args):
+    return ["collapse_bench.py", "--settings", "own", "--end-time", str(args.collapse_end_time),
+            "--json", out]
+
+
+def sampler(out, args):
+    return ["sampler_bench.py", "--end-time", str(args.sampler_end_time), "--json", out]
+
+
+def side_by_side(script):
+    def command(out, args, check):
+        return [script, "--json", out] + ([] if check else ["--check-steps", "0"])
+    return command
+
+
+CASES = {"collapse": collapse, "sampler": sampler,
+         "rings": side_by_side("rings_bench.py"), "blocks3d": side_by_side("blocks3d_bench.py")}
+
+
+def figures(case, data):
+    """(particles, regosph particle-steps/s, PySPH particle-steps/s or None) of one run."""
+    if case == "collapse":
+        return data[0]["soil_particles"], data[0]["particle_steps_per_s"], None
+    if case == "sampler":
+        return data["particles"], data["particle_steps_per_s"], None
+    g, p = data["regosph"], data.get("pysph")
+    return g["particles"], g["particle_steps_per_s"], p["particle_steps_per_s"] if p else None
+
+
+def run(case, threads, args, tmp):
+    out = str(Path(tmp) / f"{case}_{threads}.json")
+    cmd = CASES[case](out, args) if case in ("collapse", "sampler") else \
+        CASES[case](out, args, check=threads > 1)
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    load = os.getloadavg()[0]
+    print(f"# {case}, {threads} thread(s), load average {load:.2f}: {' '.join(cmd)}", flush=True)
+    proc = subprocess.run([sys.executable, str(BENCH / cmd[0])] + cmd[1:], env=env,
+                          capture_output=True, text=True)
+    for line in proc.stdout.splitlines():
+        print("#   " + line)
+    if proc.returncode != 0 or not Path(out).exists():
+        print(proc.stderr[-2000:], file=sys.stderr)
+        return {"case": case, "threads": threads, "load": load, "failed": proc.returncode}
+    n, rate, peer = figures(case, json.loads(Path(out).read_text()))
+    return {"case": case, "threads": threads, "load": load, "particles": n, "rate": rate,
+            "pysph": peer}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    ap.add_argument("--collapse-end-time", type=float, default=0.2)
+    ap.add_argument("--sampler-end-time", type=float, default=0.02)
+    ap.add_argument("--json", help="also write the rows to this file")
+    args = ap.parse_args()
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+          f"(1, 5, 15 min) on {os.cpu_count()} CPUs", flush=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in args.cases:
+            for threads in sorted({1, args.threads}):
+                rows.append(run(case, threads, args, tmp))
+    print(f"\n{'case':10s} {'particles':>9s} {'threads':>7s} {'M p-steps/s':>11s} "
+          f"{'speed-up':>8s} {'x PySPH':>8s} {'load':>5s}")
+    one = {r["case"]: r.get("rate") for r in rows if r["threads"] == 1}
+    failed = False
+    for r in rows:
+        if "failed" in r:
+            failed = True
+            print(f"{r['case']:10s} FAILED (exit status {r['failed']})")
+            continue
+        speedup = r["rate"] / one[r["case"]] if one.get(r["case"]) else float("nan")
+        ratio = f"{r['rate'] / r['pysph']:8.2f}" if r["pysph"] else f"{'-':>8s}"
+        print(f"{r['case']:10s} {r['particles']:9d} {r['threads']:7d} {r['rate'] / 1e6:11.3f} "
+              f"{speedup:8.2f} {ratio} {r['load']:5.2f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
