@@ -1,6 +1,9 @@
 #include "sph/observers.hpp"
 
+#include <cstdint>
+
 #include "parallel/mpi_env.hpp"
+#include "parallel/threads.hpp"
 
 namespace regosph {
 
@@ -8,18 +11,28 @@ std::vector<ObserverReading> read_observers(const ParticleSet& p,
                                             const std::vector<Observer>& observers,
                                             const std::vector<Body>& bodies, double t) {
     std::vector<ObserverReading> out(observers.size());
+    std::vector<std::uint8_t> inside;
     for (std::size_t k = 0; k < observers.size(); ++k) {
         const Observer& o = observers[k];
         const geometry::Kinematics* motion =
             o.body >= 0 && bodies[o.body].motion == Motion::kinematic ? &bodies[o.body].kinematics
                                                                       : nullptr;
-        ObserverReading& r = out[k];
-        for (std::size_t a = 0; a < p.owned(); ++a) {
+        // Which particles lie inside, in parallel (the region test is the costly part); the
+        // sums then run serially in particle order, so they do not depend on the threads.
+        const std::size_t n = p.owned();
+        inside.assign(n, 0);
+#pragma omp parallel for schedule(static) \
+    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
+        for (std::size_t a = 0; a < n; ++a) {
             if (p.kind[a] != ParticleKind::dynamic) continue;
             if (o.material >= 0 && p.material[a] != o.material) continue;
             geometry::Point x{p.x[0][a], p.x[1][a], p.x[2][a]};
             if (motion) x = motion->to_reference(x, t);
-            if (!o.region->contains(x)) continue;
+            inside[a] = o.region->contains(x) ? 1 : 0;
+        }
+        ObserverReading& r = out[k];
+        for (std::size_t a = 0; a < n; ++a) {
+            if (!inside[a]) continue;
             ++r.count;
             r.mass += p.mass[a];
         }
