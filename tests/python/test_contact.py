@@ -176,3 +176,25 @@ def test_bodies_csv_has_the_contact_load(tmp_path):
 def test_bad_contact_properties_name_the_field(kwargs, field):
     with pytest.raises(ValueError, match=f"material 'steel'.*{field}"):
         rs.Rigid("steel", density=7800, **kwargs)
+
+
+def test_a_floor_carries_a_rigid_sphere_in_3d():
+    """Hertz contacts of a lattice sphere on a three-layer floor, under gravity."""
+    sim = rs.Simulation(dim=3)
+    sim.physics.gravity = (0.0, 0.0, -9.81)
+    rubber = contact_material(sim, "rubber", density=1200, youngs_modulus=5e6, restitution=0.5,
+                              friction=0.5)
+    floor = sim.add_material(rs.Rigid("floor", density=2500))
+    sim.add_body("floor", rs.lattice_fill(rs.box((-0.05, -0.05, -0.03), (0.05, 0.05, 0.0)), DX),
+                 material=floor, motion="fixed", spacing=DX, smoothing_length=2.5 * DX)
+    ball = rs.lattice_fill(rs.sphere((0.0, 0.0, 0.03), 0.025), DX)
+    sim.add_body("ball", ball, material=rubber, motion="rigid", spacing=DX, smoothing_length=2.5 * DX)
+    sim.integrator.dt_max = 1e-4
+    advance_to(sim, 0.3)
+    b = sim.bodies_state()["ball"]
+    assert b["contact_force"][2] == pytest.approx(b["mass"] * 9.81, rel=1e-3)
+    assert np.linalg.norm(b["velocity"]) < 1e-4
+    # It rests on its lowest particles, one spacing above the floor's top row (z = -0.005),
+    # less the Hertz overlap under its weight (observed 22 um).
+    resting = ball[:, 2].mean() - (ball[:, 2].min() - (-0.005 + DX))
+    assert 0.0 < resting - b["centre"][2] < 1e-4
