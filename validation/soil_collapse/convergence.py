@@ -24,7 +24,9 @@ Quantities and their definitions (SI units):
 - x90: the x that 90 % of the soil's particles (equal masses) lie behind;
 - surface change: RMS over the measured x points of the difference between a run's surface and
   the next finer one's; its ratio between the two pairs gives the order of the surface.
-The observed order p of a quantity q at spacings s1 > s2 > s3 solves
+A length whose three values lie within one spacing (of the middle resolution) of each other
+is reported as converged to the resolution: its differences are then discretisation noise, and
+an order means nothing. The observed order p of a quantity q at spacings s1 > s2 > s3 solves
 (q1 - q2) / (q2 - q3) = (s1^p - s2^p) / (s2^p - s3^p) (Roache 1998, with unequal refinement
 ratios); it exists when the differences have the same sign (monotone convergence).
 """
@@ -72,11 +74,16 @@ def run_one(root, spacing, rerun):
 
 
 def deposit_edge(final, spacing):
-    """First x [m] from the wall where the deposit is thinner than EDGE_THICKNESS."""
-    step = 0.25 * spacing
-    xs = np.arange(0.5 * spacing, final[:, 0].max() + spacing, step)
-    thin = np.flatnonzero(compare.surface_height(final, xs, spacing) < EDGE_THICKNESS)
-    return float(xs[thin[0]]) if thin.size else float(xs[-1])
+    """First x [m] from the wall where the deposit is thinner than EDGE_THICKNESS, its
+    thickness at x being the top (y + spacing / 2) of the highest particle within one spacing
+    of x (a window of two spacings: a column never looks empty between two particles)."""
+    order = np.argsort(final[:, 0])
+    px, py = final[order, 0], final[order, 1]
+    for x in np.arange(0.5 * spacing, px[-1] + spacing, 0.25 * spacing):
+        lo, hi = np.searchsorted(px, [x - spacing, x + spacing], side="right")
+        if hi <= lo or py[lo:hi].max() + 0.5 * spacing < EDGE_THICKNESS:
+            return float(x)
+    return float(px[-1] + 0.5 * spacing)
 
 
 def collect(root, spacing):
@@ -165,6 +172,11 @@ def write_outputs(root, rows):
             p = observed_order(ss, q)
             orders[name] = p
             text = "-" if p is None else f"p = {p:.2f}"
+            spread = max(q) - min(q)
+            if key.endswith("_m") and key not in ("surface_rms_m", "failure_line_rms_m") \
+                    and spread < ss[1]:
+                text += (f"; converged to the resolution: the three values lie within "
+                         f"{spread * 1e3:.1f} mm, less than one spacing")
             if p is not None and p >= 1.0:  # below, the extrapolation is too uncertain to quote
                 text += f", extrapolated {q[2] + (q[2] - q[1]) / ((ss[1] / ss[2]) ** p - 1):.4g}"
             lines.append(f"- {name}: {text}")
