@@ -12,10 +12,13 @@
 
 namespace regosph::parallel {
 
-// Least items per thread [particles] worth a thread, by the cost of one item: measured on
-// this project's 2-core machine, where waking a sleeping thread and meeting it at the
-// closing barrier costs about 10-30 us (passive waiting; bench/README.md, "Threads").
-inline constexpr std::size_t kMinCheapItems = 1024;   // ~10-40 ns each: updates, copies, checks
+// Least items per thread [particles] worth a thread, by the cost of one item. Measured on
+// this project's 2-core VM (bench/README.md, "Issue 14: figures"): the cheap loops of a step
+// (stage updates, the saved start, the rebuild test) ran slower on 2 threads than on 1 for the
+// collapse's 3 800 particles (a region costs ~4 us on one thread, 25-90 us when a sleeping
+// second thread must be woken, and the arrays one core wrote move to the other core's cache),
+// while the pair loops gain from 2 threads down to a few hundred particles.
+inline constexpr std::size_t kMinCheapItems = 4096;   // ~10-40 ns each: updates, copies, checks
 inline constexpr std::size_t kMinPairItems = 64;      // ~0.3-5 us each: a particle's pair loop
 
 // Threads for a loop over n items, at least min_per_thread items each, at most the OpenMP

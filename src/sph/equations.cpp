@@ -695,7 +695,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     std::vector<std::uint32_t> selected;
     std::vector<LoadShare> my_shares;
     std::vector<CoulombContact> my_contacts;
-#pragma omp for schedule(dynamic, 64)
+#pragma omp for schedule(dynamic, 256)
     for (std::size_t a = 0; a < n; ++a) {
         if (p.kind[a] != ParticleKind::dynamic) {
             out.dt_limit[a] = std::numeric_limits<double>::infinity();  // no limit of its own

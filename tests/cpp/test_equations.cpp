@@ -518,8 +518,8 @@ TEST_CASE("results do not depend on the thread count") {
     for (const int dim : {2, 3}) {
         CAPTURE(dim);
         // Large enough that every particle loop takes 2 threads (parallel/threads.hpp).
-        const std::array<int, 3> n = dim == 2 ? std::array<int, 3>{64, 40, 1}
-                                              : std::array<int, 3>{16, 16, 10};
+        const std::array<int, 3> n = dim == 2 ? std::array<int, 3>{128, 72, 1}
+                                              : std::array<int, 3>{24, 20, 18};
         omp_set_num_threads(2);
         REQUIRE(parallel::threads_for(std::size_t(n[0]) * n[1] * (dim == 3 ? n[2] : 1),
                                       parallel::kMinCheapItems) == 2);
