@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""The lander's first bounce in plane strain (issue 13, item 4, the quick case): a MASCOT-like
+box at 0.19 m/s on beds 0.30 and 0.15 m deep, at incidences 0, 30 and 60 degrees from the
+vertical, under Ryugu's gravity (examples/lander_2d.py).
+
+    /usr/bin/python3 validation/lander_2d/study.py --runs-dir runs/lander_2d [--spacing 0.01]
+
+Prepares one bed per depth (<runs-dir>/bed_<depth>), runs every case that has not finished
+(<runs-dir>/d<depth>_i<incidence>), then writes into --out (default: this directory):
+  results.csv   one row per run: the bounce (post.bounce: e_n, e_t, e, outgoing angle and
+                spin, energy ratio, peak acceleration, contact duration, penetration) and the
+                ejecta (post.mass_above_speed: the largest mass seen in a snapshot faster
+                than each speed of EJECTA_SPEEDS, and than Ryugu's escape speed), steps and
+                wall time
+  bounce.png    the lander's height and speed against time, per run
+  ejecta.png    M(>v) per run
+  report.md     the table, the acceptance checks with PASS/FAIL and the deep/shallow finding
+Exits 1 when an acceptance check fails.
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "examples"))
+
+import lander_2d  # noqa: E402
+from regosph import post  # noqa: E402
+
+INCIDENCES = (0.0, 30.0, 60.0)       # deg from the vertical
+BED_DEPTHS = (0.30, 0.15)            # m
+EJECTA_SPEEDS = (0.01, 0.02, 0.05, 0.1, 0.19)  # m/s, M(>v) columns; and the escape speed
+END_TIME = 2.0                       # s
+
+
+def case_name(depth, incidence):
+    return f"d{depth:.2f}_i{incidence:g}"
+
+
+def run_case(runs_dir, depth, incidence, spacing, end_time):
+    """Prepare the bed if needed and run one case unless it has finished; returns its dir."""
+    bed = lander_2d.ensure_bed(str(runs_dir / f"bed_{depth:.2f}_{spacing:g}"), spacing, depth)
+    out = runs_dir / case_name(depth, incidence)
+    if out.is_dir() and (out / "run.json").is_file() and post.Run(out).finished:
+        return out
+    sim = lander_2d.build(bed, incidence, spacing, depth)
+    start = time.time()
+    summary = sim.run(end_time, output_dir=str(out), snapshot_interval=end_time / 20,
+                      diagnostics_every=5, overwrite=True, progress_interval=0.0,
+                      metadata=lander_2d.metadata(incidence, spacing, depth))
+    (out / "wall.json").write_text(json.dumps({"wall_seconds": time.time() - start,
+                                               "steps": summary.steps}))
+    return out
+
+
+def analyse(run_dir):
+    """One row of results.csv (a dict) from a lander run directory."""
+    run = post.Run(run_dir)
+    meta = run.metadata_values
+    track = run.rigid_body("lander")
+    row = {"run": Path(run_dir).name, "bed_depth_m": meta["bed_depth_m"],
+           "incidence_deg": meta["incidence_deg"], "spacing_m": meta["spacing_m"],
+           "particles": run.particle_count, "end_time_s": float(track["time"].iloc[-1])}
+    b = post.bounce(track, meta["surface_m"], meta["lander_mass_kg_per_m"],
+                    meta["lander_inertia_kg_m2_per_m"])
+    for key in ("e_n", "e_t", "e", "outgoing_angle_deg", "energy_ratio", "peak_acceleration",
+                "contact_start", "contact_duration", "penetration", "outgoing_at"):
+        row[key] = b[key]
+    row["omega_out_rad_s"] = b["omega_out"][0]
+    row["vx_in"], row["vy_in"] = b["v_in"]
+    row["vx_out"], row["vy_out"] = b["v_out"]
+    speeds = EJECTA_SPEEDS + (post.RYUGU_ESCAPE_SPEED,)
+    ejecta = np.max([post.mass_above_speed(s, speeds, material="regolith")
+                     for s in run.snapshots()], axis=0)
+    for v, m in zip(EJECTA_SPEEDS, ejecta):
+        row[f"mass_above_{v:g}_m_s_kg_per_m"] = float(m)
+    row["escaping_mass_kg_per_m"] = float(ejecta[-1])
+    wall = Path(run_dir) / "wall.json"
+    if wall.is_file():
+        row.update(json.loads(wall.read_text()))
+    return row
+
+
+def checks(rows):
+    """(name, passed, detail) for each acceptance check of the quick case."""
+    out = []
+    for r in rows:
+        out.append((f"{r['run']}: 0 <= e_n <= 1", 0.0 <= r["e_n"] <= 1.0, f"e_n = {r['e_n']:.3f}"))
+        out.append((f"{r['run']}: no energy created", r["energy_ratio"] <= 1.0,
+                    f"E_out/E_in = {r['energy_ratio']:.3f}"))
+        out.append((f"{r['run']}: the lander touched and left contact or stopped",
+                    r["contact_duration"] > 0.0, f"contact {r['contact_duration']:.3f} s"))
+    return out
+
+
+def finding(rows):
+    """The issue's finding: the shallow bed returns more energy than the deep one."""
+    by = {(r["bed_depth_m"], r["incidence_deg"]): r for r in rows}
+    lines = []
+    for inc in sorted({r["incidence_deg"] for r in rows}):
+        deep, shallow = by.get((0.3, inc)), by.get((0.15, inc))
+        if deep and shallow:
+            ok = shallow["energy_ratio"] > deep["energy_ratio"]
+            lines.append(f"- incidence {inc:g} deg: E_out/E_in shallow {shallow['energy_ratio']:.3f}"
+                         f" vs deep {deep['energy_ratio']:.3f}: "
+                         f"{'reproduced' if ok else 'NOT reproduced'}")
+    return lines
+
+
+def plots(runs, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    for d in runs:
+        run = post.Run(d)
+        tr = run.rigid_body("lander")
+        ax1.plot(tr["time"], tr["y"] - run.metadata_values["surface_m"], label=d.name)
+        ax2.plot(tr["time"], np.hypot(tr["vx"], tr["vy"]), label=d.name)
+    ax1.set(xlabel="time [s]", ylabel="centre above the surface [m]")
+    ax2.set(xlabel="time [s]", ylabel="speed [m/s]")
+    ax1.legend(fontsize=7)
+    post.save(fig, out / "bounce.png")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for d in runs:
+        run = post.Run(d)
+        speeds = np.geomspace(1e-3, 1.0, 60)
+        m = np.max([post.mass_above_speed(s, speeds, material="regolith")
+                    for s in run.snapshots()], axis=0)
+        ax.loglog(speeds, np.maximum(m, 1e-6), label=d.name)
+    ax.axvline(post.RYUGU_ESCAPE_SPEED, color="k", ls=":", label="Ryugu escape speed")
+    ax.set(xlabel="v [m/s]", ylabel="M(>v) [kg/m]")
+    ax.legend(fontsize=7)
+    post.save(fig, out / "ejecta.png")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs-dir", required=True)
+    ap.add_argument("--out", default=str(HERE))
+    ap.add_argument("--spacing", type=float, default=0.01, help="[m]")
+    ap.add_argument("--end-time", type=float, default=END_TIME, help="[s]")
+    ap.add_argument("--incidences", type=float, nargs="+", default=list(INCIDENCES))
+    ap.add_argument("--bed-depths", type=float, nargs="+", default=list(BED_DEPTHS))
+    args = ap.parse_args()
+    import pandas as pd
+
+    runs_dir, out = Path(args.runs_dir), Path(args.out)
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = [run_case(runs_dir, d, i, args.spacing, args.end_time)
+            for d in args.bed_depths for i in args.incidences]
+    rows = [analyse(d) for d in runs]
+    pd.DataFrame(rows).to_csv(out / "results.csv", index=False)
+    plots(runs, out)
+    results = checks(rows)
+    table = pd.DataFrame(rows)[["run", "e_n", "e_t", "e", "outgoing_angle_deg",
+                                "omega_out_rad_s", "energy_ratio", "peak_acceleration",
+                                "contact_duration", "penetration", "outgoing_at"]]
+    text = ["# Lander first bounce, plane strain (quick case)", "",
+            f"Spacing {args.spacing} m, end time {args.end_time} s, gravity "
+            f"{post.RYUGU_GRAVITY:.3g} m/s^2 (Ryugu), impact 0.19 m/s. Escape speed "
+            f"{post.RYUGU_ESCAPE_SPEED:.3f} m/s.", "", post.to_markdown(table, ".3g"), "",
+            "## Acceptance", ""]
+    text += [f"- {'PASS' if ok else 'FAIL'}: {name} ({detail})" for name, ok, detail in results]
+    text += ["", "## Finding: the shallow bed returns more energy", ""] + finding(rows)
+    (out / "report.md").write_text("\n".join(text) + "\n")
+    print("\n".join(text))
+    return 0 if all(ok for _, ok, _ in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
