@@ -32,9 +32,11 @@ WALL_FREEBOARD = 2       # wall rows above the bed's surface [spacings]
 
 
 def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction="no-slip",
-          **regolith):
+          symmetry_planes=False, **regolith):
     """The bed and its box as a Simulation, not yet run. regolith: overrides of REGOLITH
-    (e.g. cohesion=10.0, friction_angle=30.0)."""
+    (e.g. cohesion=10.0, friction_angle=30.0). symmetry_planes: the walls at x < 0 (and, in
+    3D, z < 0) become a separate free-slip body "symmetry", so that the bed is one half
+    (quarter) of a bed twice (four times) as large around the axis x = 0 (z = 0)."""
     for name, value in (("depth", depth), ("width", width), ("spacing", spacing),
                         ("gravity", gravity)):
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
@@ -63,7 +65,18 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
         inner = rs.box((0.0, 0.0, 0.0), (nx * spacing, top + 1.0, nx * spacing))
     sim.add_body("bed", rs.lattice_fill(bed, spacing), material=soil, motion="dynamic",
                  spacing=spacing, smoothing_length=h)
-    sim.add_body("box", rs.lattice_fill(outer - inner, spacing), material=wall, motion="fixed",
+    walls = outer - inner
+    if symmetry_planes:
+        far = 10.0 * (nx * spacing + top)  # beyond the box on every side
+        if dim == 2:
+            half = rs.rectangle((0.0, -far), (far, far))
+        else:
+            half = rs.box((0.0, -far, 0.0), (far, far, far))
+        sim.add_body("symmetry", rs.lattice_fill(walls - half, spacing), material=wall,
+                     motion="fixed", spacing=spacing, smoothing_length=h,
+                     wall_friction="free-slip")
+        walls = walls & half
+    sim.add_body("box", rs.lattice_fill(walls, spacing), material=wall, motion="fixed",
                  spacing=spacing, smoothing_length=h, wall_friction=wall_friction)
     return sim
 
