@@ -76,9 +76,12 @@ def ensure_bed(bed_dir, spacing, bed_depth, **regolith):
     return bed_dir
 
 
-def metadata(incidence, spacing, bed_depth):
+def metadata(incidence, spacing, bed_depth, **regolith):
+    soil = {**prepared_bed.REGOLITH, **regolith}
     return {"setup": "lander_2d", "incidence_deg": str(incidence), "spacing_m": str(spacing),
-            "bed_depth_m": str(bed_depth), "lander_mass_kg_per_m": repr(MASS_PER_DEPTH),
+            "bed_depth_m": str(bed_depth), "cohesion_Pa": repr(soil["cohesion"]),
+            "friction_angle_deg": repr(soil["friction_angle"]),
+            "lander_mass_kg_per_m": repr(MASS_PER_DEPTH),
             "lander_inertia_kg_m2_per_m": repr(INERTIA_PER_DEPTH),
             "surface_m": repr(round(bed_depth / spacing) * spacing)}
 
@@ -103,7 +106,8 @@ def main():
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return run_control.EXIT_REFUSED
-    return run_control.run(sim, args, metadata(args.incidence, args.spacing, args.bed_depth),
+    return run_control.run(sim, args, metadata(args.incidence, args.spacing, args.bed_depth,
+                                               **regolith),
                            diagnostics_every=5)
 
 

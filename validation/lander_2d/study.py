@@ -5,8 +5,10 @@ vertical, under Ryugu's gravity (examples/lander_2d.py).
 
     /usr/bin/python3 validation/lander_2d/study.py --runs-dir runs/lander_2d [--spacing 0.01]
 
-Prepares one bed per depth (<runs-dir>/bed_<depth>), runs every case that has not finished
-(<runs-dir>/d<depth>_i<incidence>), then writes into --out (default: this directory):
+Prepares one bed per depth and material (<runs-dir>/bed...), runs every case that has not
+finished (<runs-dir>/d<depth>_i<incidence>[_c<cohesion>][_f<friction angle>]; SENSITIVITY
+adds cohesion 10 and 100 Pa and a friction angle of 30 deg at 30 deg on the deep bed), then
+writes into --out (default: this directory):
   results.csv   one row per run: the bounce (post.bounce: e_n, e_t, e, outgoing angle and
                 spin, energy ratio, peak acceleration, contact duration, penetration) and the
                 ejecta (post.mass_above_speed: the largest mass seen in a snapshot faster
@@ -30,6 +32,7 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "examples"))
 
 import lander_2d  # noqa: E402
+import prepared_bed  # noqa: E402
 from regosph import post  # noqa: E402
 
 INCIDENCES = (0.0, 30.0, 60.0)       # deg from the vertical
@@ -39,21 +42,34 @@ END_TIME = 2.0                       # s
 FINDING_MARGIN = 0.01                # relative difference that counts as "more energy"
 
 
-def case_name(depth, incidence):
-    return f"d{depth:.2f}_i{incidence:g}"
+# Sensitivity (issue 13, item 4): cohesion 10 and 100 Pa, and a friction angle of 30 deg
+# instead of 42, on the deep bed at 30 deg incidence (the base case has c = 0, phi = 42).
+SENSITIVITY = ({"cohesion": 10.0}, {"cohesion": 100.0}, {"friction_angle": 30.0})
+SENSITIVITY_CASE = (0.30, 30.0)      # bed depth [m], incidence [deg]
 
 
-def run_case(runs_dir, depth, incidence, spacing, end_time):
-    """Prepare the bed if needed and run one case unless it has finished; returns its dir."""
-    bed = lander_2d.ensure_bed(str(runs_dir / f"bed_{depth:.2f}_{spacing:g}"), spacing, depth)
-    out = runs_dir / case_name(depth, incidence)
+def material_suffix(**regolith):
+    """"_c10", "_f30", ...: the overrides of the regolith in a directory name."""
+    return "".join(f"_{k[0]}{v:g}" for k, v in sorted(regolith.items()))
+
+
+def case_name(depth, incidence, **regolith):
+    return f"d{depth:.2f}_i{incidence:g}{material_suffix(**regolith)}"
+
+
+def run_case(runs_dir, depth, incidence, spacing, end_time, **regolith):
+    """Prepare the bed if needed and run one case unless it has finished; returns its dir.
+    regolith: overrides of prepared_bed.REGOLITH (cohesion, friction_angle)."""
+    bed_name = f"bed_{depth:.2f}{material_suffix(**regolith)}_{spacing:g}"
+    bed = lander_2d.ensure_bed(str(runs_dir / bed_name), spacing, depth, **regolith)
+    out = runs_dir / case_name(depth, incidence, **regolith)
     if out.is_dir() and (out / "run.json").is_file() and post.Run(out).finished:
         return out
-    sim = lander_2d.build(bed, incidence, spacing, depth)
+    sim = lander_2d.build(bed, incidence, spacing, depth, **regolith)
     start = time.time()
     summary = sim.run(end_time, output_dir=str(out), snapshot_interval=end_time / 20,
                       diagnostics_every=5, overwrite=True, progress_interval=0.0,
-                      metadata=lander_2d.metadata(incidence, spacing, depth))
+                      metadata=lander_2d.metadata(incidence, spacing, depth, **regolith))
     (out / "wall.json").write_text(json.dumps({"wall_seconds": time.time() - start,
                                                "steps": summary.steps}))
     return out
@@ -66,6 +82,8 @@ def analyse(run_dir):
     track = run.rigid_body("lander")
     row = {"run": Path(run_dir).name, "bed_depth_m": meta["bed_depth_m"],
            "incidence_deg": meta["incidence_deg"], "spacing_m": meta["spacing_m"],
+           "cohesion_Pa": meta.get("cohesion_Pa", 0.0),
+           "friction_angle_deg": meta.get("friction_angle_deg", 42.0),
            "particles": run.particle_count, "end_time_s": float(track["time"].iloc[-1])}
     b = post.bounce(track, meta["surface_m"], meta["lander_mass_kg_per_m"],
                     meta["lander_inertia_kg_m2_per_m"])
@@ -101,7 +119,10 @@ def checks(rows):
 
 def finding(rows):
     """The issue's finding: the shallow bed returns more energy than the deep one."""
-    by = {(r["bed_depth_m"], r["incidence_deg"]): r for r in rows}
+    base = prepared_bed.REGOLITH
+    by = {(r["bed_depth_m"], r["incidence_deg"]): r for r in rows
+          if (r["cohesion_Pa"], r["friction_angle_deg"]) == (base["cohesion"],
+                                                             base["friction_angle"])}
     lines = []
     for inc in sorted({r["incidence_deg"] for r in rows}):
         deep, shallow = by.get((0.3, inc)), by.get((0.15, inc))
@@ -152,6 +173,8 @@ def main():
     ap.add_argument("--end-time", type=float, default=END_TIME, help="[s]")
     ap.add_argument("--incidences", type=float, nargs="+", default=list(INCIDENCES))
     ap.add_argument("--bed-depths", type=float, nargs="+", default=list(BED_DEPTHS))
+    ap.add_argument("--no-sensitivity", action="store_true",
+                    help="skip the cohesion and friction-angle runs (SENSITIVITY)")
     args = ap.parse_args()
     import pandas as pd
 
@@ -160,11 +183,15 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     runs = [run_case(runs_dir, d, i, args.spacing, args.end_time)
             for d in args.bed_depths for i in args.incidences]
+    if not args.no_sensitivity:
+        runs += [run_case(runs_dir, *SENSITIVITY_CASE, args.spacing, args.end_time, **change)
+                 for change in SENSITIVITY]
     rows = [analyse(d) for d in runs]
     pd.DataFrame(rows).to_csv(out / "results.csv", index=False)
     plots(runs, out)
     results = checks(rows)
-    table = pd.DataFrame(rows)[["run", "e_n", "e_t", "e", "outgoing_angle_deg",
+    table = pd.DataFrame(rows)[["run", "cohesion_Pa", "friction_angle_deg", "e_n", "e_t", "e",
+                                "outgoing_angle_deg",
                                 "omega_out_rad_s", "energy_ratio", "peak_acceleration",
                                 "contact_duration", "penetration", "outgoing_at"]]
     text = ["# Lander first bounce, plane strain (quick case)", "",
