@@ -22,7 +22,6 @@ validation/lander/study.py runs the three incidences and measures the bounces.
 """
 import argparse
 import math
-import os
 import sys
 
 import regosph as rs
@@ -47,47 +46,60 @@ def bed_setup(spacing, bed_depth, **regolith):
     return prepared_bed.build(bed_depth, BED_WIDTH, GRAVITY, spacing, **regolith)
 
 
-def build(bed_dir, incidence=0.0, spacing=0.01, bed_depth=0.3, **regolith):
-    """The prepared bed of bed_dir with the lander above it, moving at IMPACT_SPEED at
-    `incidence` degrees from the vertical."""
+def loaded_bed(bed_setup, bed_dir, incidence, spacing, bed_depth, **regolith):
+    """The prepared bed of bed_dir in the Simulation bed_setup builds, and where the lander
+    starts: (sim, h [m], height of its lowest face [m], its material, its velocity (vx, vy)
+    [m/s] at `incidence` degrees from the vertical). Shared with lander_3d."""
     if not (math.isfinite(incidence) and 0.0 <= incidence < 90.0):
         raise ValueError(f"incidence = {incidence!r} deg must lie in [0, 90)")
     sim = bed_setup(spacing, bed_depth, **regolith)
     rs.load_bed(sim, bed_dir)
     h = prepared_bed.SMOOTHING_FACTOR * spacing
-    surface = round(bed_depth / spacing) * spacing
-    width, height = LANDER_SIZE[0], LANDER_SIZE[2]
-    bottom = surface + h  # the regolith acts within h - spacing of the lowest face
-    box = rs.rectangle((LANDER_X - width / 2, bottom), (LANDER_X + width / 2, bottom + height))
-    steel = sim.add_material(rs.Rigid("lander", density=LANDER_MASS / math.prod(LANDER_SIZE)))
+    bottom = round(bed_depth / spacing) * spacing + h  # the regolith acts within h - spacing
+    metal = sim.add_material(rs.Rigid("lander", density=LANDER_MASS / math.prod(LANDER_SIZE)))
     a = math.radians(incidence)
-    sim.add_body("lander", rs.lattice_fill(box, spacing), material=steel, motion="rigid",
+    return sim, h, bottom, metal, (IMPACT_SPEED * math.sin(a), -IMPACT_SPEED * math.cos(a))
+
+
+def build(bed_dir, incidence=0.0, spacing=0.01, bed_depth=0.3, **regolith):
+    """The prepared bed of bed_dir with the lander above it, moving at IMPACT_SPEED at
+    `incidence` degrees from the vertical."""
+    sim, h, bottom, metal, velocity = loaded_bed(bed_setup, bed_dir, incidence, spacing,
+                                                 bed_depth, **regolith)
+    width, height = LANDER_SIZE[0], LANDER_SIZE[2]
+    box = rs.rectangle((LANDER_X - width / 2, bottom), (LANDER_X + width / 2, bottom + height))
+    sim.add_body("lander", rs.lattice_fill(box, spacing), material=metal, motion="rigid",
                  spacing=spacing, smoothing_length=h, mass=MASS_PER_DEPTH,
-                 inertia=INERTIA_PER_DEPTH,
-                 velocity=(IMPACT_SPEED * math.sin(a), -IMPACT_SPEED * math.cos(a)))
+                 inertia=INERTIA_PER_DEPTH, velocity=velocity)
     sim.set_bounds((-50.0, -1.0), (50.0, 100.0))  # ejecta fly far at 1.5e-4 m/s^2
     return sim
 
 
 def ensure_bed(bed_dir, spacing, bed_depth, **regolith):
-    """Prepare the bed into bed_dir unless it holds one already (load_bed checks it matches)."""
-    if not os.path.isfile(os.path.join(bed_dir, "bed.json")):
-        rs.prepare_bed(bed_setup(spacing, bed_depth, **regolith), bed_dir)
-    return bed_dir
+    """Prepare the bed into bed_dir unless it holds one (prepared_bed.ensure)."""
+    return prepared_bed.ensure(bed_dir, bed_setup, spacing, bed_depth, **regolith)
 
 
-def metadata(incidence, spacing, bed_depth, **regolith):
+def case_metadata(setup, incidence, spacing, bed_depth, **regolith):
+    """The metadata of a lander run that lander_2d and lander_3d share."""
     soil = {**prepared_bed.REGOLITH, **regolith}
-    return {"setup": "lander_2d", "incidence_deg": str(incidence), "spacing_m": str(spacing),
+    return {"setup": setup, "incidence_deg": str(incidence), "spacing_m": str(spacing),
             "bed_depth_m": str(bed_depth), "cohesion_Pa": repr(soil["cohesion"]),
             "friction_angle_deg": repr(soil["friction_angle"]),
-            "lander_mass_kg_per_m": repr(MASS_PER_DEPTH),
-            "lander_inertia_kg_m2_per_m": repr(INERTIA_PER_DEPTH),
             "surface_m": repr(round(bed_depth / spacing) * spacing)}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def metadata(incidence, spacing, bed_depth, **regolith):
+    return {**case_metadata("lander_2d", incidence, spacing, bed_depth, **regolith),
+            "lander_mass_kg_per_m": repr(MASS_PER_DEPTH),
+            "lander_inertia_kg_m2_per_m": repr(INERTIA_PER_DEPTH)}
+
+
+def main(setup=None):
+    """The command line of this setup, or of `setup` (a module with the same ensure_bed,
+    build and metadata: lander_3d)."""
+    setup = setup or sys.modules[__name__]
+    ap = argparse.ArgumentParser(description=setup.__doc__.split("\n")[0])
     ap.add_argument("--incidence", type=float, default=0.0, help="[deg] from the vertical")
     ap.add_argument("--spacing", type=float, default=0.01, help="[m]")
     ap.add_argument("--bed-depth", type=float, default=0.3, help="[m]")
@@ -101,13 +113,13 @@ def main():
     args = ap.parse_args()
     regolith = dict(cohesion=args.cohesion, friction_angle=args.friction_angle)
     try:
-        ensure_bed(args.bed, args.spacing, args.bed_depth, **regolith)
-        sim = build(args.bed, args.incidence, args.spacing, args.bed_depth, **regolith)
+        setup.ensure_bed(args.bed, args.spacing, args.bed_depth, **regolith)
+        sim = setup.build(args.bed, args.incidence, args.spacing, args.bed_depth, **regolith)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return run_control.EXIT_REFUSED
-    return run_control.run(sim, args, metadata(args.incidence, args.spacing, args.bed_depth,
-                                               **regolith),
+    return run_control.run(sim, args, setup.metadata(args.incidence, args.spacing,
+                                                     args.bed_depth, **regolith),
                            diagnostics_every=5)
 
 

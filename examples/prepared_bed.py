@@ -14,6 +14,7 @@ before adding its own bodies (examples/lander_2d.py).
 import argparse
 import json
 import math
+import os
 import sys
 
 import regosph as rs
@@ -32,17 +33,25 @@ WALL_FREEBOARD = 2       # wall rows above the bed's surface [spacings]
 
 
 def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction="no-slip",
-          symmetry_planes=False, **regolith):
-    """The bed and its box as a Simulation, not yet run. regolith: overrides of REGOLITH
-    (e.g. cohesion=10.0, friction_angle=30.0). symmetry_planes: the walls at x < 0 (and, in
-    3D, z < 0) become a separate free-slip body "symmetry", so that the bed is one half
-    (quarter) of a bed twice (four times) as large around the axis x = 0 (z = 0)."""
+          symmetry_planes=(), breadth=None, **regolith):
+    """The bed and its box as a Simulation, not yet run: `width` along x, `depth` along y
+    and, in 3D, `breadth` along z (default: width). regolith: overrides of REGOLITH (e.g.
+    cohesion=10.0, friction_angle=30.0). symmetry_planes: axes among "x" and "z" (3D) whose
+    walls on the negative side (x < 0, z < 0) become a separate free-slip body "symmetry":
+    the bed is then one half (or quarter) of a bed mirrored about those planes."""
     for name, value in (("depth", depth), ("width", width), ("spacing", spacing),
                         ("gravity", gravity)):
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
             raise ValueError(f"{name} = {value!r} must be a positive number")
     if dim not in (2, 3):
         raise ValueError(f"dim = {dim!r} must be 2 or 3")
+    planes = tuple(symmetry_planes)
+    if not set(planes) <= ({"x", "z"} if dim == 3 else {"x"}):
+        raise ValueError(f"symmetry_planes = {symmetry_planes!r}: axes among "
+                         f"{'x, z' if dim == 3 else 'x'}")
+    breadth = width if breadth is None else breadth
+    if not (isinstance(breadth, (int, float)) and math.isfinite(breadth) and breadth > 0):
+        raise ValueError(f"breadth = {breadth!r} must be a positive number")
     unknown = set(regolith) - set(REGOLITH)
     if unknown:
         raise ValueError(f"regolith: unknown parameter(s) {sorted(unknown)} "
@@ -53,25 +62,26 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
     wall = sim.add_material(rs.Rigid("wall", density=REGOLITH["density"]))
     h = SMOOTHING_FACTOR * spacing
     t = math.ceil(h / spacing) * spacing             # wall thickness: at least h
-    nx, ny = round(width / spacing), round(depth / spacing)
+    nx, ny, nz = round(width / spacing), round(depth / spacing), round(breadth / spacing)
     top = ny * spacing + WALL_FREEBOARD * spacing
     if dim == 2:
         bed = rs.rectangle((0.0, 0.0), (nx * spacing, ny * spacing))
         outer = rs.rectangle((-t, -t), (nx * spacing + t, top))
         inner = rs.rectangle((0.0, 0.0), (nx * spacing, top + 1.0))
     else:
-        bed = rs.box((0.0, 0.0, 0.0), (nx * spacing, ny * spacing, nx * spacing))
-        outer = rs.box((-t, -t, -t), (nx * spacing + t, top, nx * spacing + t))
-        inner = rs.box((0.0, 0.0, 0.0), (nx * spacing, top + 1.0, nx * spacing))
+        bed = rs.box((0.0, 0.0, 0.0), (nx * spacing, ny * spacing, nz * spacing))
+        outer = rs.box((-t, -t, -t), (nx * spacing + t, top, nz * spacing + t))
+        inner = rs.box((0.0, 0.0, 0.0), (nx * spacing, top + 1.0, nz * spacing))
     sim.add_body("bed", rs.lattice_fill(bed, spacing), material=soil, motion="dynamic",
                  spacing=spacing, smoothing_length=h)
     walls = outer - inner
-    if symmetry_planes:
-        far = 10.0 * (nx * spacing + top)  # beyond the box on every side
+    if planes:
+        far = 10.0 * (max(nx, nz) * spacing + top)  # beyond the box on every side
+        x0 = 0.0 if "x" in planes else -far
         if dim == 2:
-            half = rs.rectangle((0.0, -far), (far, far))
+            half = rs.rectangle((x0, -far), (far, far))
         else:
-            half = rs.box((0.0, -far, 0.0), (far, far, far))
+            half = rs.box((x0, -far, 0.0 if "z" in planes else -far), (far, far, far))
         sim.add_body("symmetry", rs.lattice_fill(walls - half, spacing), material=wall,
                      motion="fixed", spacing=spacing, smoothing_length=h,
                      wall_friction="free-slip")
@@ -79,6 +89,14 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
     sim.add_body("box", rs.lattice_fill(walls, spacing), material=wall, motion="fixed",
                  spacing=spacing, smoothing_length=h, wall_friction=wall_friction)
     return sim
+
+
+def ensure(bed_dir, setup, *args, **kwargs):
+    """Prepare the bed setup(*args, **kwargs) builds into bed_dir unless bed_dir holds a
+    prepared bed already (rs.load_bed then checks that it matches); returns bed_dir."""
+    if not os.path.isfile(os.path.join(bed_dir, rs.bed.REPORT_FILE)):
+        rs.prepare_bed(setup(*args, **kwargs), bed_dir)
+    return bed_dir
 
 
 def main():

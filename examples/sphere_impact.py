@@ -34,14 +34,12 @@ STEEL, GLASS = 7800.0, 2500.0                              # kg/m^3, sphere dens
 
 def bed_setup(spacing, bed_depth, bed_radius, gravity):
     return prepared_bed.build(bed_depth, bed_radius, gravity, spacing, dim=3,
-                              symmetry_planes=True, **GLASS_BEADS)
+                              symmetry_planes=("x", "z"), **GLASS_BEADS)
 
 
 def ensure_bed(bed_dir, spacing, bed_depth, bed_radius, gravity):
-    """Prepare the bed into bed_dir unless it holds one (load_bed checks that it matches)."""
-    if not os.path.isfile(os.path.join(bed_dir, "bed.json")):
-        rs.prepare_bed(bed_setup(spacing, bed_depth, bed_radius, gravity), bed_dir)
-    return bed_dir
+    """Prepare the bed into bed_dir unless it holds one (prepared_bed.ensure)."""
+    return prepared_bed.ensure(bed_dir, bed_setup, spacing, bed_depth, bed_radius, gravity)
 
 
 def quarter_sphere_mass(diameter, density):

@@ -1,4 +1,4 @@
-"""The lander quick case (examples/lander_2d.py, validation/lander_2d/study.py) at coarse
+"""The lander quick case (examples/lander_2d.py, validation/lander/study.py) at coarse
 resolution, and the bounce and ejecta measures of regosph.post on tracks whose answers are
 known."""
 import math
@@ -71,13 +71,13 @@ def test_mass_above_speed_is_the_tail_of_the_distribution():
 
 @pytest.fixture(scope="module")
 def quick_case(tmp_path_factory):
-    """validation/lander_2d/study.py's cases on the deep bed at coarse resolution."""
+    """validation/lander/study.py's cases on the deep bed at coarse resolution."""
     import importlib.util
     import pathlib
 
     root = pathlib.Path(lander_2d.__file__).resolve().parents[1]
     spec = importlib.util.spec_from_file_location("lander_study",
-                                                  root / "validation/lander_2d/study.py")
+                                                  root / "validation/lander/study.py")
     study = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(study)
     runs = tmp_path_factory.mktemp("lander")

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""The lander's first bounce in plane strain (issue 13, item 4, the quick case): a MASCOT-like
-box at 0.19 m/s on beds 0.30 and 0.15 m deep, at incidences 0, 30 and 60 degrees from the
-vertical, under Ryugu's gravity (examples/lander_2d.py).
+"""The lander's first bounce (issue 13, item 4): a MASCOT-like box at 0.19 m/s on beds 0.30
+and 0.15 m deep, at incidences 0, 30 and 60 degrees from the vertical, under Ryugu's gravity;
+in plane strain (--dim 2, examples/lander_2d.py: the quick case) or in 3D (--dim 3,
+examples/lander_3d.py: the study, a half lander against a symmetry plane).
 
-    /usr/bin/python3 validation/lander_2d/study.py --runs-dir runs/lander_2d [--spacing 0.01]
+    /usr/bin/python3 validation/lander/study.py --runs-dir runs/lander_2d [--spacing 0.01]
+    /usr/bin/python3 validation/lander/study.py --dim 3 --runs-dir runs/lander_3d
 
 Prepares one bed per depth and material (<runs-dir>/bed...), runs every case that has not
 finished (<runs-dir>/d<depth>_i<incidence>[_c<cohesion>][_f<friction angle>]; SENSITIVITY
 adds cohesion 10 and 100 Pa and a friction angle of 30 deg at 30 deg on the deep bed), then
-writes into --out (default: this directory):
+writes into --out (default: quick_2d/ or study_3d/ here):
   results.csv   one row per run: the bounce (post.bounce: e_n, e_t, e, outgoing angle and
                 spin, energy ratio, peak acceleration, contact duration, penetration) and the
                 ejecta (post.mass_above_speed: the largest mass seen in a snapshot faster
@@ -32,6 +34,7 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "examples"))
 
 import lander_2d  # noqa: E402
+import lander_3d  # noqa: E402
 import prepared_bed  # noqa: E402
 from regosph import post  # noqa: E402
 
@@ -40,6 +43,7 @@ BED_DEPTHS = (0.30, 0.15)            # m
 EJECTA_SPEEDS = (0.01, 0.02, 0.05, 0.1, 0.19)  # m/s, M(>v) columns; and the escape speed
 END_TIME = 2.0                       # s
 FINDING_MARGIN = 0.01                # relative difference that counts as "more energy"
+SETUPS = {2: lander_2d, 3: lander_3d}
 
 
 # Sensitivity (issue 13, item 4): cohesion 10 and 100 Pa, and a friction angle of 30 deg
@@ -57,19 +61,20 @@ def case_name(depth, incidence, **regolith):
     return f"d{depth:.2f}_i{incidence:g}{material_suffix(**regolith)}"
 
 
-def run_case(runs_dir, depth, incidence, spacing, end_time, **regolith):
+def run_case(runs_dir, depth, incidence, spacing, end_time, dim=2, **regolith):
     """Prepare the bed if needed and run one case unless it has finished; returns its dir.
     regolith: overrides of prepared_bed.REGOLITH (cohesion, friction_angle)."""
+    setup = SETUPS[dim]
     bed_name = f"bed_{depth:.2f}{material_suffix(**regolith)}_{spacing:g}"
-    bed = lander_2d.ensure_bed(str(runs_dir / bed_name), spacing, depth, **regolith)
+    bed = setup.ensure_bed(str(runs_dir / bed_name), spacing, depth, **regolith)
     out = runs_dir / case_name(depth, incidence, **regolith)
     if out.is_dir() and (out / "run.json").is_file() and post.Run(out).finished:
         return out
-    sim = lander_2d.build(bed, incidence, spacing, depth, **regolith)
+    sim = setup.build(bed, incidence, spacing, depth, **regolith)
     start = time.time()
     summary = sim.run(end_time, output_dir=str(out), snapshot_interval=end_time / 20,
                       diagnostics_every=5, overwrite=True, progress_interval=0.0,
-                      metadata=lander_2d.metadata(incidence, spacing, depth, **regolith))
+                      metadata=setup.metadata(incidence, spacing, depth, **regolith))
     (out / "wall.json").write_text(json.dumps({"wall_seconds": time.time() - start,
                                                "steps": summary.steps}))
     return out
@@ -85,14 +90,17 @@ def analyse(run_dir):
            "cohesion_Pa": meta.get("cohesion_Pa", 0.0),
            "friction_angle_deg": meta.get("friction_angle_deg", 42.0),
            "particles": run.particle_count, "end_time_s": float(track["time"].iloc[-1])}
-    b = post.bounce(track, meta["surface_m"], meta["lander_mass_kg_per_m"],
-                    meta["lander_inertia_kg_m2_per_m"])
+    if "lander_mass_kg" in meta:  # 3D: the half lander's mass and inertia about x, y, z
+        mass, inertia = meta["lander_mass_kg"], json.loads(run.metadata["lander_inertia_kg_m2"])
+    else:  # plane strain, per metre of depth
+        mass, inertia = meta["lander_mass_kg_per_m"], meta["lander_inertia_kg_m2_per_m"]
+    b = post.bounce(track, meta["surface_m"], mass, inertia)
     for key in ("e_n", "e_t", "e", "outgoing_angle_deg", "energy_ratio", "peak_acceleration",
                 "contact_start", "contact_duration", "penetration", "outgoing_at"):
         row[key] = b[key]
-    row["omega_out_rad_s"] = b["omega_out"][0]
-    row["vx_in"], row["vy_in"] = b["v_in"]
-    row["vx_out"], row["vy_out"] = b["v_out"]
+    row["omega_out_rad_s"] = b["omega_out"][-1]  # about z
+    row["vx_in"], row["vy_in"] = b["v_in"][:2]
+    row["vx_out"], row["vy_out"] = b["v_out"][:2]
     speeds = EJECTA_SPEEDS + (post.RYUGU_ESCAPE_SPEED,)
     ejecta = np.max([post.mass_above_speed(s, speeds, material="regolith")
                      for s in run.snapshots()], axis=0)
@@ -168,7 +176,8 @@ def plots(runs, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs-dir", required=True)
-    ap.add_argument("--out", default=str(HERE))
+    ap.add_argument("--dim", type=int, default=2, choices=(2, 3))
+    ap.add_argument("--out", default=None, help="default: quick_2d/ or study_3d/ here")
     ap.add_argument("--spacing", type=float, default=0.01, help="[m]")
     ap.add_argument("--end-time", type=float, default=END_TIME, help="[s]")
     ap.add_argument("--incidences", type=float, nargs="+", default=list(INCIDENCES))
@@ -178,14 +187,15 @@ def main():
     args = ap.parse_args()
     import pandas as pd
 
-    runs_dir, out = Path(args.runs_dir), Path(args.out)
+    runs_dir = Path(args.runs_dir)
+    out = Path(args.out) if args.out else HERE / ("quick_2d" if args.dim == 2 else "study_3d")
     runs_dir.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
-    runs = [run_case(runs_dir, d, i, args.spacing, args.end_time)
+    runs = [run_case(runs_dir, d, i, args.spacing, args.end_time, args.dim)
             for d in args.bed_depths for i in args.incidences]
     if not args.no_sensitivity:
-        runs += [run_case(runs_dir, *SENSITIVITY_CASE, args.spacing, args.end_time, **change)
-                 for change in SENSITIVITY]
+        runs += [run_case(runs_dir, *SENSITIVITY_CASE, args.spacing, args.end_time, args.dim,
+                          **change) for change in SENSITIVITY]
     rows = [analyse(d) for d in runs]
     pd.DataFrame(rows).to_csv(out / "results.csv", index=False)
     plots(runs, out)
@@ -194,7 +204,8 @@ def main():
                                 "outgoing_angle_deg",
                                 "omega_out_rad_s", "energy_ratio", "peak_acceleration",
                                 "contact_duration", "penetration", "outgoing_at"]]
-    text = ["# Lander first bounce, plane strain (quick case)", "",
+    text = ["# Lander first bounce, " + ("plane strain (quick case)" if args.dim == 2 else
+                                         "3D (half lander, symmetry plane z = 0)"), "",
             f"Spacing {args.spacing} m, end time {args.end_time} s, gravity "
             f"{post.RYUGU_GRAVITY:.3g} m/s^2 (Ryugu), impact 0.19 m/s. Escape speed "
             f"{post.RYUGU_ESCAPE_SPEED:.3f} m/s.", "", post.to_markdown(table, ".3g"), "",
