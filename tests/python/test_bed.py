@@ -172,3 +172,17 @@ def test_loading_a_bed_into_a_different_setup_names_the_field(earth_bed, tmp_pat
 def test_relaxation_that_cannot_converge_says_so(tmp_path):
     with pytest.raises(RuntimeError, match="did not relax within max_steps = 3"):
         rs.prepare_bed(prepared_bed.build(0.1, 0.1, 9.81, DX), str(tmp_path / "b"), max_steps=3)
+
+
+def test_density_is_settable_only_with_positive_values():
+    """load_bed sets the settled density; the setter refuses what no density can be."""
+    sim = prepared_bed.build(0.05, 0.05, 9.81, DX)
+    rho = sim.density
+    rho[0] = -1.0
+    with pytest.raises(ValueError, match="density: entry 0 = -1.000000 must be positive"):
+        sim.density = rho
+    with pytest.raises(ValueError, match=r"density: expected an array of shape \(\d+,\)"):
+        sim.density = rho[:3]
+    rho[0] = 1234.5
+    sim.density = rho
+    assert sim.density[0] == 1234.5
