@@ -35,6 +35,7 @@ from zero stress would carry: both ratios do not depend on g.
 import json
 import math
 import os
+import time
 
 import numpy as np
 
@@ -53,7 +54,7 @@ K0_MARGIN = 0.05
 
 
 def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
-                check_periods=2.0, overwrite=False, wall_margin=None):
+                check_periods=2.0, overwrite=False, wall_margin=None, progress_interval=5.0):
     """Bring the regolith of `sim` to rest in its own weight and save it in `output_dir`.
 
     sim: a Simulation holding the bed only: dynamic bodies of Drucker-Prager regolith (any
@@ -62,6 +63,8 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
     number. tolerance: kinetic-energy peak, as a fraction of the elastic strain energy, below
     which the relaxation stops; max_steps: steps allowed for it. check_periods: length of the
     undamped check in periods 4 H / c_p. wall_margin [m]: see post.bed_stress_profile.
+    progress_interval [s of wall time]: a progress line of the relaxation that often (0:
+    none).
 
     Writes a run directory (run.json, snapshots, diagnostics.csv of the check, a checkpoint)
     plus bed.json (the report) and bed_profile.csv (stress against depth). Returns the report:
@@ -71,17 +74,18 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
     Raises ValueError naming the field on bad input, before anything is written, and
     RuntimeError when the relaxation has not converged within max_steps."""
     bed = _check_bed_setup(sim, output_dir, overwrite)
-    _check_options(k0, tolerance, max_steps, check_periods, wall_margin)
+    _check_options(k0, tolerance, max_steps, check_periods, wall_margin, progress_interval)
     up = up_direction(sim.physics.gravity)
     g = float(np.linalg.norm(sim.physics.gravity))
     coefficient = set_geostatic_stress(sim, bed, up, g, k0)
     strain_energy = elastic_strain_energy(sim, bed)
     height, wave_speed = _bed_height(sim, bed, up), _wave_speed(bed)  # before MPI splits it
-    relaxation = relax_with_kinetic_damping(sim, tolerance * strain_energy, max_steps)
+    relaxation = relax_with_kinetic_damping(sim, tolerance * strain_energy, max_steps,
+                                            progress_interval)
     period = 4.0 * height / wave_speed
     check = check_periods * period
     sim.run(sim.time + check, output_dir=str(output_dir), snapshot_interval=check,
-            diagnostics_every=1, overwrite=overwrite, progress_interval=0.0,
+            diagnostics_every=1, overwrite=overwrite, progress_interval=progress_interval,
             metadata={"setup": "prepared bed", "k0": str(k0), "kinetic_damping_tolerance":
                       repr(tolerance)})
     run = Run(output_dir)
@@ -170,13 +174,22 @@ def elastic_strain_energy(sim, bed):
     return float(((p ** 2 / (2 * K) + j2 / (2 * mu)) * m / rho).sum())
 
 
-def relax_with_kinetic_damping(sim, energy_tolerance, max_steps):
+def relax_with_kinetic_damping(sim, energy_tolerance, max_steps, progress_interval=5.0):
     """Cundall's kinetic damping: step; when the kinetic energy has dropped below the previous
     step's, the previous step was its peak, and every velocity is set to zero. Stops at the
-    first peak below energy_tolerance [J, 2D J/m]. Returns steps, resets, the last peak and
-    the simulated time it took."""
+    first peak below energy_tolerance [J, 2D J/m]. Prints a progress line every
+    progress_interval wall seconds (0: never; rank 0 only). Returns steps, resets, the last
+    peak and the simulated time it took."""
     previous, resets, last_peak = 0.0, 0, math.inf
+    last_print = time.monotonic()
     for step in range(1, max_steps + 1):
+        if progress_interval > 0 and time.monotonic() - last_print >= progress_interval:
+            last_print = time.monotonic()
+            if is_root():
+                peak = (f"last kinetic-energy peak {last_peak / energy_tolerance:.3g} x the "
+                        "tolerance") if resets else "no peak yet"
+                print(f"prepare_bed: step {step} of at most {max_steps}, {resets} resets, {peak}",
+                      flush=True)
         sim.advance(1.0)  # capped by the integrator's dt_max and Courant limit
         energy = sim.diagnostics().kinetic_energy
         if energy < previous:
@@ -287,7 +300,7 @@ def _check_bed_setup(sim, output_dir, overwrite):
     return bed
 
 
-def _check_options(k0, tolerance, max_steps, check_periods, wall_margin):
+def _check_options(k0, tolerance, max_steps, check_periods, wall_margin, progress_interval):
     if not (k0 in ("jaky", "elastic") or (isinstance(k0, (int, float)) and not isinstance(k0, bool)
                                            and math.isfinite(k0) and k0 > 0)):
         raise ValueError(f"k0: {k0!r} is not 'jaky', 'elastic' or a positive number")
@@ -301,6 +314,9 @@ def _check_options(k0, tolerance, max_steps, check_periods, wall_margin):
         raise ValueError(f"check_periods: {check_periods!r} must be a positive number")
     if wall_margin is not None and not (math.isfinite(wall_margin) and wall_margin >= 0):
         raise ValueError(f"wall_margin: {wall_margin!r} must be a length >= 0 [m]")
+    if not (isinstance(progress_interval, (int, float)) and math.isfinite(progress_interval)
+            and progress_interval >= 0):
+        raise ValueError(f"progress_interval: {progress_interval!r} must be >= 0 [s]")
 
 
 def _bed_height(sim, bed, up):

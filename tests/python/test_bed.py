@@ -120,6 +120,7 @@ def test_saved_bed_starts_a_new_run_with_a_body_added(earth_bed, tmp_path):
     (dict(max_steps=0), "max_steps: 0"),
     (dict(check_periods=0.0), "check_periods: 0.0"),
     (dict(wall_margin=-1.0), "wall_margin: -1.0"),
+    (dict(progress_interval=-1.0), "progress_interval: -1.0"),
 ])
 def test_bad_options_name_the_field_and_write_nothing(tmp_path, change, message):
     out = tmp_path / "bed"
