@@ -88,6 +88,7 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
             diagnostics_every=1, overwrite=overwrite, progress_interval=progress_interval,
             metadata={"setup": "prepared bed", "k0": str(k0), "kinetic_damping_tolerance":
                       repr(tolerance)})
+    _wait_for_every_rank(sim)  # rank 0 has written diagnostics.csv
     run = Run(output_dir)
     profile, stress = bed_stress_profile(run.snapshot(-1), sim.physics.gravity,
                                          wall_margin=wall_margin)
@@ -106,7 +107,14 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
     if is_root():
         profile.to_csv(os.path.join(output_dir, PROFILE_FILE), index=False)
         _write_json(os.path.join(output_dir, REPORT_FILE), report)
+    _wait_for_every_rank(sim)  # every rank returns with bed.json written
     return report
+
+
+def _wait_for_every_rank(sim):
+    """Under MPI, return on each rank only once every rank has called this: the diagnostics
+    are a reduction over the ranks, which no rank leaves before all have entered it."""
+    sim.diagnostics()
 
 
 def set_geostatic_stress(sim, bed, up, g, k0):
