@@ -57,9 +57,22 @@ void bind_materials(py::module_& m) {
         "bulk_modulus, shear_modulus, youngs_modulus [Pa], poisson_ratio. artificial_stress: "
         "Monaghan (2000) epsilon with exponent artificial_stress_exponent (0 = off); xsph: XSPH "
         "epsilon (0 = off). SI units.");
-    m.def("Rigid", [](const std::string& name, double density) { return make_material(name, Rigid{density}); },
-          py::arg("name"), py::kw_only(), py::arg("density"),
-          "Material of fixed boundary bodies (walls); density in kg/m^3.");
+    m.def(
+        "Rigid",
+        [](const std::string& name, double density, std::optional<double> youngs_modulus,
+           double poisson_ratio, std::optional<double> restitution, std::optional<double> friction,
+           double slip_velocity) {
+            return make_material(name, RigidInput{density, youngs_modulus, poisson_ratio,
+                                                  restitution, friction, slip_velocity});
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("youngs_modulus") = py::none(),
+        py::arg("poisson_ratio") = 0.25, py::arg("restitution") = py::none(),
+        py::arg("friction") = py::none(), py::arg("slip_velocity") = 1e-3,
+        "Material of boundary bodies (walls, tools, rigid bodies); density in kg/m^3. With "
+        "youngs_modulus [Pa], restitution (0, 1] and friction >= 0 (all three together; "
+        "poisson_ratio default 0.25, slip_velocity [m/s] of the regularised Coulomb force, "
+        "default 1e-3) its bodies touch other boundary bodies when one of the two is rigid "
+        "(README, 'Contact between bodies').");
     m.def(
         "drucker_prager_constants",
         [](double friction_angle, double cohesion, int dim) {

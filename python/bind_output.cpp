@@ -90,6 +90,8 @@ void bind_readings(py::class_<Simulation>& sim) {
                     d["torque"] = r.regolith.torque;
                     d["applied_force"] = r.applied_force;
                     d["applied_torque"] = r.applied_torque;
+                    d["contact_force"] = r.regolith.contact_force;
+                    d["contact_torque"] = r.regolith.contact_torque;
                     d["mass"] = s.bodies()[k].rigid.mass;
                     out[py::str(s.bodies()[k].name)] = d;
                 }
@@ -98,7 +100,9 @@ void bind_readings(py::class_<Simulation>& sim) {
             "{rigid body: {'centre' [m], 'angle' [rad] (2D) or 'orientation' (unit quaternion w, "
             "x, y, z; 3D), 'velocity' [m/s], 'angular_velocity' [rad/s], 'angular_momentum' "
             "[kg m^2/s] (world frame), 'force'/'torque' of the regolith over the last step [N, "
-            "N m about the centre; 2D per metre], 'applied_force'/'applied_torque', 'mass'}}.")
+            "N m about the centre; 2D per metre], 'applied_force'/'applied_torque', "
+            "'contact_force'/'contact_torque' of other bodies (README, 'Contact between bodies'), "
+            "'mass'}}.")
         .def("diagnostics", [](const Simulation& s) { return compute_diagnostics(s.particles()); })
         .def(
             "parallel_statistics",

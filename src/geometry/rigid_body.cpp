@@ -96,6 +96,11 @@ Mat3 world_inertia(const RigidBody& b, const Quaternion& q) {
     return from_eigen(R * to_eigen(b.inertia) * R.transpose());
 }
 
+double smallest_moment(const RigidBody& b, int dim) {
+    if (dim == 2) return b.inertia[8];
+    return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(to_eigen(b.inertia)).eigenvalues().minCoeff();
+}
+
 Vec3 angular_velocity(const RigidBody& b, const RigidState& s, double t, int dim) {
     // Prescribed components from the motion (0 when locked); the free ones f solve the rows
     // of L = I_w omega that no constraint torque acts on: I_ff omega_f = L_f - I_fp omega_p.

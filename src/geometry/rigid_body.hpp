@@ -81,6 +81,8 @@ Vec3 cross(const Vec3& a, const Vec3& b);
 Vec3 angular_velocity(const RigidBody& b, const RigidState& s, double t, int dim);
 // I_world = R I_body R^T.
 Mat3 world_inertia(const RigidBody& b, const Quaternion& q);
+// Smallest principal moment of inertia [kg m^2] (2D: I_zz, per unit depth).
+double smallest_moment(const RigidBody& b, int dim);
 
 // What a setup says about a rigid body; unset mass properties come from its particles.
 struct RigidSpec {

@@ -1,6 +1,7 @@
 #include "materials/parameters.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include "core/units.hpp"
 
@@ -43,6 +44,32 @@ Material make_material(const std::string& name, const Rigid& in) {
     Material m{name, in, 0.0};
     validate(m);
     return m;
+}
+
+Material make_material(const std::string& name, const RigidInput& in) {
+    Rigid r;
+    r.density = in.density;
+    const bool any = in.youngs_modulus || in.restitution || in.friction;
+    if (any) {
+        const std::pair<const char*, const std::optional<double>*> needed[] = {
+            {"youngs_modulus", &in.youngs_modulus},
+            {"restitution", &in.restitution},
+            {"friction", &in.friction}};
+        for (const auto& [field, value] : needed)
+            if (!value->has_value())
+                throw std::invalid_argument("material '" + name + "': contact needs " + field +
+                                            " (give youngs_modulus, restitution and friction "
+                                            "together, or none of them)");
+        // 0 would silently mean "no contact stiffness": contact asks for a real modulus.
+        if (!(*in.youngs_modulus > 0.0))
+            checks::fail(name, "youngs_modulus", *in.youngs_modulus, "Pa must be positive");
+        r.youngs_modulus = *in.youngs_modulus;
+        r.restitution = *in.restitution;
+        r.friction = *in.friction;
+    }
+    r.poisson_ratio = in.poisson_ratio;
+    r.slip_velocity = in.slip_velocity;
+    return make_material(name, r);
 }
 
 }  // namespace regosph

@@ -37,9 +37,21 @@ struct ElasticSolidInput {
     double xsph = 0.0;                     // XSPH epsilon [-]
 };
 
+// A boundary material as a user gives it: the contact properties (rigid.hpp) all together or
+// none: youngs_modulus, restitution and friction are then required.
+struct RigidInput {
+    double density = 0.0;                  // [kg/m^3]
+    std::optional<double> youngs_modulus;  // E [Pa]
+    double poisson_ratio = 0.25;           // nu [-]
+    std::optional<double> restitution;     // e [-]
+    std::optional<double> friction;        // mu [-]
+    double slip_velocity = 1e-3;           // [m/s]
+};
+
 // Each throws std::invalid_argument naming the material and the field (validate()).
 Material make_material(const std::string& name, const DruckerPragerInput& in);
 Material make_material(const std::string& name, const ElasticSolidInput& in);
 Material make_material(const std::string& name, const Rigid& in);
+Material make_material(const std::string& name, const RigidInput& in);
 
 }  // namespace regosph

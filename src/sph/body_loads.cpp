@@ -52,6 +52,8 @@ void add_scaled(std::vector<BodyLoad>& a, const std::vector<BodyLoad>& b, double
         for (int d = 0; d < 3; ++d) {
             a[k].force[d] += w * b[k].force[d];
             a[k].torque[d] += w * b[k].torque[d];
+            a[k].contact_force[d] += w * b[k].contact_force[d];
+            a[k].contact_torque[d] += w * b[k].contact_torque[d];
         }
 }
 

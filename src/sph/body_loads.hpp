@@ -21,6 +21,10 @@ namespace regosph {
 struct BodyLoad {
     std::array<double, 3> force{0.0, 0.0, 0.0};   // [N] (2D: [N/m])
     std::array<double, 3> torque{0.0, 0.0, 0.0};  // about the body's reference point [N m] (2D: [N])
+    // The load of contact with other boundary bodies (contact.hpp), same units and reference
+    // point; zero for bodies that touch none.
+    std::array<double, 3> contact_force{0.0, 0.0, 0.0};
+    std::array<double, 3> contact_torque{0.0, 0.0, 0.0};
 };
 
 // What an evaluation does with the bodies beyond the default no-slip walls: which bodies it

@@ -24,10 +24,12 @@ double seconds_since(std::chrono::steady_clock::time_point& start) {
 }
 }  // namespace
 
-void AdaptiveHeun::set_bodies(std::vector<Body>* bodies, int dim) {
+void AdaptiveHeun::set_bodies(std::vector<Body>* bodies, int dim,
+                              const std::vector<Material>& materials) {
     bodies_ = bodies && has_kinematic_bodies(*bodies) ? bodies : nullptr;
     all_bodies_ = bodies;
     rigid_.bind(bodies, dim);
+    contact_.bind(bodies ? *bodies : std::vector<Body>{}, materials, dim);
     for (auto& c : wall_acceleration_) c.clear();
 }
 
@@ -77,9 +79,17 @@ void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTab
                             Derivatives& out) {
     prepare(p, nl, pp, t, step_start);
     auto clock = std::chrono::steady_clock::now();
+    derivatives(p, nl, mt, pp, t, out);
+    times_.derivatives += seconds_since(clock);
+}
+
+double AdaptiveHeun::derivatives(const ParticleSet& p, const NeighbourList& nl,
+                                 const MaterialTable& mt, const PhysicsParameters& pp, double t,
+                                 Derivatives& out) const {
     const LoadRequest request = load_request(t);
     compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request);
-    times_.derivatives += seconds_since(clock);
+    if (!contact_.active() || !all_bodies_) return std::numeric_limits<double>::infinity();
+    return contact_.add_loads(p, *all_bodies_, out.loads);
 }
 
 LoadRequest AdaptiveHeun::load_request(double t) const {
@@ -271,11 +281,10 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     times_.updates += seconds_since(clock);
     clock = std::chrono::steady_clock::now();
     share_staging(k1_, k2_);
-    const LoadRequest request = load_request(time);
-    compute_derivatives(p, nl, mt, pp, k1_, request.collect.empty() ? nullptr : &request);
+    const double dt_contact = derivatives(p, nl, mt, pp, time, k1_);
     rigid_.compute_rates(1, k1_.loads, pp.gravity, time);
     times_.derivatives += seconds_since(clock);
-    double dt_courant = rigid_.step_limit(pp.courant, time);
+    double dt_courant = std::min(dt_contact, rigid_.step_limit(pp.courant, time));
     // Dynamic particles only: the entries of wall particles are not written (and after a
     // migration may hold another particle's old value).
     for (std::size_t a = 0; a < p.owned(); ++a)

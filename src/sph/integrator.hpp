@@ -11,6 +11,7 @@
 
 #include "geometry/body.hpp"
 #include "parallel/domain.hpp"
+#include "sph/contact.hpp"
 #include "sph/equations.hpp"
 #include "sph/neighbours.hpp"
 #include "sph/rigid_dynamics.hpp"
@@ -66,9 +67,10 @@ public:
     const PhaseTimes& phase_times() const { return times_; }
 
     // The bodies of the run: particles of kinematic bodies are placed at each stage time, rigid
-    // bodies are advanced with the particles (rigid_dynamics.hpp). Must outlive the integrator;
-    // null (the default) means neither.
-    void set_bodies(std::vector<Body>* bodies, int dim);
+    // bodies are advanced with the particles (rigid_dynamics.hpp) and touch other boundary
+    // bodies (contact.hpp, from the bodies' `materials`). Must outlive the integrator; null
+    // (the default) means neither.
+    void set_bodies(std::vector<Body>* bodies, int dim, const std::vector<Material>& materials);
     // Place the kinematic and rigid bodies at time t [s] (a no-op without any); halo copies
     // included.
     void place(ParticleSet& p, double t);
@@ -94,12 +96,16 @@ public:
     void collect_kinematic_loads(bool on) { collect_kinematic_ = on; }
 
     // prepare, then the derivatives of the owned dynamic particles (and the loads on the
-    // kinematic and rigid bodies, in out.loads).
+    // kinematic and rigid bodies, contact included, in out.loads).
     void evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                   const PhysicsParameters& pp, double t, bool step_start, Derivatives& out);
 
 private:
     LoadRequest load_request(double t) const;  // the kinematic and rigid bodies' loads at t
+    // The right-hand side of the prepared state at time t, and the contact loads; returns the
+    // step the contacts allow [s].
+    double derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                       const PhysicsParameters& pp, double t, Derivatives& out) const;
     void save_start(const ParticleSet& p);
     void restore_start(ParticleSet& p) const;
     double stage_update(ParticleSet& p, const MaterialTable& mt, double dt, bool final);
@@ -119,6 +125,7 @@ private:
     const std::vector<Body>* bodies_ = nullptr;  // set when some body is kinematic
     const std::vector<Body>* all_bodies_ = nullptr;  // for the wall friction of each body
     RigidBodies rigid_;
+    BodyContact contact_;
     parallel::Domain* domain_ = nullptr;
     std::array<std::vector<double>, 3> wall_acceleration_;  // of kinematic particles [m/s^2]
     std::vector<BodyLoad> step_loads_;

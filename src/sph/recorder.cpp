@@ -55,8 +55,8 @@ std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
     return columns;
 }
 
-// bodies.csv: per rigid body its state, the regolith's load and the applied one (README,
-// "Rigid bodies"). In 2D per metre of depth.
+// bodies.csv: per rigid body its state, the regolith's load, the applied one and that of
+// contact with other bodies (README, "Rigid bodies"). In 2D per metre of depth.
 std::vector<std::string> rigid_body_columns(const std::vector<Body>& bodies,
                                             const std::vector<std::size_t>& rigid, bool planar) {
     std::vector<std::string> columns = {"time [s]", "step [-]"};
@@ -77,6 +77,8 @@ std::vector<std::string> rigid_body_columns(const std::vector<Body>& bodies,
         for (const auto& a : turns) columns.push_back(b + "torque_" + a + torque);
         for (const auto& a : axes) columns.push_back(b + "applied_force_" + a + force);
         for (const auto& a : turns) columns.push_back(b + "applied_torque_" + a + torque);
+        for (const auto& a : axes) columns.push_back(b + "contact_force_" + a + force);
+        for (const auto& a : turns) columns.push_back(b + "contact_torque_" + a + torque);
     }
     return columns;
 }
@@ -106,6 +108,8 @@ std::vector<double> rigid_body_row(const std::vector<Body>& bodies,
         put(r.regolith.torque, true);
         put(r.applied_force, false);
         put(r.applied_torque, true);
+        put(r.regolith.contact_force, false);
+        put(r.regolith.contact_torque, true);
     }
     return row;
 }

@@ -52,15 +52,6 @@ Quaternion rotated(const Quaternion& q, const Vec3& phi) {
     return out;
 }
 
-// Smallest principal moment [kg m^2] (2D: I_zz), for the rotation error.
-double smallest_moment(const RigidBody& b, int dim) {
-    if (dim == 2) return b.inertia[8];
-    Eigen::Matrix3d I;
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) I(i, j) = b.inertia[3 * i + j];
-    return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(I).eigenvalues().minCoeff();
-}
-
 }  // namespace
 
 RigidRates rigid_rates(const RigidBody& b, const RigidState& s, const BodyLoad& regolith,
@@ -75,9 +66,11 @@ RigidRates rigid_rates(const RigidBody& b, const RigidState& s, const BodyLoad& 
         const bool free = (dim == 3 || d < 2) && !b.prescribed[d];
         r.centre[d] = s.velocity[d];
         r.velocity[d] =
-            free ? gravity[d] + (regolith.force[d] + applied[d]) / b.mass : 0.0;
+            free ? gravity[d] + (regolith.force[d] + regolith.contact_force[d] + applied[d]) / b.mass
+                 : 0.0;
         const bool rotates = dim == 3 || d == 2;
-        r.angular_momentum[d] = rotates ? regolith.torque[d] + applied_torque[d] : 0.0;
+        r.angular_momentum[d] =
+            rotates ? regolith.torque[d] + regolith.contact_torque[d] + applied_torque[d] : 0.0;
     }
     r.angular_velocity = geometry::angular_velocity(b, s, t, dim);
     return r;
@@ -251,7 +244,7 @@ double RigidBodies::error(double dt) const {
         Vec3 dphi;
         for (int d = 0; d < 3; ++d) dphi[d] = 0.5 * dt * (c.angular_velocity[d] - a.angular_velocity[d]);
         const double h = body.smoothing_length;
-        const double rotation = norm(dphi) + norm(dl) / smallest_moment(b, dim_) * dt;
+        const double rotation = norm(dphi) + norm(dl) / geometry::smallest_moment(b, dim_) * dt;
         double e = std::max({norm(dc) / h, norm(dv) * dt / h, rotation * b.extent / h});
         if (!std::isfinite(e)) e = std::numeric_limits<double>::infinity();
         worst = std::max(worst, e);

@@ -1,8 +1,9 @@
 // Equations of motion of the rigid bodies (geometry/rigid_body.hpp), advanced in the same Heun
 // stages as the particles (integrator.hpp) so that the step's error estimate and its momentum
 // exchange with the regolith are shared:
-//   dc/dt = V,   M dV/dt = M g + F_regolith + F_applied(t),
-//   dq/dt = 1/2 (0, omega) * q,   dL/dt = T_regolith + T_applied(t)   (about c, world frame),
+//   dc/dt = V,   M dV/dt = M g + F_regolith + F_contact + F_applied(t),
+//   dq/dt = 1/2 (0, omega) * q,   dL/dt = T_regolith + T_contact + T_applied(t)   (about c,
+//   world frame; contact with other bodies: contact.hpp),
 // the orientation advanced by the exact rotation of the stages' mean angular velocity,
 // q = exp(dt/2 (0, omega_mean)) * q0 (a rotation at a constant rate is then exact),
 // omega = R I_body^-1 R^T L with the prescribed components of omega imposed (the rows of the
@@ -29,7 +30,8 @@ struct RigidRates {
     geometry::Vec3 angular_momentum{0.0, 0.0, 0.0};        // dL/dt [N m]
 };
 
-// Rates of body b in state s at time t under gravity g and the regolith's load.
+// Rates of body b in state s at time t under gravity g, the regolith's load and the contact
+// load of other bodies (contact.hpp), both in `regolith`.
 RigidRates rigid_rates(const geometry::RigidBody& b, const geometry::RigidState& s,
                        const BodyLoad& regolith, const std::array<double, 3>& gravity, double t,
                        int dim);
@@ -39,7 +41,7 @@ struct RigidBodyReport {
     geometry::RigidState state;
     geometry::Vec3 angular_velocity{0.0, 0.0, 0.0};  // world frame [rad/s]
     double angle = 0.0;  // 2D: rotation about z from the initial configuration [rad]
-    BodyLoad regolith;   // the regolith's load (torque about the centre)
+    BodyLoad regolith;   // the regolith's load and the contact load (torques about the centre)
     geometry::Vec3 applied_force{0.0, 0.0, 0.0};   // world frame [N] (2D: [N/m])
     geometry::Vec3 applied_torque{0.0, 0.0, 0.0};  // world frame [N m] (2D: [N])
 };

@@ -340,8 +340,10 @@ void Simulation::validate_setup() const {
         throw std::invalid_argument("simulation: the setup has zero particles");
     const bool dynamic = std::any_of(p.kind.begin(), p.kind.begin() + p.owned(),
                                      [](ParticleKind k) { return k == ParticleKind::dynamic; });
-    if (!mpi::any(dynamic))
-        throw std::invalid_argument("simulation: no dynamic body; nothing would move");
+    const bool rigid = std::any_of(bodies_.begin(), bodies_.end(),
+                                   [](const Body& b) { return b.motion == Motion::rigid; });
+    if (!mpi::any(dynamic) && !rigid)
+        throw std::invalid_argument("simulation: no dynamic or rigid body; nothing would move");
     for (int d = 0; d < 3; ++d)
         if (!std::isfinite(physics_.gravity[d]))
             throw std::invalid_argument("physics: gravity must be finite");
@@ -377,7 +379,7 @@ void Simulation::ensure_integrator() {
     if (!decomposition_.distributed()) decomposition_.distribute(particles_);
     if (!integrator_) {
         integrator_ = std::make_unique<AdaptiveHeun>(integrator_options_);
-        integrator_->set_bodies(&bodies_, particles_.dim);
+        integrator_->set_bodies(&bodies_, particles_.dim, materials_);
         integrator_->set_domain(&decomposition_);
         integrator_->place(particles_, time_);
     }

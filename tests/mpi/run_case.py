@@ -11,9 +11,10 @@ observer sums are checked too. sampler: the brush sampler's P0 run at the coarse
 0.06 s (the tools descend, turn and touch the bed), with its tray observer and an observer on
 the bed under the left brush. sampler3d: the 3D sampler (examples/brush_sampler_3d.py, E3,
 coarse) for 0.01 s. rigid: a rigid disc thrown spinning into a soil bed in a box (2D) for
-0.06 s: its state (bodies.csv) comes from loads summed over all ranks in particle-id order.
-bed: a bed prepared on N ranks (rs.prepare_bed: kinetic damping resets the velocities of each
-rank's particles) and loaded into a new run with a rigid block dropped on it, for 0.05 s.
+0.06 s, and a pebble thrown against the box's wall (contact): their states (bodies.csv) come
+from loads summed over all ranks in particle-id order. bed: a bed prepared on N ranks
+(rs.prepare_bed: kinetic damping resets the velocities of each rank's particles) and loaded
+into a new run with a rigid block dropped on it, for 0.05 s.
 """
 import argparse
 import sys
@@ -54,7 +55,8 @@ def rigid():
     sim.physics.gravity = (0.0, -9.81, 0.0)
     soil = sim.add_material(rs.DruckerPrager("soil", density=1500, bulk_modulus=1e6,
                                              poisson_ratio=0.3, friction_angle=30, cohesion=500))
-    steel = sim.add_material(rs.Rigid("steel", density=3000))
+    steel = sim.add_material(rs.Rigid("steel", density=3000, youngs_modulus=1e6, restitution=0.5,
+                                      friction=0.5))
     wall = sim.add_material(rs.Rigid("wall", density=1500))
     sim.add_body("bed", rs.lattice_fill(rs.rectangle((0.0, 0.0), (0.3, 0.08)), dx), material=soil,
                  motion="dynamic", spacing=dx, smoothing_length=2.5 * dx)
@@ -65,6 +67,8 @@ def rigid():
     sim.add_body("disc", rs.lattice_fill(rs.disc((0.12, 0.12), 0.025), dx), material=steel,
                  motion="rigid", spacing=dx, smoothing_length=2.5 * dx, velocity=(0.5, -2.0),
                  angular_velocity=3.0)
+    sim.add_body("pebble", rs.lattice_fill(rs.disc((0.29, 0.1), 0.01), dx), material=steel,
+                 motion="rigid", spacing=dx, smoothing_length=2.5 * dx, velocity=(1.0, -0.5))
     sim.add_observer("crater", rs.rectangle((0.08, 0.04), (0.2, 0.1)), material=soil)
     return sim, 0.06, 0.02
 
