@@ -1,24 +1,10 @@
 """The brush-sampler convergence study's analysis (validation/brush_sampler/convergence.py):
 margins in mass, their counting uncertainty and the converged verdict."""
-import importlib.util
-import math
-import sys
-
 import pytest
 
-from conftest import REPO
+from conftest import load_script
 
-
-def load_study():
-    sys.path.insert(0, str(REPO / "validation" / "brush_sampler"))
-    spec = importlib.util.spec_from_file_location(
-        "sampler_convergence", REPO / "validation" / "brush_sampler" / "convergence.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-conv = load_study()
+conv = load_script("validation/brush_sampler/convergence.py", "sampler_convergence")
 M = 0.01  # kg/m per particle
 
 

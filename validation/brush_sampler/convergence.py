@@ -89,14 +89,19 @@ def uncertainty(row, key):
     return m * max(1.0, math.sqrt(max(n, 0.0)))
 
 
+def mass_difference(a, b, factor=1.0):
+    """Margin M_a(1 s) - factor M_b(1 s) [kg/m] and its counting uncertainty, as functions of
+    the rows {run: row} of one spacing."""
+    key = "mass_1s_kg_per_m"
+    return (lambda t: t[a][key] - factor * t[b][key],
+            lambda t: math.hypot(uncertainty(t[a], key), factor * uncertainty(t[b], key)))
+
+
 # The findings these runs decide: (statement, runs, margin(rows) -> kg/m or s, uncertainty).
 # A finding holds when its margin is positive.
 FINDINGS = [
     ("Phobos collects more than ten times Earth at 100 rpm: M_P0(1 s) - 10 M_E0(1 s) > 0",
-     ("P0", "E0"),
-     lambda t: t["P0"]["mass_1s_kg_per_m"] - 10 * t["E0"]["mass_1s_kg_per_m"],
-     lambda t: math.hypot(uncertainty(t["P0"], "mass_1s_kg_per_m"),
-                          10 * uncertainty(t["E0"], "mass_1s_kg_per_m"))),
+     ("P0", "E0"), *mass_difference("P0", "E0", 10.0)),
     ("First material reaches the tray earlier on Phobos: t_E0 - t_P0 > 0 [s]",
      ("P0", "E0"),
      lambda t: (t["E0"]["first_entry_s"] if math.isfinite(t["E0"]["first_entry_s"]) else study.END_TIME)
@@ -108,20 +113,11 @@ FINDINGS = [
      lambda t: math.hypot(uncertainty(t["E3"], "mass_1s_kg_per_m"),
                           uncertainty(t["E3"], "mass_0.5s_kg_per_m"))),
     ("At 500 rpm on Phobos cohesion raises the rate: M_P6(1 s) - M_P5(1 s) > 0",
-     ("P6", "P5"),
-     lambda t: t["P6"]["mass_1s_kg_per_m"] - t["P5"]["mass_1s_kg_per_m"],
-     lambda t: math.hypot(uncertainty(t["P6"], "mass_1s_kg_per_m"),
-                          uncertainty(t["P5"], "mass_1s_kg_per_m"))),
+     ("P6", "P5"), *mass_difference("P6", "P5")),
     ("A little cohesion helps on Earth: M_E1(1 s) - M_E0(1 s) > 0",
-     ("E1", "E0"),
-     lambda t: t["E1"]["mass_1s_kg_per_m"] - t["E0"]["mass_1s_kg_per_m"],
-     lambda t: math.hypot(uncertainty(t["E1"], "mass_1s_kg_per_m"),
-                          uncertainty(t["E0"], "mass_1s_kg_per_m"))),
+     ("E1", "E0"), *mass_difference("E1", "E0")),
     ("At 100 rpm on Phobos cohesion lowers the rate: M_P0(1 s) - M_P1(1 s) > 0",
-     ("P0", "P1"),
-     lambda t: t["P0"]["mass_1s_kg_per_m"] - t["P1"]["mass_1s_kg_per_m"],
-     lambda t: math.hypot(uncertainty(t["P0"], "mass_1s_kg_per_m"),
-                          uncertainty(t["P1"], "mass_1s_kg_per_m"))),
+     ("P0", "P1"), *mass_difference("P0", "P1")),
 ]
 
 
