@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import load_script
 from regosph import post
 
 import lander_2d  # examples/
@@ -72,14 +73,7 @@ def test_mass_above_speed_is_the_tail_of_the_distribution():
 @pytest.fixture(scope="module")
 def quick_case(tmp_path_factory):
     """validation/lander/study.py's cases on the deep bed at coarse resolution."""
-    import importlib.util
-    import pathlib
-
-    root = pathlib.Path(lander_2d.__file__).resolve().parents[1]
-    spec = importlib.util.spec_from_file_location("lander_study",
-                                                  root / "validation/lander/study.py")
-    study = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(study)
+    study = load_script("validation/lander/study.py", "lander_study")
     runs = tmp_path_factory.mktemp("lander")
     return [study.analyse(study.run_case(runs, 0.3, inc, SPACING, 1.0))
             for inc in (0.0, 30.0, 60.0)]
