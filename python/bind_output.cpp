@@ -180,9 +180,21 @@ void bind_particle_fields(py::class_<Simulation>& sim) {
                 return;
             }
         }
+        if constexpr (kComponents<A> == 1 && std::is_same_v<T, double>) {
+            if (f.use & kPythonSettable) {  // e.g. the density of a prepared bed (regosph.bed)
+                const std::string name = f.property_name();
+                sim.def_property(
+                    f.property_name(), get,
+                    [member, name](Simulation& s, DoubleArray values) {
+                        unstack_positive(s.particles().*member, values, name);
+                    },
+                    doc.c_str());
+                return;
+            }
+        }
         if (f.use & kPythonSettable)
             throw std::logic_error(std::string("field '") + f.name +
-                                   "': only fields of several double components can be set from Python");
+                                   "': only double fields can be set from Python");
         sim.def_property_readonly(f.property_name(), get, doc.c_str());
     });
 }

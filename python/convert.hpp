@@ -112,6 +112,22 @@ void unstack(std::array<std::vector<double>, K>& c, int k, const DoubleArray& a,
         }
 }
 
+// Copy of an (N,) array into a scalar field; N must match. The scalar fields settable from
+// Python (the density) are positive quantities, so every entry must be finite and > 0.
+inline void unstack_positive(std::vector<double>& c, const DoubleArray& a, const std::string& field) {
+    const auto n = static_cast<py::ssize_t>(c.size());
+    if (a.ndim() != 1 || a.shape(0) != n)
+        throw std::invalid_argument(field + ": expected an array of shape (" + std::to_string(n) +
+                                    ",), got shape " + shape_text(a));
+    const auto r = a.unchecked<1>();
+    for (py::ssize_t i = 0; i < n; ++i) {
+        if (!(std::isfinite(r(i)) && r(i) > 0.0))
+            throw std::invalid_argument(field + ": entry " + std::to_string(i) + " = " +
+                                        std::to_string(r(i)) + " must be positive and finite");
+        c[i] = r(i);
+    }
+}
+
 // Applies f to one point (2 or 3 numbers) or to every row of an (N, 2|3) array; returns a
 // scalar or an (N,) array.
 template <class T, class F>

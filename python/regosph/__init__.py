@@ -127,3 +127,5 @@ def _install_mpi_hooks():
 from ._core import _abort  # noqa: E402
 
 _install_mpi_hooks()
+
+from .bed import load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest; uses is_root)

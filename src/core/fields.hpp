@@ -29,7 +29,8 @@ enum FieldUse : unsigned {
     kHaloBoundary = 1u << 3, // refreshed on boundary halo copies after the wall extrapolation
                              // (HaloFields::boundary_values)
     kPython = 1u << 4,       // a read-only NumPy property of Simulation (a copy)
-    kPythonSettable = 1u << 5,  // ... that can also be set (a vector as (N, dim), else (N, k))
+    kPythonSettable = 1u << 5,  // ... that can also be set (a vector as (N, dim), else (N, k);
+                                // a scalar as (N,), positive)
 };
 
 struct FieldInfo {
@@ -72,7 +73,7 @@ inline constexpr auto kParticleFields = std::make_tuple(
            "velocities"},
           &ParticleSet::v},
     Field{{"density", "kg/m^3", "mass density",
-           kSnapshot | kCheckpoint | kHaloState | kHaloBoundary | kPython},
+           kSnapshot | kCheckpoint | kHaloState | kHaloBoundary | kPythonSettable},
           &ParticleSet::rho},
     Field{{"mass", "kg", "particle mass (2D: per metre of depth)",
            kSnapshot | kCheckpoint | kHaloBoundary | kPython, nullptr, nullptr, nullptr, nullptr,

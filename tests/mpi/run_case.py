@@ -12,7 +12,9 @@ observer sums are checked too. sampler: the brush sampler's P0 run at the coarse
 the bed under the left brush. sampler3d: the 3D sampler (examples/brush_sampler_3d.py, E3,
 coarse) for 0.01 s. rigid: a rigid disc thrown spinning into a soil bed in a box (2D) for
 0.06 s, and a pebble thrown against the box's wall (contact): their states (bodies.csv) come
-from loads summed over all ranks in particle-id order.
+from loads summed over all ranks in particle-id order. bed: a bed prepared on N ranks
+(rs.prepare_bed: kinetic damping resets the velocities of each rank's particles) and loaded
+into a new run with a rigid block dropped on it, for 0.05 s.
 """
 import argparse
 import sys
@@ -71,13 +73,29 @@ def rigid():
     return sim, 0.06, 0.02
 
 
+def bed(output):
+    import prepared_bed
+    bed_dir = output + "_bed"
+    rs.prepare_bed(prepared_bed.build(0.15, 0.3, 9.81, 0.01), bed_dir, overwrite=True,
+                   progress_interval=0)
+    sim = prepared_bed.build(0.15, 0.3, 9.81, 0.01)
+    rs.load_bed(sim, bed_dir)
+    steel = sim.add_material(rs.Rigid("steel", density=3000))
+    sim.add_body("block", rs.lattice_fill(rs.rectangle((0.1, 0.18), (0.2, 0.22)), 0.01),
+                 material=steel, motion="rigid", spacing=0.01, smoothing_length=0.025,
+                 velocity=(0.0, -0.5))
+    sim.add_observer("under_block", rs.rectangle((0.08, 0.1), (0.22, 0.15)))
+    return sim, 0.05, 0.025
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("case", choices=["collapse", "sampler", "sampler3d", "rigid"])
+    ap.add_argument("case", choices=["collapse", "sampler", "sampler3d", "rigid", "bed"])
     ap.add_argument("--output", required=True)
     args = ap.parse_args()
     sim, end_time, interval = {"collapse": collapse, "sampler": sampler,
-                                "sampler3d": sampler3d, "rigid": rigid}[args.case]()
+                                "sampler3d": sampler3d, "rigid": rigid,
+                                "bed": lambda: bed(args.output)}[args.case]()
     summary = sim.run(end_time, output_dir=args.output, overwrite=True,
                       snapshot_interval=interval, observe_every=5, progress_interval=0)
     # The decomposition must have done its work: particles that crossed into another rank's

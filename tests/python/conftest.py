@@ -21,6 +21,21 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 if str(EXAMPLES) not in sys.path:
     sys.path.insert(0, str(EXAMPLES))
 
+
+
+def load_script(relative_path, name):
+    """A script of the repository (e.g. a validation study) imported as module `name`, its own
+    directory on sys.path for its sibling imports."""
+    import importlib.util
+    path = REPO / relative_path
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 try:
     import regosph  # noqa: F401
 except ImportError:  # not on PYTHONPATH: use the default build directory

@@ -1,23 +1,13 @@
 """The collapse convergence study's analysis (validation/soil_collapse/convergence.py): the
 observed order, the deposit edge, and the report from three tiny runs."""
-import importlib.util
 import json
 
 import numpy as np
 import pytest
 
-from conftest import REPO
+from conftest import load_script
 
-
-def load_study():
-    spec = importlib.util.spec_from_file_location(
-        "convergence", REPO / "validation" / "soil_collapse" / "convergence.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-study = load_study()
+study = load_script("validation/soil_collapse/convergence.py", "collapse_convergence")
 
 
 @pytest.mark.parametrize("p", [0.7, 1.0, 2.0, 3.5])

@@ -24,7 +24,23 @@ from .analysis import (  # noqa: F401
     speed_histogram,
     value_at,
 )
-from .bed import bed_cavity, cavity, surface_profile  # noqa: F401
+from .bed import (  # noqa: F401
+    bed_cavity,
+    bed_stress_profile,
+    cavity,
+    column_depth,
+    surface_profile,
+)
+from .impact import (  # noqa: F401
+    RYUGU_ESCAPE_SPEED,
+    RYUGU_GRAVITY,
+    bounce,
+    impact_summary,
+    katsuragi_durian_fit,
+    mass_above_speed,
+    penetration,
+    uehara_depth,
+)
 from .compare import compare, one_factor_groups, to_markdown  # noqa: F401
 from .plots import (  # noqa: F401
     energy_budget_columns,

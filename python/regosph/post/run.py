@@ -467,14 +467,17 @@ class Run:
         time, force_x, force_y(, force_z), torque_z (3D: torque_x, torque_y, torque_z), and the
         power the regolith takes from it and its work since t = 0 (power, work) when the run
         recorded them."""
-        diag = self.diagnostics
-        cols = [c for c in diag.columns if c.startswith(body + ".")]
-        if not cols:
-            raise KeyError(f"{self.path / 'diagnostics.csv'}: no load columns for body '{body}'")
-        out = diag[["time"] + cols].copy()
-        out.columns = ["time"] + [c[len(body) + 1:] for c in cols]
-        out.attrs["units"] = {n: diag.attrs["units"][c] for n, c in zip(out.columns, ["time"] + cols)}
-        return out
+        return _body_columns(self.diagnostics, body, self.path / "diagnostics.csv", "load")
+
+    def rigid_body(self, body):
+        """The track of one rigid body from bodies.csv: DataFrame with columns time, x, y(, z),
+        angle (2D) or qw, qx, qy, qz (3D), vx, vy(, vz), omega_z (3D omega_x/y/z), force_*,
+        torque_* of the regolith and applied_force_*, applied_torque_* (units in
+        .attrs["units"])."""
+        path = self.path / "bodies.csv"
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: missing (the run has no rigid body)")
+        return _body_columns(read_csv_with_units(path), body, path, "rigid-body")
 
     @property
     def loaded_bodies(self):
@@ -487,6 +490,17 @@ class Run:
 
     def __repr__(self):
         return f"Run({str(self.path)!r})"
+
+
+def _body_columns(table, body, path, what):
+    """The columns '<body>.<name>' of a time series, renamed <name>, with time first."""
+    cols = [c for c in table.columns if c.startswith(body + ".")]
+    if not cols:
+        raise KeyError(f"{path}: no {what} columns for body '{body}'")
+    out = table[["time"] + cols].copy()
+    out.columns = ["time"] + [c[len(body) + 1:] for c in cols]
+    out.attrs["units"] = {n: table.attrs["units"][c] for n, c in zip(out.columns, ["time"] + cols)}
+    return out
 
 
 def _read_observers_h5(path):

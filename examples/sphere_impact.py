@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""A rigid sphere dropped into a cohesionless bed (3D), one quarter of it between two
+free-slip symmetry planes x = 0 and z = 0 (issue 13, items 2 and 3).
+
+The sphere (diameter --diameter, density --sphere-density) starts with its lowest point one
+support radius above the surface, moving down at the speed of a drop from --drop-height h,
+sqrt(2 g h), or at --speed; only its vertical motion is free (the symmetry planes hold the
+others). The bed (examples/prepared_bed.py with symmetry_planes) is --bed-depth deep and
+--bed-radius wide on each side of the axis, prepared once into --bed.
+
+    /usr/bin/python3 examples/sphere_impact.py --drop-height 0.2 --bed runs/uehara/bed \\
+        --output runs/uehara/h0.2_steel --end-time 0.15
+
+The bed's regolith stands for the dry glass beads of Uehara et al. (2003): bulk density
+1500 kg/m^3 and friction angle = repose angle 24 deg (mu = tan theta_r = 0.45), values typical
+of dry glass beads (check them against the paper's table of media before a production run);
+elastic moduli of Schaefer et al. (2017)'s regolith. validation/impact_uehara/study.py and validation/impact_low_gravity/study.py
+run the tables and compare with the laws.
+"""
+import argparse
+import math
+import os
+import sys
+
+import regosph as rs
+from regosph import run_control
+
+import prepared_bed
+
+GLASS_BEADS = dict(density=1500.0, friction_angle=24.0)   # kg/m^3, deg (see above)
+DIAMETER = 0.0254                                          # m, a one-inch ball
+STEEL, GLASS = 7800.0, 2500.0                              # kg/m^3, sphere densities
+
+
+def bed_setup(spacing, bed_depth, bed_radius, gravity):
+    return prepared_bed.build(bed_depth, bed_radius, gravity, spacing, dim=3,
+                              symmetry_planes=("x", "z"), **GLASS_BEADS)
+
+
+def ensure_bed(bed_dir, spacing, bed_depth, bed_radius, gravity):
+    """Prepare the bed into bed_dir unless it holds one (prepared_bed.ensure)."""
+    return prepared_bed.ensure(bed_dir, bed_setup, spacing, bed_depth, bed_radius, gravity)
+
+
+def quarter_sphere_mass(diameter, density):
+    """Mass [kg] of the quarter of the sphere that the simulation holds."""
+    return density * math.pi * diameter ** 3 / 6.0 / 4.0
+
+
+def build(bed_dir, speed, spacing=0.005, bed_depth=0.1, bed_radius=0.08, gravity=9.81,
+          diameter=DIAMETER, sphere_density=STEEL):
+    """The prepared bed of bed_dir with the quarter sphere above the corner x = z = 0."""
+    for name, value in (("speed", speed), ("diameter", diameter),
+                        ("sphere_density", sphere_density)):
+        if not (math.isfinite(value) and value >= 0 and (value > 0 or name == "speed")):
+            raise ValueError(f"{name} = {value!r} must be a positive number")
+    sim = bed_setup(spacing, bed_depth, bed_radius, gravity)
+    rs.load_bed(sim, bed_dir)
+    h = prepared_bed.SMOOTHING_FACTOR * spacing
+    surface = round(bed_depth / spacing) * spacing
+    centre = (0.0, surface + h + diameter / 2, 0.0)
+    far = 10.0 * diameter
+    quarter = rs.sphere(centre, diameter / 2) & rs.box((0.0, -far, 0.0), (far, far, far))
+    metal = sim.add_material(rs.Rigid("sphere", density=sphere_density))
+    sim.add_body("sphere", rs.lattice_fill(quarter, spacing), material=metal, motion="rigid",
+                 spacing=spacing, smoothing_length=h,
+                 mass=quarter_sphere_mass(diameter, sphere_density),
+                 fixed_dofs=["x", "z", "rx", "ry", "rz"], velocity=(0.0, -speed, 0.0))
+    sim.set_bounds((-1.0, -1.0, -1.0), (1.0, 10.0, 1.0))
+    return sim
+
+
+def metadata(speed, spacing, bed_depth, gravity, diameter, sphere_density, drop_height):
+    surface = round(bed_depth / spacing) * spacing
+    return {"setup": "sphere_impact", "speed_m_s": repr(speed), "spacing_m": repr(spacing),
+            "gravity_m_s2": repr(gravity), "diameter_m": repr(diameter),
+            "sphere_density_kg_m3": repr(sphere_density), "drop_height_m": repr(drop_height),
+            "surface_m": repr(surface),
+            "sphere_mass_kg": repr(quarter_sphere_mass(diameter, sphere_density)),
+            "bed_density_kg_m3": repr(GLASS_BEADS["density"]),
+            "friction_angle_deg": repr(GLASS_BEADS["friction_angle"])}
+
+
+def run_case(runs_dir, name, speed, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
+             gravity=9.81, sphere_density=STEEL, drop_height=float("nan"), end_time=0.15,
+             diameter=DIAMETER):
+    """One impact into <runs_dir>/<name> unless it has finished there, from the bed prepared
+    once per gravity and resolution in <runs_dir>/bed_g<gravity>_dx<spacing>; returns the
+    run directory. For the studies in validation/."""
+    from regosph import post
+
+    bed = ensure_bed(os.path.join(runs_dir, f"bed_g{gravity:g}_dx{spacing:g}"), spacing,
+                     bed_depth, bed_radius, gravity)
+    out = os.path.join(runs_dir, name)
+    if os.path.isfile(os.path.join(out, "run.json")) and post.Run(out).finished:
+        return out
+    sim = build(bed, speed, spacing, bed_depth, bed_radius, gravity, diameter, sphere_density)
+    sim.run(end_time, output_dir=out, snapshot_interval=end_time / 10, diagnostics_every=5,
+            overwrite=True, progress_interval=0.0,
+            metadata=metadata(speed, spacing, bed_depth, gravity, diameter, sphere_density,
+                              drop_height))
+    return out
+
+
+def analyse(run_dir):
+    """The penetration of one run: a dict of its parameters (from the metadata), the final
+    depth, stopping time and peak deceleration (post.impact_summary), the Uehara et al. (2003)
+    depth for H = h + d and the Katsuragi-Durian fit (post.katsuragi_durian_fit)."""
+    from regosph import post
+
+    run = post.Run(run_dir)
+    m = run.metadata_values
+    g = m["gravity_m_s2"]
+    way = post.penetration(run.rigid_body("sphere"), m["surface_m"], m["diameter_m"] / 2,
+                           m["sphere_mass_kg"], (0.0, -g, 0.0))
+    row = {"run": os.path.basename(run_dir), **{k: m[k] for k in (
+        "speed_m_s", "gravity_m_s2", "diameter_m", "sphere_density_kg_m3", "drop_height_m",
+        "spacing_m")}}
+    row["froude"] = m["speed_m_s"] / math.sqrt(g * m["diameter_m"])
+    row.update(post.impact_summary(way, m["speed_m_s"]))
+    h = m["drop_height_m"]
+    if math.isfinite(h):
+        row["uehara_depth"] = post.uehara_depth(m["sphere_density_kg_m3"],
+                                                m["bed_density_kg_m3"], m["diameter_m"],
+                                                h + row["depth"], m["friction_angle_deg"])
+    fit = post.katsuragi_durian_fit(way, (0.0, -g, 0.0))
+    row["kd_d1_m"], row["kd_k_N_m"] = fit["d1"], fit["k_over_m"] * 4 * m["sphere_mass_kg"]
+    return row
+
+
+def study_arguments(doc, out_default):
+    """The options the impact studies share: --runs-dir, --out, --spacing (2.5 mm: ~10
+    particles across the ball)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--runs-dir", required=True)
+    ap.add_argument("--out", default=str(out_default))
+    ap.add_argument("--spacing", type=float, default=0.0025, help="[m]")
+    return ap
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--drop-height", type=float, default=0.2, help="[m]; or --speed")
+    ap.add_argument("--speed", type=float, default=None, help="[m/s] at the surface")
+    ap.add_argument("--gravity", type=float, default=9.81, help="[m/s^2]")
+    ap.add_argument("--diameter", type=float, default=DIAMETER, help="[m]")
+    ap.add_argument("--sphere-density", type=float, default=STEEL, help="[kg/m^3]")
+    ap.add_argument("--spacing", type=float, default=0.005, help="[m]")
+    ap.add_argument("--bed-depth", type=float, default=0.1, help="[m]")
+    ap.add_argument("--bed-radius", type=float, default=0.08, help="[m]")
+    ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
+    ap.add_argument("--end-time", type=float, default=0.15, help="[s]")
+    ap.add_argument("--output", required=True)
+    run_control.add_arguments(ap)
+    args = ap.parse_args()
+    speed = args.speed if args.speed is not None else math.sqrt(2 * args.gravity * args.drop_height)
+    try:
+        ensure_bed(args.bed, args.spacing, args.bed_depth, args.bed_radius, args.gravity)
+        sim = build(args.bed, speed, args.spacing, args.bed_depth, args.bed_radius,
+                    args.gravity, args.diameter, args.sphere_density)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return run_control.EXIT_REFUSED
+    return run_control.run(sim, args, metadata(speed, args.spacing, args.bed_depth, args.gravity,
+                                               args.diameter, args.sphere_density,
+                                               args.drop_height), diagnostics_every=5)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

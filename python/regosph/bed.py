@@ -1,0 +1,348 @@
+"""Prepared beds: regolith at rest in its own weight, under any gravity, saved once and reused by
+many runs with new bodies added.
+
+    sim = build_bed()                          # a Simulation: the bed (dynamic regolith) + walls
+    report = rs.prepare_bed(sim, "runs/bed")   # geostatic stress, relaxation, undamped check
+    sim = build_bed(); rs.load_bed(sim, "runs/bed")
+    sim.add_body("lander", ...); sim.run(...)  # starts from the bed at rest, t = 0
+
+Method (docs/architecture.md, README "Prepared beds"):
+1. Geostatic initial stress. Each regolith particle gets the overburden of its column,
+   sigma_v = -rho0 g depth (tension positive), and sigma_h = K0 sigma_v across gravity, with
+   Jaky's coefficient of earth pressure at rest K0 = 1 - sin(phi) (Jaky 1944, J. Soc. Hungarian
+   Architects and Engineers 78(22), 355-358) by default, or the elastic K0 = nu / (1 - nu) of a
+   laterally confined column, or a given number; raised where needed to 1.05 times the
+   smallest ratio that lies inside the material's Drucker-Prager cone (a bed at rest does not
+   yield).
+2. Dynamic relaxation with kinetic damping (Cundall 1976, "Explicit finite difference methods
+   in geomechanics", Proc. 2nd Int. Conf. Numerical Methods in Geomechanics, Blacksburg,
+   132-150; Underwood 1983, "Dynamic relaxation", in Belytschko & Hughes (eds.), Computational
+   Methods for Transient Analysis, North-Holland, 245-265): the ordinary equations are
+   integrated, and whenever the total kinetic energy has passed a peak every velocity is set
+   to zero. The energy taken out at each peak is what the remaining imbalance (free surfaces,
+   walls, the SPH discretisation) released; the bed is relaxed when a peak falls below
+   `tolerance` times the bed's elastic strain energy. The damping lives in this loop only (it
+   drives Simulation.advance and sets Simulation.velocities): no run after it is damped.
+3. Undamped check and save: a normal run of `check_periods` periods 4 H / c_p of the bed's
+   vertical mode (H its height, c_p its elastic wave speed) into `output_dir`, whose last
+   snapshot is the prepared bed. Its kinetic energy is the residual kinetic energy reported.
+
+The bed is at rest when, over the undamped check, the kinetic energy stays below
+REST_ENERGY_FRACTION of the elastic strain energy and the largest speed below
+REST_SPEED_FRACTION of g H / c_p, the particle speed of the elastic wave that a bed released
+from zero stress would carry: both ratios do not depend on g.
+"""
+import json
+import math
+import os
+import time
+
+import numpy as np
+
+from . import is_root
+from ._core import drucker_prager_constants
+from .post.bed import bed_stress_profile, column_depth, up_direction
+from .post.run import Run
+
+REST_ENERGY_FRACTION = 1e-6   # residual kinetic energy / elastic strain energy
+REST_SPEED_FRACTION = 1e-3    # residual max speed / (g H / c_p)
+REPORT_FILE = "bed.json"
+PROFILE_FILE = "bed_profile.csv"
+_BED_MOTIONS = ("dynamic", "fixed")
+# K0 is raised to (1 + K0_MARGIN) times the smallest at-rest ratio inside the yield cone.
+K0_MARGIN = 0.05
+
+
+def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
+                check_periods=2.0, overwrite=False, wall_margin=None, progress_interval=5.0):
+    """Bring the regolith of `sim` to rest in its own weight and save it in `output_dir`.
+
+    sim: a Simulation holding the bed only: dynamic bodies of Drucker-Prager regolith (any
+    shape) and fixed walls, gravity set (any non-zero magnitude, e.g. 9.81 down to 1e-4
+    m/s^2), not yet run. k0: "jaky" (1 - sin phi), "elastic" (nu / (1 - nu)) or a positive
+    number. tolerance: kinetic-energy peak, as a fraction of the elastic strain energy, below
+    which the relaxation stops; max_steps: steps allowed for it. check_periods: length of the
+    undamped check in periods 4 H / c_p. wall_margin [m]: see post.bed_stress_profile.
+    progress_interval [s of wall time]: a progress line of the relaxation that often (0:
+    none).
+
+    Writes a run directory (run.json, snapshots, diagnostics.csv of the check, a checkpoint)
+    plus bed.json (the report) and bed_profile.csv (stress against depth). Returns the report:
+    a dict with bulk_density [kg/m^3], gravity [m/s^2], k0, relaxation (steps, resets, time),
+    residual (kinetic energy [J, 2D J/m], its ratio to the strain energy, max speed [m/s] and
+    its ratio to g H / c_p, at_rest), stress (max_error_v, mean_k, ...) and the profile rows.
+    Raises ValueError naming the field on bad input, before anything is written, and
+    RuntimeError when the relaxation has not converged within max_steps."""
+    bed = _check_bed_setup(sim, output_dir, overwrite)
+    _check_options(k0, tolerance, max_steps, check_periods, wall_margin, progress_interval)
+    up = up_direction(sim.physics.gravity)
+    g = float(np.linalg.norm(sim.physics.gravity))
+    coefficient = set_geostatic_stress(sim, bed, up, g, k0)
+    strain_energy = elastic_strain_energy(sim, bed)
+    height, wave_speed = _bed_height(sim, bed, up), _wave_speed(bed)  # before MPI splits it
+    relaxation = relax_with_kinetic_damping(sim, tolerance * strain_energy, max_steps,
+                                            progress_interval)
+    period = 4.0 * height / wave_speed
+    check = check_periods * period
+    sim.run(sim.time + check, output_dir=str(output_dir), snapshot_interval=check,
+            diagnostics_every=1, overwrite=overwrite, progress_interval=progress_interval,
+            metadata={"setup": "prepared bed", "k0": str(k0), "kinetic_damping_tolerance":
+                      repr(tolerance)})
+    _wait_for_every_rank(sim)  # rank 0 has written diagnostics.csv
+    run = Run(output_dir)
+    profile, stress = bed_stress_profile(run.snapshot(-1), sim.physics.gravity,
+                                         wall_margin=wall_margin)
+    diag = run.diagnostics
+    ke, speed = diag["kinetic_energy"].to_numpy()[1:], diag["max_speed"].to_numpy()[1:]
+    v_scale = g * height / wave_speed
+    residual = dict(kinetic_energy_max=float(ke.max()), kinetic_energy_end=float(ke[-1]),
+                    energy_ratio=float(ke.max() / strain_energy), max_speed=float(speed.max()),
+                    speed_ratio=float(speed.max() / v_scale), check_duration=check)
+    residual["at_rest"] = bool(residual["energy_ratio"] <= REST_ENERGY_FRACTION
+                               and residual["speed_ratio"] <= REST_SPEED_FRACTION)
+    report = dict(bulk_density=stress["bulk_density"], gravity=g, k0=str(k0),
+                  k0_values=coefficient, height=height, wave_speed=wave_speed,
+                  strain_energy=strain_energy, relaxation=relaxation, residual=residual,
+                  stress=stress, profile=profile.to_dict(orient="list"))
+    if is_root():
+        profile.to_csv(os.path.join(output_dir, PROFILE_FILE), index=False)
+        _write_json(os.path.join(output_dir, REPORT_FILE), report)
+    _wait_for_every_rank(sim)  # every rank returns with bed.json written
+    return report
+
+
+def _wait_for_every_rank(sim):
+    """Under MPI, return on each rank only once every rank has called this: the diagnostics
+    are a reduction over the ranks, which no rank leaves before all have entered it."""
+    sim.diagnostics()
+
+
+def set_geostatic_stress(sim, bed, up, g, k0):
+    """Overburden stress of every bed particle (see the module's method, step 1); returns
+    {material name: K0 used}."""
+    x, rho0 = sim.positions, sim.density
+    selected = np.isin(sim.body, [b["index"] for b in bed])
+    spacing = max(b["spacing_m"] for b in bed)
+    depth, _ = column_depth(x[selected], up, spacing, sim.dim)
+    k = np.empty(selected.sum())
+    used = {}
+    material = sim.material[selected]
+    for b in bed:
+        value = max(_k0(k0, b["material_parameters"]),
+                    (1.0 + K0_MARGIN) * smallest_k0_inside_yield(b["material_parameters"], sim.dim))
+        k[material == b["material_index"]] = value
+        used[b["material"]] = value
+    sigma_v = -rho0[selected] * g * depth
+    n = up
+    tensor = (k * sigma_v)[:, None, None] * np.eye(3) + \
+        ((1.0 - k) * sigma_v)[:, None, None] * np.outer(n, n)[None]
+    stress = sim.stress
+    stress[selected] = tensor[:, [0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]]
+    sim.stress = stress
+    sim.velocities = np.zeros_like(sim.velocities)
+    return used
+
+
+def smallest_k0_inside_yield(parameters, dim):
+    """The smallest K0 whose geostatic state (sigma_h = K0 sigma_v in both horizontal
+    directions) lies inside the Drucker-Prager cone of a cohesionless material, f =
+    sqrt(J2) + alpha_phi I1 <= 0: there sqrt(J2) = (1 - K0) |sigma_v| / sqrt(3) and
+    I1 = -(1 + 2 K0) |sigma_v|, so K0 >= (1 - sqrt(3) alpha) / (1 + 2 sqrt(3) alpha). Jaky's
+    K0 can lie below it (plane strain, phi = 42 deg: 0.331 against 0.372), and a bed started
+    there yields while it relaxes; cohesion only widens the cone."""
+    alpha, _ = drucker_prager_constants(parameters["friction_angle_deg"], 0.0, dim)
+    r = math.sqrt(3.0) * alpha
+    return (1.0 - r) / (1.0 + 2.0 * r)
+
+
+def _k0(k0, parameters):
+    if k0 == "jaky":
+        return 1.0 - math.sin(math.radians(parameters["friction_angle_deg"]))
+    if k0 == "elastic":
+        K, mu = parameters["bulk_modulus_Pa"], parameters["shear_modulus_Pa"]
+        nu = (3 * K - 2 * mu) / (2 * (3 * K + mu))
+        return nu / (1.0 - nu)
+    return float(k0)
+
+
+def elastic_strain_energy(sim, bed):
+    """Elastic energy [J, 2D J/m] of the bed's stress, sum of V (p^2 / 2K + J2 / 2mu): the
+    scale of the kinetic energy that the bed's weight can set free (it goes as g^2)."""
+    selected = np.isin(sim.body, [b["index"] for b in bed])
+    s, m, rho = sim.stress[selected], sim.mass[selected], sim.density[selected]
+    material = sim.material[selected]
+    K, mu = np.empty(len(s)), np.empty(len(s))
+    for b in bed:
+        on = material == b["material_index"]
+        K[on] = b["material_parameters"]["bulk_modulus_Pa"]
+        mu[on] = b["material_parameters"]["shear_modulus_Pa"]
+    p = s[:, :3].mean(axis=1)
+    dev = s[:, :3] - p[:, None]
+    j2 = 0.5 * (dev ** 2).sum(axis=1) + (s[:, 3:] ** 2).sum(axis=1)
+    return float(((p ** 2 / (2 * K) + j2 / (2 * mu)) * m / rho).sum())
+
+
+def relax_with_kinetic_damping(sim, energy_tolerance, max_steps, progress_interval=5.0):
+    """Cundall's kinetic damping: step; when the kinetic energy has dropped below the previous
+    step's, the previous step was its peak, and every velocity is set to zero. Stops at the
+    first peak below energy_tolerance [J, 2D J/m]. Prints a progress line every
+    progress_interval wall seconds (0: never; rank 0 only). Returns steps, resets, the last
+    peak and the simulated time it took."""
+    previous, resets, last_peak = 0.0, 0, math.inf
+    last_print = time.monotonic()
+    for step in range(1, max_steps + 1):
+        if progress_interval > 0 and time.monotonic() - last_print >= progress_interval:
+            last_print = time.monotonic()
+            if is_root():
+                peak = (f"last kinetic-energy peak {last_peak / energy_tolerance:.3g} x the "
+                        "tolerance") if resets else "no peak yet"
+                print(f"prepare_bed: step {step} of at most {max_steps}, {resets} resets, {peak}",
+                      flush=True)
+        sim.advance(1.0)  # capped by the integrator's dt_max and Courant limit
+        energy = sim.diagnostics().kinetic_energy
+        if energy < previous:
+            resets += 1
+            last_peak = previous
+            sim.velocities = np.zeros_like(sim.velocities)
+            energy = 0.0
+            if last_peak <= energy_tolerance:
+                return dict(steps=step, resets=resets, last_peak_energy=last_peak,
+                            time=sim.time)
+        previous = energy
+    raise RuntimeError(f"prepare_bed: the bed did not relax within max_steps = {max_steps} "
+                       f"(last kinetic-energy peak {last_peak:.3g}, tolerance "
+                       f"{energy_tolerance:.3g}); raise max_steps or tolerance")
+
+
+def load_bed(sim, bed_dir):
+    """Put the prepared bed of `bed_dir` (prepare_bed's output) into `sim`, a new Simulation
+    built by the same setup code: its first bodies must be the bed's bodies (same names,
+    motions, materials with the same parameters, spacings, support radii and particle
+    counts) and its gravity the bed's. Sets positions, velocities, stress and density of those
+    particles from the bed's last snapshot; add new bodies (landers, tools) after this call, so
+    that they are checked against the settled surface. Returns the bed's report (bed.json).
+    Raises ValueError naming the field or file that does not match."""
+    run = Run(bed_dir)
+    report_path = os.path.join(bed_dir, REPORT_FILE)
+    if not os.path.isfile(report_path):
+        raise ValueError(f"{report_path}: missing; {bed_dir} is not a prepared bed "
+                         "(prepare_bed writes it)")
+    if sim.step != 0 or sim.time != 0.0:
+        raise ValueError("load_bed: the simulation has already run; load the bed into a new one")
+    now = json.loads(sim.describe())
+    saved = run.parameters
+    _match_setup(now, saved, bed_dir)
+    snap = run.snapshot(-1)
+    n = int(sum(b["particles"] for b in saved["bodies"]))
+    ids = snap["id"]
+    order = np.argsort(ids)
+    if not np.array_equal(ids[order], np.arange(n)) or not np.array_equal(sim.ids[:n], np.arange(n)):
+        raise ValueError(f"{snap.path}: particle ids are not 0..{n - 1} in both the bed and the "
+                         "simulation")
+    for name, setter_rows in (("positions", snap["position"][order][:, :sim.dim]),
+                              ("velocities", snap["velocity"][order][:, :sim.dim]),
+                              ("stress", snap["stress"][order]),
+                              ("density", snap["density"][order])):
+        values = getattr(sim, name)
+        values[:n] = setter_rows
+        setattr(sim, name, values)
+    with open(report_path) as f:
+        return json.load(f)
+
+
+def _match_setup(now, saved, bed_dir):
+    where = os.path.join(bed_dir, "run.json")
+    if now["dim"] != saved["dim"]:
+        raise ValueError(f"dim: the bed in {where} is {saved['dim']}D, the simulation "
+                         f"{now['dim']}D")
+    g_now, g_saved = now["physics"]["gravity_m_s2"], saved["physics"]["gravity_m_s2"]
+    if not np.allclose(g_now, g_saved, rtol=1e-12, atol=0.0):
+        raise ValueError(f"physics.gravity: the bed in {where} settled under {g_saved} m/s^2, "
+                         f"the simulation has {g_now} m/s^2")
+    bodies = now["bodies"]
+    if len(bodies) < len(saved["bodies"]):
+        raise ValueError(f"bodies: the bed in {where} has {len(saved['bodies'])} bodies "
+                         f"({', '.join(b['name'] for b in saved['bodies'])}), the simulation "
+                         f"only {len(bodies)}: build the bed's bodies first")
+    materials_now = {m["name"]: m for m in now["materials"]}
+    materials_saved = {m["name"]: m for m in saved["materials"]}
+    for b_saved, b_now in zip(saved["bodies"], bodies):
+        for key in ("name", "motion", "material", "spacing_m", "smoothing_length_m", "particles"):
+            if b_saved[key] != b_now[key]:
+                raise ValueError(f"body '{b_saved['name']}': {key} is {b_now[key]!r} in the "
+                                 f"simulation but {b_saved[key]!r} in the bed ({where})")
+        m_saved, m_now = materials_saved[b_saved["material"]], materials_now[b_now["material"]]
+        for key in sorted(set(m_saved) | set(m_now)):
+            if m_saved.get(key) != m_now.get(key):
+                raise ValueError(f"material '{m_saved['name']}': {key} is {m_now.get(key)!r} in "
+                                 f"the simulation but {m_saved.get(key)!r} in the bed ({where})")
+
+
+def _check_bed_setup(sim, output_dir, overwrite):
+    """The bed's bodies with their material parameters; ValueError naming what is wrong."""
+    if not isinstance(output_dir, (str, os.PathLike)) or not str(output_dir):
+        raise ValueError(f"output_dir: a directory path is required, got {output_dir!r}")
+    if os.path.exists(os.path.join(output_dir, "run.json")) and not overwrite:
+        raise ValueError(f"output_dir: {output_dir} already holds a run (overwrite=True "
+                         "replaces it)")
+    if sim.step != 0:
+        raise ValueError("prepare_bed: the simulation has already run; build a new one")
+    setup = json.loads(sim.describe())
+    materials = {m["name"]: (i, m) for i, m in enumerate(setup["materials"])}
+    bed = []
+    for index, b in enumerate(setup["bodies"]):
+        if b["motion"] not in _BED_MOTIONS:
+            raise ValueError(f"body '{b['name']}': motion '{b['motion']}' in a bed to prepare; "
+                             "only dynamic regolith and fixed walls (add landers and tools after "
+                             "load_bed)")
+        if b["motion"] != "dynamic":
+            continue
+        m_index, m = materials[b["material"]]
+        if m["model"] != "DruckerPrager":
+            raise ValueError(f"body '{b['name']}': material '{m['name']}' is {m['model']}; a bed "
+                             "is Drucker-Prager regolith")
+        bed.append(dict(b, index=index, material_index=m_index, material_parameters=m))
+    if not bed:
+        raise ValueError("prepare_bed: the simulation has no dynamic (regolith) body")
+    up_direction(sim.physics.gravity)  # non-zero gravity
+    return bed
+
+
+def _check_options(k0, tolerance, max_steps, check_periods, wall_margin, progress_interval):
+    if not (k0 in ("jaky", "elastic") or (isinstance(k0, (int, float)) and not isinstance(k0, bool)
+                                           and math.isfinite(k0) and k0 > 0)):
+        raise ValueError(f"k0: {k0!r} is not 'jaky', 'elastic' or a positive number")
+    if not (isinstance(tolerance, (int, float)) and 0.0 < tolerance < 1.0):
+        raise ValueError(f"tolerance: {tolerance!r} must lie in (0, 1) (a fraction of the "
+                         "strain energy)")
+    if not (isinstance(max_steps, int) and max_steps >= 1):
+        raise ValueError(f"max_steps: {max_steps!r} must be a positive integer")
+    if not (isinstance(check_periods, (int, float)) and math.isfinite(check_periods)
+            and check_periods > 0):
+        raise ValueError(f"check_periods: {check_periods!r} must be a positive number")
+    if wall_margin is not None and not (math.isfinite(wall_margin) and wall_margin >= 0):
+        raise ValueError(f"wall_margin: {wall_margin!r} must be a length >= 0 [m]")
+    if not (isinstance(progress_interval, (int, float)) and math.isfinite(progress_interval)
+            and progress_interval >= 0):
+        raise ValueError(f"progress_interval: {progress_interval!r} must be >= 0 [s]")
+
+
+def _bed_height(sim, bed, up):
+    selected = np.isin(sim.body, [b["index"] for b in bed])
+    x = np.zeros((selected.sum(), 3))
+    x[:, :sim.dim] = sim.positions[selected]
+    height = x @ up
+    return float(height.max() - height.min() + max(b["spacing_m"] for b in bed))
+
+
+def _wave_speed(bed):
+    """The largest elastic (P-wave) speed sqrt((K + 4 mu / 3) / rho) of the bed's materials."""
+    return max(math.sqrt((m["bulk_modulus_Pa"] + 4.0 * m["shear_modulus_Pa"] / 3.0)
+                         / m["density_kg_m3"]) for m in (b["material_parameters"] for b in bed))
+
+
+def _write_json(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1)
+    os.replace(tmp, path)

@@ -1,0 +1,189 @@
+"""Prepared beds (regosph.bed): a bed 0.3 m deep comes to rest under Earth's gravity and under
+1e-3 m/s^2 with the overburden stress rho g depth; a bed of another shape relaxes too; a saved
+bed is loaded into a new simulation with a body added; bad input names the field. Coarse
+resolution (1 cm, h = 2.5 cm): each preparation takes a few seconds."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+import regosph as rs
+from regosph import post
+from regosph.bed import REST_ENERGY_FRACTION, REST_SPEED_FRACTION
+
+import prepared_bed  # examples/
+
+DEPTH, WIDTH, DX = 0.3, 0.4, 0.01
+
+
+@pytest.fixture(scope="module")
+def earth_bed(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bed") / "earth"
+    report = rs.prepare_bed(prepared_bed.build(DEPTH, WIDTH, 9.81, DX), str(out))
+    return out, report
+
+
+def check_at_rest_and_geostatic(report, g):
+    """The rest criterion of regosph.bed and the issue's 2 % on rho g depth."""
+    residual, stress = report["residual"], report["stress"]
+    assert residual["at_rest"]
+    # Observed: energy ratio 6e-9, speed ratio 3.4e-4 (of g H / c_p) at both gravities.
+    assert residual["energy_ratio"] <= REST_ENERGY_FRACTION
+    assert residual["speed_ratio"] <= REST_SPEED_FRACTION
+    assert residual["max_speed"] <= REST_SPEED_FRACTION * g * DEPTH / report["wave_speed"] * 1.1
+    # Observed: 0.2 % (bins at least h deep), 0.3 % of the base stress over all bins.
+    assert stress["max_error_v"] <= 0.02
+    assert stress["max_error_v_of_base"] <= 0.02
+    assert report["bulk_density"] == pytest.approx(prepared_bed.REGOLITH["density"], rel=0.01)
+    assert report["gravity"] == pytest.approx(g, rel=1e-12)
+    # The horizontal stress keeps the at-rest ratio it started from (K0 raised into the cone).
+    k0 = report["k0_values"]["regolith"]
+    assert stress["mean_k"] == pytest.approx(k0, rel=0.05)
+    profile = report["profile"]
+    assert min(profile["depth"]) < DX and max(profile["depth"]) > DEPTH - DX
+
+
+def test_bed_comes_to_rest_under_earth_gravity(earth_bed):
+    out, report = earth_bed
+    check_at_rest_and_geostatic(report, 9.81)
+    on_disk = json.loads((out / "bed.json").read_text())
+    assert on_disk["residual"] == report["residual"]
+    assert (out / "bed_profile.csv").is_file()
+    run = post.Run(out)
+    assert run.diagnostics["kinetic_energy"].iloc[1:].max() == report["residual"]["kinetic_energy_max"]
+
+
+def test_bed_comes_to_rest_under_low_gravity(tmp_path):
+    report = rs.prepare_bed(prepared_bed.build(DEPTH, WIDTH, 1e-3, DX), str(tmp_path / "low"))
+    check_at_rest_and_geostatic(report, 1e-3)
+
+
+def test_jaky_k0_outside_the_plane_strain_cone_is_raised_into_it():
+    from regosph.bed import smallest_k0_inside_yield
+    params = dict(friction_angle_deg=42.0)
+    k_min = smallest_k0_inside_yield(params, 2)
+    alpha, _ = rs.drucker_prager_constants(42.0, 0.0, 2)
+    # On the cone: sqrt(J2) + alpha I1 = 0 for sigma_v = -1, sigma_h = -k_min.
+    assert (1 - k_min) / math.sqrt(3) - alpha * (1 + 2 * k_min) == pytest.approx(0.0, abs=1e-12)
+    assert k_min > 1 - math.sin(math.radians(42.0))
+
+
+def test_a_bed_with_a_sloping_surface_relaxes(tmp_path):
+    """Any shape: a 15 degree slope (below the 42 degree friction angle). The column
+    overburden is not its equilibrium, so the kinetic damping does real work."""
+    sim = rs.Simulation(dim=2)
+    sim.physics.gravity = (0.0, -9.81, 0.0)
+    soil = sim.add_material(rs.DruckerPrager("regolith", **prepared_bed.REGOLITH))
+    wall = sim.add_material(rs.Rigid("wall", density=1300.0))
+    slope = rs.polygon([(0.0, 0.0), (0.4, 0.0), (0.4, 0.1 + 0.4 * math.tan(math.radians(15))),
+                        (0.0, 0.1)])
+    sim.add_body("bed", rs.lattice_fill(slope, DX), material=soil, motion="dynamic", spacing=DX,
+                 smoothing_length=2.5 * DX)
+    box = rs.subtract(rs.rectangle((-0.03, -0.03), (0.43, 0.25)), rs.rectangle((0, 0), (0.4, 1)))
+    sim.add_body("box", rs.lattice_fill(box, DX), material=wall, motion="fixed", spacing=DX,
+                 smoothing_length=2.5 * DX)
+    report = rs.prepare_bed(sim, str(tmp_path / "slope"))
+    assert report["relaxation"]["resets"] >= 3
+    assert report["residual"]["at_rest"], report["residual"]
+
+
+def test_saved_bed_starts_a_new_run_with_a_body_added(earth_bed, tmp_path):
+    out, report = earth_bed
+    sim = prepared_bed.build(DEPTH, WIDTH, 9.81, DX)
+    loaded = rs.load_bed(sim, str(out))
+    assert loaded["residual"] == report["residual"]
+    snap = post.Run(out).snapshot(-1)
+    n = len(snap)
+    order = np.argsort(snap["id"])
+    np.testing.assert_array_equal(sim.positions[:n], snap["position"][order][:, :2])
+    np.testing.assert_array_equal(sim.stress[:n], snap["stress"][order])
+    np.testing.assert_array_equal(sim.density[:n], snap["density"][order])
+    assert sim.time == 0.0
+    steel = sim.add_material(rs.Rigid("steel", density=2000.0))
+    block = rs.rectangle((0.15, DEPTH + 0.02), (0.25, DEPTH + 0.06))
+    sim.add_body("block", rs.lattice_fill(block, DX), material=steel, motion="rigid", spacing=DX,
+                 smoothing_length=2.5 * DX, velocity=(0.0, -0.1))
+    sim.run(0.01, output_dir=str(tmp_path / "impact"), snapshot_interval=0.01)
+    state = sim.bodies_state()["block"]
+    assert state["velocity"][1] == pytest.approx(-0.1 - 9.81 * sim.time, rel=1e-6)  # not yet in contact
+    # The bed far from the block stays at rest: no damping was left on, and none was needed.
+    far = (sim.kind == rs.KIND_DYNAMIC) & (np.abs(sim.positions[:, 0] - 0.2) > 0.12)
+    v_scale = 9.81 * DEPTH / report["wave_speed"]
+    assert np.abs(sim.velocities[far]).max() <= 2 * REST_SPEED_FRACTION * v_scale
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(k0="rankine"), "k0: 'rankine'"),
+    (dict(k0=-0.5), "k0: -0.5"),
+    (dict(tolerance=2.0), "tolerance: 2.0"),
+    (dict(max_steps=0), "max_steps: 0"),
+    (dict(check_periods=0.0), "check_periods: 0.0"),
+    (dict(wall_margin=-1.0), "wall_margin: -1.0"),
+    (dict(progress_interval=-1.0), "progress_interval: -1.0"),
+])
+def test_bad_options_name_the_field_and_write_nothing(tmp_path, change, message):
+    out = tmp_path / "bed"
+    with pytest.raises(ValueError, match=message):
+        rs.prepare_bed(prepared_bed.build(0.05, 0.05, 9.81, DX), str(out), **change)
+    assert not out.exists()
+
+
+def test_bad_setups_name_the_field(tmp_path):
+    out = str(tmp_path / "bed")
+    with pytest.raises(ValueError, match=r"physics.gravity = \(0.0, 0.0, 0.0\)"):
+        sim = prepared_bed.build(0.05, 0.05, 9.81, DX)
+        sim.physics.gravity = (0.0, 0.0, 0.0)
+        rs.prepare_bed(sim, out)
+    sim = prepared_bed.build(0.05, 0.05, 9.81, DX)
+    steel = sim.add_material(rs.Rigid("steel", density=2000.0))
+    sim.add_body("lander", rs.lattice_fill(rs.rectangle((0.0, 0.1), (0.03, 0.13)), DX),
+                 material=steel, motion="rigid", spacing=DX, smoothing_length=2.5 * DX)
+    with pytest.raises(ValueError, match="body 'lander': motion 'rigid'"):
+        rs.prepare_bed(sim, out)
+    sim = rs.Simulation(dim=2)
+    sim.physics.gravity = (0.0, -1.0, 0.0)
+    rubber = sim.add_material(rs.ElasticSolid("rubber", density=1000, bulk_modulus=1e6,
+                                              shear_modulus=1e5))
+    sim.add_body("b", rs.lattice_fill(rs.rectangle((0, 0), (0.05, 0.05)), DX), material=rubber,
+                 motion="dynamic", spacing=DX, smoothing_length=2.5 * DX)
+    with pytest.raises(ValueError, match="material 'rubber' is ElasticSolid"):
+        rs.prepare_bed(sim, out)
+    with pytest.raises(ValueError, match="output_dir"):
+        rs.prepare_bed(prepared_bed.build(0.05, 0.05, 9.81, DX), "")
+    assert not (tmp_path / "bed").exists()
+
+
+def test_loading_a_bed_into_a_different_setup_names_the_field(earth_bed, tmp_path):
+    out, _ = earth_bed
+    with pytest.raises(ValueError, match="physics.gravity: the bed .* settled under"):
+        rs.load_bed(prepared_bed.build(DEPTH, WIDTH, 1e-3, DX), str(out))
+    with pytest.raises(ValueError, match=r"material .regolith.: friction_angle_deg is 29\.99.* but 42\.0"):
+        rs.load_bed(prepared_bed.build(DEPTH, WIDTH, 9.81, DX, friction_angle=30.0), str(out))
+    with pytest.raises(ValueError, match="body 'bed': particles is"):
+        rs.load_bed(prepared_bed.build(DEPTH, 0.2, 9.81, DX), str(out))
+    with pytest.raises(ValueError, match="bed.json: missing"):
+        sim = prepared_bed.build(DEPTH, WIDTH, 9.81, DX)
+        sim.run(1e-4, output_dir=str(tmp_path / "plain"))
+        rs.load_bed(prepared_bed.build(DEPTH, WIDTH, 9.81, DX), str(tmp_path / "plain"))
+    with pytest.raises(ValueError, match="output_dir: .* already holds a run"):
+        rs.prepare_bed(prepared_bed.build(DEPTH, WIDTH, 9.81, DX), str(out))
+
+
+def test_relaxation_that_cannot_converge_says_so(tmp_path):
+    with pytest.raises(RuntimeError, match="did not relax within max_steps = 3"):
+        rs.prepare_bed(prepared_bed.build(0.1, 0.1, 9.81, DX), str(tmp_path / "b"), max_steps=3)
+
+
+def test_density_is_settable_only_with_positive_values():
+    """load_bed sets the settled density; the setter refuses what no density can be."""
+    sim = prepared_bed.build(0.05, 0.05, 9.81, DX)
+    rho = sim.density
+    rho[0] = -1.0
+    with pytest.raises(ValueError, match="density: entry 0 = -1.000000 must be positive"):
+        sim.density = rho
+    with pytest.raises(ValueError, match=r"density: expected an array of shape \(\d+,\)"):
+        sim.density = rho[:3]
+    rho[0] = 1234.5
+    sim.density = rho
+    assert sim.density[0] == 1234.5
