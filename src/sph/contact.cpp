@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "geometry/rigid_body.hpp"
+#include "parallel/threads.hpp"
 
 
 namespace regosph {
@@ -284,7 +285,7 @@ std::vector<LoadShare> BodyContact::contact_shares(const ParticleSet& p,
     });
 
     std::vector<std::vector<LoadShare>> per_row(rows.size());
-#pragma omp parallel
+#pragma omp parallel num_threads(parallel::threads_for(rows.size(), parallel::kMinPairItems))
     {
         std::vector<Partner> partners;
 #pragma omp for schedule(dynamic, 16)
