@@ -38,11 +38,7 @@ double surface_weight(double r, double R) {
     return q * q;
 }
 
-void add_cross(double out[3], const double arm[3], const double f[3], double sign) {
-    out[0] += sign * (arm[1] * f[2] - arm[2] * f[1]);
-    out[1] += sign * (arm[2] * f[0] - arm[0] * f[2]);
-    out[2] += sign * (arm[0] * f[1] - arm[1] * f[0]);
-}
+
 
 }  // namespace
 
@@ -118,6 +114,18 @@ void BodyContact::bind(const std::vector<Body>& bodies, const std::vector<Materi
     n_bodies_ = bodies.size();
     laws_.assign(n_bodies_ * n_bodies_, ContactLaw{});
     touches_.assign(n_bodies_, 0);
+    moved_mass_.assign(n_bodies_, 0.0);
+    arm_per_moment_.assign(n_bodies_, 0.0);
+    // Per rigid body: the mass a contact moves, translating or turning (I_min / extent^2), and
+    // the largest speed per angular momentum of a particle, extent / I_min; constant in the
+    // body frame, so computed once.
+    for (std::size_t k = 0; k < n_bodies_; ++k) {
+        const geometry::RigidBody& r = bodies[k].rigid;
+        if (bodies[k].motion != Motion::rigid) continue;
+        const double i_min = geometry::smallest_moment(r, dim);
+        moved_mass_[k] = r.extent > 0.0 ? std::min(r.mass, i_min / (r.extent * r.extent)) : r.mass;
+        arm_per_moment_[k] = r.extent / i_min;
+    }
     active_ = false;
     reach_ = 0.0;
     for (std::size_t a = 0; a < n_bodies_; ++a)
@@ -201,12 +209,10 @@ double BodyContact::add_loads(const ParticleSet& p, const std::vector<Body>& bod
         loads[k].contact_force = summed[k].force;
         loads[k].contact_torque = summed[k].torque;
         if (bodies[k].motion != Motion::rigid) continue;
-        const geometry::RigidBody& b = bodies[k].rigid;
         const double stiffness = summed[n_bodies_ + k].force[0];  // sum of k [N/m]
         const double damping = summed[n_bodies_ + k].force[1];    // sum of c [N s/m]
         close[k] = summed[n_bodies_ + k].torque[0] > 0.0;
-        double m = b.mass;  // the mass a contact moves, translating or turning
-        if (b.extent > 0.0) m = std::min(m, geometry::smallest_moment(b, dim) / (b.extent * b.extent));
+        const double m = moved_mass_[k];
         if (stiffness > 0.0) limit = std::min(limit, kPeriodFraction * std::sqrt(m / stiffness));
         if (damping > 0.0) limit = std::min(limit, m / damping);
     }
@@ -227,16 +233,13 @@ double BodyContact::onset_limit(const std::vector<Body>& bodies,
             w2 += s.angular_momentum[d] * s.angular_momentum[d];
         }
         // |omega| <= |L| / I_min
-        speed[k] = std::sqrt(v2) + std::sqrt(w2) / geometry::smallest_moment(bodies[k].rigid, dim_) *
-                                       bodies[k].rigid.extent;
+        speed[k] = std::sqrt(v2) + std::sqrt(w2) * arm_per_moment_[k];
         fastest = std::max(fastest, speed[k]);
     }
     double limit = std::numeric_limits<double>::infinity();
     for (std::size_t a = 0; a < n_bodies_; ++a) {
         if (bodies[a].motion != Motion::rigid || !close[a]) continue;
-        const geometry::RigidBody& b = bodies[a].rigid;
-        double m = b.mass;
-        if (b.extent > 0.0) m = std::min(m, geometry::smallest_moment(b, dim_) / (b.extent * b.extent));
+        const double m = moved_mass_[a];
         const double v = speed[a] + fastest;
         for (std::size_t j = 0; j < n_bodies_; ++j) {
             const ContactLaw& law = laws_[a * n_bodies_ + j];
@@ -407,7 +410,7 @@ std::vector<LoadShare> BodyContact::row_shares(const ParticleSet& p,
         const ContactForce f = contact_force(laws_[A * n_bodies_ + B], dim, normal, delta, dv, 0.5 * sa);
         if (!(f.stiffness > 0.0)) continue;
         // The contact point: the middle of the overlap, on the line through x_a along n.
-        double arm_a[3] = {0.0, 0.0, 0.0}, arm_b[3] = {0.0, 0.0, 0.0};
+        geometry::Vec3 arm_a, arm_b;
         const geometry::Vec3 ref_b = reference_point(bodies[B]);
         for (int d = 0; d < 3; ++d) {
             const double point = xa[d] - normal[d] * (0.5 * sa - 0.5 * delta);
@@ -418,12 +421,15 @@ std::vector<LoadShare> BodyContact::row_shares(const ParticleSet& p,
         reaction.id = reaction_rates.id = p.id[i];
         reaction.body = static_cast<std::int32_t>(B);
         reaction_rates.body = static_cast<std::int32_t>(n_bodies_ + B);
+        const geometry::Vec3 force = {f.force[0], f.force[1], f.force[2]};
+        const geometry::Vec3 torque_a = geometry::cross(arm_a, force);
+        const geometry::Vec3 torque_b = geometry::cross(arm_b, force);
         for (int d = 0; d < 3; ++d) {
-            own.force[d] += f.force[d];
-            reaction.force[d] = -f.force[d];
+            own.force[d] += force[d];
+            own.torque[d] += torque_a[d];
+            reaction.force[d] = -force[d];
+            reaction.torque[d] = -torque_b[d];
         }
-        add_cross(own.torque, arm_a, f.force, 1.0);
-        add_cross(reaction.torque, arm_b, f.force, -1.0);
         own_rates.force[0] += f.stiffness;
         own_rates.force[1] += f.damping;
         reaction_rates.force[0] = f.stiffness;

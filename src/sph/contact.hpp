@@ -127,6 +127,9 @@ private:
     std::size_t n_bodies_ = 0;
     std::vector<ContactLaw> laws_;       // n_bodies^2, row-major
     std::vector<std::uint8_t> touches_;  // per body: some active law involves it
+    // Per rigid body (bind): min(M, I_min / extent^2) [kg]
+    // and extent / I_min [m / (kg m^2)], for the step limits.
+    std::vector<double> moved_mass_, arm_per_moment_;
     double reach_ = 0.0;                 // largest search_radius of a pair [m]
 };
 
