@@ -24,6 +24,15 @@ from .analysis import (  # noqa: F401
     speed_histogram,
     value_at,
 )
+from .anchor import (  # noqa: F401
+    MEYERHOF_ADAMS_KU,
+    bearing_capacity,
+    bearing_capacity_factors,
+    pull_out,
+    rest_state,
+    shaft_resistance,
+    uplift_capacity,
+)
 from .bed import (  # noqa: F401
     bed_cavity,
     bed_stress_profile,
