@@ -77,18 +77,16 @@ def run_case(runs_dir, name, spacing, end_time=END_TIME, cohesion=1000.0, fricti
                                 end_time=end_time)
     meta["design_embedment_m"] = repr(embedment)
     start = time.time()
-    summaries = anchor_2d.run(sim, meta, str(out), end_time)
-    (out / "wall.json").write_text(json.dumps({"wall_seconds": time.time() - start,
-                                               "steps": sum(s.steps for s in summaries),
-                                               "particles": sim.size}))
+    steps = sum(s.steps for s in anchor_2d.run(sim, meta, str(out), end_time))
+    cost = {"wall_seconds": time.time() - start, "steps": steps, "particles": sim.size}
+    (out / "wall.json").write_text(json.dumps(cost))  # marks the case finished
     return out
 
 
 def analyse(run_dir):
     """One row of results.csv from a run directory."""
-    run = post.Run(run_dir)
-    m = run.metadata_values
-    track = run.rigid_body("anchor")
+    m = post.Run(run_dir).metadata_values
+    track = post.Run(run_dir).rigid_body("anchor")
     g, c, phi = m["gravity_m_s2"], m["cohesion_Pa"], m["friction_angle_deg"]
     gamma, width, tip = m["bulk_density_kg_m3"] * g, m["rod_width_m"], m["tip_length_m"]
     weight = m["rod_mass_kg_per_m"] * g
@@ -124,9 +122,8 @@ def analyse(run_dir):
     row["meyerhof_adams_shear_N_m"] = post.shaft_resistance(c, phi, gamma, d)
     row["pullout_ratio"] = s["peak_resistance"] / row["meyerhof_adams_shear_N_m"] \
         if row["meyerhof_adams_shear_N_m"] > 0 else math.nan
-    wall = Path(run_dir) / "wall.json"
-    if wall.is_file():
-        row.update(json.loads(wall.read_text()))
+    cost = Path(run_dir) / "wall.json"  # missing for a run not made by run_case
+    row.update(json.loads(cost.read_text()) if cost.is_file() else {})
     return row
 
 
