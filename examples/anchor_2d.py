@@ -40,15 +40,15 @@ import prepared_bed
 
 ROD_WIDTH = 0.05                 # m, B
 TIP_ANGLE = 60.0                 # deg, apex angle of the wedge
-ROD_LENGTH = 0.35                # m, apex to top
+ROD_LENGTH = 0.5                 # m, apex to top
 ROD_DENSITY = 2000.0             # kg/m^3 of the rod's volume: a thin-walled steel tube
-BED_WIDTH, BED_DEPTH = 0.5, 0.35  # m: 10 B wide, 7 B deep
+BED_WIDTH, BED_DEPTH = 0.5, 0.45  # m: 10 B wide, 9 B deep
 BULK_DENSITY = 1500.0            # kg/m^3 (issue 13)
 DESIGN_EMBEDMENT = ROD_WIDTH     # m: depth of the shoulder (full width) the thrust is sized for
 MAX_BEARING_PRESSURE = 1.0e6     # Pa: cap of F_T / B, 0.3 K (linear moduli beyond it are
                                  # compressed by > 30 %, outside the small-strain model)
 ENTRY_SPEED = 1.0                # m/s, --mode velocity
-RISE_TIME, HOLD_END, RELEASE_TIME = 0.5, 0.7, 0.1   # s
+RISE_TIME, HOLD_END, RELEASE_TIME = 0.5, 2.0, 0.1   # s
 PULL_TIME = 0.5                  # s to reach Meyerhof & Adams' capacity (design_loads)
 
 
@@ -148,7 +148,7 @@ def build(bed_dir, spacing=0.01, gravity=9.81, cohesion=1000.0, friction_angle=4
                 "rod_mass_kg_per_m": repr(rod_mass()), "thrust_N_per_m": repr(thrust),
                 "entry_speed_m_s": repr(speed if mode == "velocity" else 0.0),
                 "pull_rate_N_per_m_s": repr(pull_rate),
-                "pull_start_s": repr(HOLD_END + RELEASE_TIME)}
+                "release_s": repr(HOLD_END), "pull_start_s": repr(HOLD_END + RELEASE_TIME)}
     return sim, metadata
 
 

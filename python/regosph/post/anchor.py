@@ -69,7 +69,8 @@ def rest_state(track, until, window, surface, bottom_offset, *, up=(0.0, 1.0, 0.
     """A rigid body at the end of its insertion, from its track (Run.rigid_body) over the rows
     of the last `window` [s] before `until` [s]: depth [m] of its lowest point (bottom_offset
     [m] below the centre) below `surface` [m] at the last of them, the largest speed [m/s]
-    among them (a body at rest has ~0) and the means of the regolith's force along up
+    among them, the mean sinking speed [m/s] (depth change over the window / its length: ~0
+    at rest, while the row speeds still carry the elastic ringing of the contact) and the means of the regolith's force along up
     (`reaction`) and of the applied force against up (`thrust`) [N, 2D N/m]: at rest the
     reaction carries the thrust plus the body's weight. Returns a dict."""
     from .impact import penetration
@@ -89,6 +90,8 @@ def rest_state(track, until, window, surface, bottom_offset, *, up=(0.0, 1.0, 0.
 
     return dict(depth=float(way["depth"].to_numpy()[rows][-1]),
                 max_speed=float(np.abs(way["speed"].to_numpy()[rows]).max()),
+                mean_speed=float(np.ptp(way["depth"].to_numpy()[rows][[0, -1]])
+                                 / (t[rows][-1] - t[rows][0])),
                 time=float(t[rows][-1]), reaction=mean_along("force_"),
                 thrust=-mean_along("applied_force_"))
 
