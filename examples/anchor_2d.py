@@ -5,9 +5,9 @@ item 5).
 Anchor: a cone-tipped rod becomes, in plane strain, a plate ROD_WIDTH B = 5 cm wide with a
 wedge tip of 60 deg apex (the angle of a standard penetrometer cone), ROD_LENGTH long, a
 thin-walled steel tube (2000 kg/m^3 of its volume; its mass per metre from the polygon's
-area), perfectly rough (no-slip). Only its
-vertical motion is free (x and the rotation are locked: a guided rod). Its tip starts one
-support radius h above the surface, out of the regolith's reach.
+area), perfectly rough (no-slip). Only its vertical motion is free (x and the rotation are
+locked: a guided rod). Its tip starts one support radius h above the surface, out of the
+regolith's reach, and falls onto it under its weight as the thrust begins to rise.
 Bed: examples/prepared_bed.py, BED_WIDTH x BED_DEPTH, bulk density 1500 kg/m^3, the moduli
 of the other studies (Schaefer et al. 2017), `--cohesion` c and `--friction-angle` phi (the
 same Drucker-Prager law), under `--gravity` g; prepared once into `--bed`.
@@ -15,7 +15,8 @@ same Drucker-Prager law), under `--gravity` g; prepared once into `--bed`.
 Loading, one applied-force schedule (world frame, N/m, + up):
 1. insertion, `--mode thrust`: a thrust F_T rises linearly over RISE_TIME (slowly, so that
    the rod follows the soil's resistance instead of overshooting on its momentum) and is
-   then held constant until HOLD_END; `--mode velocity`: no thrust, the rod enters at `--speed` (default 1 m/s);
+   then held constant until HOLD_END; `--mode velocity`: no thrust, the rod enters at
+   `--speed` (default 1 m/s);
 2. the thrust is released over RELEASE_TIME (the rod is then held by the soil alone);
 3. the pull rises from 0 at `--pull-rate` [N/m per s] until the rod is extracted (its tip
    has risen by its embedment) or `--end-time`.
@@ -23,7 +24,7 @@ design_loads() gives the study's thrust (Terzaghi's capacity at a design embedme
 post.anchor) and pull rate (Meyerhof & Adams' uplift capacity reached after PULL_TIME).
 
     /usr/bin/python3 examples/anchor_2d.py --cohesion 1000 --friction-angle 40 \\
-        --bed runs/anchor/bed --output runs/anchor/c1000 --end-time 2.0
+        --bed runs/anchor/bed --output runs/anchor/c1000 --end-time 4.0
 
 validation/anchor/study.py runs the cases and compares them with the formulas.
 """
@@ -85,9 +86,9 @@ def design_loads(cohesion, friction_angle, gravity, embedment=DESIGN_EMBEDMENT,
 def force_schedule(thrust, pull_rate, end_time):
     """The applied force [(t [s], (0, F_y [N/m]))]: thrust, hold, release, pull ramp."""
     release_end = HOLD_END + RELEASE_TIME
+    last = max(end_time, release_end + 1.0)  # the ramp's last knot; held after it
     knots = [(0.0, 0.0), (RISE_TIME, -thrust), (HOLD_END, -thrust), (release_end, 0.0),
-             (max(end_time, release_end + 1.0), pull_rate * (max(end_time, release_end + 1.0)
-                                                              - release_end))]
+             (last, pull_rate * (last - release_end))]
     return [(t, (0.0, f)) for t, f in knots]
 
 
@@ -111,7 +112,7 @@ def rod_points(spacing, apex_height):
 
 
 def build(bed_dir, spacing=0.01, gravity=9.81, cohesion=1000.0, friction_angle=40.0,
-          mode="thrust", thrust=None, pull_rate=None, speed=ENTRY_SPEED, end_time=2.0):
+          mode="thrust", thrust=None, pull_rate=None, speed=ENTRY_SPEED, end_time=4.0):
     """The prepared bed of bed_dir with the rod above its middle. thrust [N/m] and pull_rate
     [N/m per s] default to design_loads(); returns (sim, metadata)."""
     if mode not in ("thrust", "velocity"):
@@ -188,7 +189,7 @@ def main():
                     help="[N/m per s] (default: design_loads)")
     ap.add_argument("--speed", type=float, default=ENTRY_SPEED, help="[m/s], --mode velocity")
     ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
-    ap.add_argument("--end-time", type=float, default=2.0, help="[s]")
+    ap.add_argument("--end-time", type=float, default=4.0, help="[s]")
     ap.add_argument("--output", required=True)
     run_control.add_arguments(ap)
     args = ap.parse_args()
