@@ -111,21 +111,27 @@ def rod_points(spacing, apex_height):
     return rs.lattice_fill(shape, spacing)
 
 
+def check_options(mode, thrust, pull_rate, speed, end_time):
+    """ValueError naming the first bad option (thrust and pull_rate may be None: defaults)."""
+    if mode not in ("thrust", "velocity"):
+        raise ValueError(f"mode = {mode!r} must be 'thrust' or 'velocity'")
+    for name, value in (("thrust", thrust), ("pull_rate", pull_rate), ("speed", speed),
+                        ("end_time", end_time)):
+        if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)
+                                      and value >= 0):
+            raise ValueError(f"{name} = {value!r} must be a number >= 0")
+    if mode == "thrust" and thrust is not None and thrust <= 0:
+        raise ValueError("thrust must be > 0 in mode 'thrust'")
+
+
 def build(bed_dir, spacing=0.01, gravity=9.81, cohesion=1000.0, friction_angle=40.0,
           mode="thrust", thrust=None, pull_rate=None, speed=ENTRY_SPEED, end_time=4.0):
     """The prepared bed of bed_dir with the rod above its middle. thrust [N/m] and pull_rate
     [N/m per s] default to design_loads(); returns (sim, metadata)."""
-    if mode not in ("thrust", "velocity"):
-        raise ValueError(f"mode = {mode!r} must be 'thrust' or 'velocity'")
     default_thrust, default_rate = design_loads(cohesion, friction_angle, gravity)
     thrust = default_thrust if thrust is None else thrust
     pull_rate = default_rate if pull_rate is None else pull_rate
-    for name, value in (("thrust", thrust), ("pull_rate", pull_rate), ("speed", speed),
-                        ("end_time", end_time)):
-        if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
-            raise ValueError(f"{name} = {value!r} must be a number >= 0")
-    if mode == "thrust" and thrust <= 0:
-        raise ValueError("thrust must be > 0 in mode 'thrust'")
+    check_options(mode, thrust, pull_rate, speed, end_time)
     if mode == "velocity":
         thrust = 0.0
     sim = bed_setup(spacing, gravity, cohesion, friction_angle)
@@ -194,6 +200,7 @@ def main():
     run_control.add_arguments(ap)
     args = ap.parse_args()
     try:
+        check_options(args.mode, args.thrust, args.pull_rate, args.speed, args.end_time)
         ensure_bed(args.bed, args.spacing, args.gravity, args.cohesion, args.friction_angle)
         sim, metadata = build(args.bed, args.spacing, args.gravity, args.cohesion,
                               args.friction_angle, args.mode, args.thrust, args.pull_rate,

@@ -2,6 +2,9 @@
 measures of regosph.post.anchor on data whose answers are known, and a coarse plane-strain
 case: insertion under one thrust into soft and stiff beds, then pull-out."""
 import math
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -94,6 +97,13 @@ def test_bad_input_names_the_field(tmp_path):
         anchor_2d.build(str(tmp_path), thrust=-5.0)
     with pytest.raises(ValueError, match="pull_rate"):
         anchor_2d.build(str(tmp_path), pull_rate=float("nan"))
+    # The command line refuses before it prepares a bed or writes anything.
+    script = pathlib.Path(anchor_2d.__file__)
+    done = subprocess.run([sys.executable, str(script), "--thrust", "-5", "--bed",
+                           str(tmp_path / "bed"), "--output", str(tmp_path / "run")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "thrust" in done.stderr
+    assert not (tmp_path / "bed").exists() and not (tmp_path / "run").exists()
 
 
 @pytest.fixture(scope="module")
