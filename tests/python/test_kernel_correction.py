@@ -71,6 +71,14 @@ def _mechanical_energy(sim):
     return _kinetic_energy(sim) + float((volume * (ss / (4 * mu) + p ** 2 / (2 * k))).sum())
 
 
+def _energy_lost(sim, end_time):
+    """Fraction of the mechanical energy lost by end_time [s]."""
+    e0 = _mechanical_energy(sim)
+    while sim.time < end_time:
+        sim.advance(1.0)
+    return 1.0 - _mechanical_energy(sim) / e0
+
+
 def test_run_json_records_the_options_only_when_on(tmp_path):
     for on in (False, True):
         sim = _discs(kernel_correction=on, av_balsara=on)
@@ -107,24 +115,15 @@ def test_balsara_switch_spares_smooth_rotation_and_damps_impacts():
                      motion="dynamic", spacing=0.005, smoothing_length=0.0125)
         x = sim.positions
         sim.velocities = np.stack([-2.0 * x[:, 1], 2.0 * x[:, 0]], axis=1)  # omega = 2 rad/s
-        e0 = _mechanical_energy(sim)
-        while sim.time < 0.05:
-            sim.advance(1.0)
-        return 1.0 - _mechanical_energy(sim) / e0
+        return _energy_lost(sim, 0.05)
 
     loss_plain, loss_switch = spinning(False), spinning(True)
     print(f"spinning disc, mechanical energy lost in 0.05 s: plain {loss_plain:.3e}, "
           f"Balsara {loss_switch:.3e}")
     assert loss_switch < 0.5 * loss_plain
 
-    def impact(av_balsara):
-        sim = _discs(kernel_correction=False, av_balsara=av_balsara)
-        e0 = _mechanical_energy(sim)
-        while sim.time < 0.03:
-            sim.advance(1.0)
-        return 1.0 - _mechanical_energy(sim) / e0
-
-    loss_plain, loss_switch = impact(False), impact(True)
+    loss_plain, loss_switch = (_energy_lost(_discs(False, av_balsara=on), 0.03)
+                               for on in (False, True))
     print(f"head-on discs, mechanical energy lost in 0.03 s: plain {loss_plain:.3f}, "
           f"Balsara {loss_switch:.3f}")
     assert 0.8 * loss_plain < loss_switch <= loss_plain
