@@ -428,6 +428,8 @@ std::string Simulation::describe(const RunOptions& o) const {
                     {"av_beta", physics_.av_beta},
                     {"av_epsilon", physics_.av_epsilon},
                     {"courant", physics_.courant}};
+    // Only when on: run.json files written before the option stay comparable on restart.
+    if (physics_.av_balsara) j["physics"]["av_balsara"] = true;
     j["integrator"] = {{"scheme", "Heun RK2 with embedded Euler error estimate"},
                        {"tolerance", integrator_options_.tolerance},
                        {"dt_initial_s", integrator_options_.dt_initial},
