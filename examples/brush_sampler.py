@@ -95,6 +95,26 @@ INNER = (0.30, 0.06)            # bed regions: width, depth
 DAMPING = ((0.50, 0.14), (0.74, 0.24))
 ZONE_SPACING_FACTORS = (1, 2, 4)  # spacing of the inner region and damping zones / dx
 
+# The setup's own choices where the paper is silent (marked (*) above), as one record so that a
+# study can run each of them either way (validation/brush_sampler/choices.py):
+# bristle_rows: particle rows across a bristle [-]; tray_clearance: tray floor underside above
+# the bristle-tip circle [m]; shield_gap: shield inner radius minus the tip radius [m].
+Choices = collections.namedtuple("Choices", "bristle_rows tray_clearance shield_gap")
+DEFAULT_CHOICES = Choices(bristle_rows=2, tray_clearance=TRAY_FLOOR_CLEARANCE,
+                          shield_gap=SHIELD_INNER_RADIUS - TIP_RADIUS)
+
+
+def check_choices(choices):
+    """The choices, or ValueError naming the field that is out of range."""
+    c = Choices(*choices)
+    if c.bristle_rows not in (1, 2, 3, 4):
+        raise ValueError(f"bristle_rows = {c.bristle_rows!r} must be 1, 2, 3 or 4")
+    for name in ("tray_clearance", "shield_gap"):
+        v = getattr(c, name)
+        if not (math.isfinite(v) and 0.0 < v <= 0.02):
+            raise ValueError(f"{name} = {v!r} m must lie in (0, 0.02] m")
+    return c
+
 
 def _rotate(points, angle, centre):
     """Points (N, 2) rotated by angle [rad] counter-clockwise about centre."""
@@ -103,18 +123,19 @@ def _rotate(points, angle, centre):
     return np.column_stack([c * d[:, 0] - s * d[:, 1], s * d[:, 0] + c * d[:, 1]]) + centre
 
 
-def brush_points(pivot, dx):
-    """Hub (a disc on a lattice centred at the pivot) and 12 bristles, each two rows of
+def brush_points(pivot, dx, rows=2):
+    """Hub (a disc on a lattice centred at the pivot) and 12 bristles, each `rows` rows of
     particles along its axis from the hub surface to the tip radius."""
     pivot = np.asarray(pivot, dtype=float)
     hub = rs.lattice_fill(rs.rectangle(tuple(pivot - HUB_RADIUS), tuple(pivot + HUB_RADIUS)), dx,
                           origin=(pivot[0] - HUB_RADIUS, pivot[1] - HUB_RADIUS, 0.0))
     hub = hub[np.hypot(*(hub - pivot).T) < HUB_RADIUS]
-    # Along the bristle: from half a spacing outside the hub to the tip; across: +-dx/2.
+    # Along the bristle: from half a spacing outside the hub to the tip; across: rows spaced dx,
+    # centred on the axis (+-dx/2 for two).
     n_along = int(round((BRISTLE_LENGTH - 0.5 * dx) / dx))
     r = HUB_RADIUS + 0.5 * dx + (np.arange(n_along) + 0.5) * (BRISTLE_LENGTH - 0.5 * dx) / n_along
-    rows = [np.column_stack([r, np.full_like(r, off)]) for off in (-0.5 * dx, 0.5 * dx)]
-    bristle = np.vstack(rows) + pivot
+    offsets = (np.arange(rows) - 0.5 * (rows - 1)) * dx
+    bristle = np.vstack([np.column_stack([r, np.full_like(r, off)]) for off in offsets]) + pivot
     # One bristle points straight down (-90 deg), the others every 30 deg from it.
     parts = [hub] + [_rotate(bristle, math.radians(-90.0 + 360.0 * k / N_BRISTLES), pivot)
                      for k in range(N_BRISTLES)]
@@ -132,12 +153,13 @@ def arc_points(centre, r_inner, start_deg, opening_deg, dx, rows=2):
     return np.vstack(out)
 
 
-def tray_geometry(dx):
+def tray_geometry(dx, clearance=TRAY_FLOOR_CLEARANCE):
     """(walls, interior, outline, corner) of the tray: the walls (a floor with the central
     opening, two side walls and a ceiling, two rows thick), the region they enclose, the outer
-    rectangle and its lower-left corner (x, y) [m]."""
+    rectangle and its lower-left corner (x, y) [m]; its floor's underside `clearance` [m]
+    above the bristle-tip circle."""
     wall = 2 * dx
-    bottom = PIVOT_HEIGHT + TIP_RADIUS + TRAY_FLOOR_CLEARANCE
+    bottom = PIVOT_HEIGHT + TIP_RADIUS + clearance
     half = 0.5 * TRAY_WIDTH
     outer = rs.rectangle((-half, bottom), (half, bottom + TRAY_HEIGHT))
     interior = rs.rectangle((-half + wall, bottom + wall), (half - wall, bottom + TRAY_HEIGHT - wall))
@@ -174,13 +196,15 @@ def brush_rotation(rpm, spin_up):
     return {"rpm": rpm} if spin_up == 0.0 else {"rpm_schedule": [(0.0, 0.0), (spin_up, rpm)]}
 
 
-def layout(run, dx, spin_up=0.0):
+def layout(run, dx, spin_up=0.0, choices=DEFAULT_CHOICES):
     """The sampler in the (x, y) plane for one row of the run table at inner spacing dx [m],
     shared by the plane-strain setup and its extrusion (brush_sampler_3d.py): the bodies as
     Parts in the order they are added, and the tray's (walls, interior, outline, corner).
-    spin_up [s]: the brushes reach their rate over this time from rest (0: at once)."""
+    spin_up [s]: the brushes reach their rate over this time from rest (0: at once); choices:
+    the setup's open choices (Choices)."""
     if run not in RUNS:
         raise ValueError(f"run: {run!r} is not one of {', '.join(RUNS)}")
+    choices = check_choices(choices)
     rpm = RUNS[run][1]
     parts = []
     # Regolith bed: inner region and two damping zones, lattices aligned at the bed's corner
@@ -209,12 +233,14 @@ def layout(run, dx, spin_up=0.0):
         pivot = (sign * 0.5 * PIVOT_DISTANCE, PIVOT_HEIGHT)
         # Collecting (rpm > 0): left counter-clockwise (+), right clockwise (-).
         turn = rs.Kinematics(translation=descent, pivot=pivot, **brush_rotation(-sign * rpm, spin_up))
-        parts.append(Part(f"brush {side}", "tool", brush_points(pivot, dx), dx, turn))
+        parts.append(Part(f"brush {side}", "tool", brush_points(pivot, dx, choices.bristle_rows),
+                          dx, turn))
         start = 180.0 - 0.5 * SHIELD_OPENING if sign < 0 else -0.5 * SHIELD_OPENING
         parts.append(Part(f"shield {side}", "tool",
-                          arc_points(pivot, SHIELD_INNER_RADIUS, start, SHIELD_OPENING, dx), dx,
+                          arc_points(pivot, TIP_RADIUS + choices.shield_gap, start,
+                                     SHIELD_OPENING, dx), dx,
                           rs.Kinematics(translation=descent, pivot=pivot)))
-    tray = tray_geometry(dx)
+    tray = tray_geometry(dx, choices.tray_clearance)
     walls, corner = tray[0], tray[3]
     parts.append(Part("tray", "tool", rs.lattice_fill(walls, dx, origin=(corner[0], corner[1], 0.0)),
                       dx, rs.Kinematics(translation=descent, pivot=(0.0, corner[1]))))
@@ -239,11 +265,12 @@ def add_part(sim, materials, part, points=None):
                         kinematics=part.kinematics)
 
 
-def build(run="P0", resolution="default", spacing=None, spin_up=0.0):
+def build(run="P0", resolution="default", spacing=None, spin_up=0.0, choices=DEFAULT_CHOICES):
     """The sampler setup for one row of the run table. spacing [m] overrides the resolution;
-    spin_up [s]: the brushes' time to reach their rate from rest (0: at once, as the paper)."""
+    spin_up [s]: the brushes' time to reach their rate from rest (0: at once, as the paper);
+    choices: the setup's open choices (Choices)."""
     dx = inner_spacing(resolution, spacing)
-    parts, (_, interior, _, _) = layout(run, dx, spin_up)
+    parts, (_, interior, _, _) = layout(run, dx, spin_up, choices)
     g = RUNS[run][0]
     sim = rs.Simulation(dim=2)
     sim.physics.gravity = (0.0, -g)
@@ -286,9 +313,11 @@ def _tool_material():
     return rs.Rigid("tool", density=TOOL["density"])
 
 
-def metadata(run, resolution, spacing, spin_up=0.0):
+def metadata(run, resolution, spacing, spin_up=0.0, choices=DEFAULT_CHOICES):
     g, rpm, phi, cohesion = RUNS[run]
     extra = {"spin_up_s": repr(spin_up)} if spin_up else {}
+    # Every choice is recorded, so that a run states the geometry it used.
+    extra.update({f"choice_{k}": repr(v) for k, v in Choices(*choices)._asdict().items()})
     return {"setup": "brush_sampler", "run": run, "gravity_m_s2": repr(g), "rpm": repr(rpm),
             "friction_angle_deg": repr(phi), "cohesion_Pa": repr(cohesion),
             "resolution": resolution, "spacing_m": repr(spacing), **extra}
@@ -375,8 +404,18 @@ def main(argv=None):
     ap.add_argument("--spin-up", type=float, default=0.0,
                     help="[s] the brushes reach their rate linearly from rest over this time "
                          "(0: at once, as in the paper)")
+    ap.add_argument("--bristle-rows", type=int, default=DEFAULT_CHOICES.bristle_rows,
+                    help="(*) particle rows across a bristle")
+    ap.add_argument("--tray-clearance", type=float, default=DEFAULT_CHOICES.tray_clearance,
+                    help="(*) [m] tray floor underside above the bristle-tip circle")
+    ap.add_argument("--shield-gap", type=float, default=DEFAULT_CHOICES.shield_gap,
+                    help="(*) [m] shield inner radius minus the bristle-tip radius")
     run_control.add_arguments(ap)
     args = ap.parse_args(argv)
+    try:
+        args.choices = check_choices((args.bristle_rows, args.tray_clearance, args.shield_gap))
+    except ValueError as e:
+        ap.error("--" + str(e).replace("_", "-", 1))  # "--tray-clearance = ... must ..."
     if args.sweep:
         return sweep(args)
     if not args.output:
@@ -386,11 +425,12 @@ def main(argv=None):
 
 def run_one(args):
     spacing = args.spacing or RESOLUTIONS[args.resolution]
-    sim = build(args.run, args.resolution, args.spacing, args.spin_up)
+    sim = build(args.run, args.resolution, args.spacing, args.spin_up, args.choices)
     root = rs.is_root()  # under MPI only rank 0 prints and plots
     if root:
         print(f"brush sampler {args.run}: {sim.size} particles, inner spacing {spacing * 1e3:.2f} mm")
-    status = run_control.run(sim, args, metadata(args.run, args.resolution, spacing, args.spin_up),
+    status = run_control.run(sim, args, metadata(args.run, args.resolution, spacing, args.spin_up,
+                                                  args.choices),
                              diagnostics_every=args.observe_every, observe_every=args.observe_every)
     if status == 0 and root:
         for f in plot_speed(args.output, plot_times(args.plot_times, args.end_time)):
@@ -428,6 +468,9 @@ def sweep(args):
         command += ["--spacing", repr(args.spacing)]
     if args.spin_up:
         command += ["--spin-up", repr(args.spin_up)]
+    command += ["--bristle-rows", str(args.choices.bristle_rows),
+                "--tray-clearance", repr(args.choices.tray_clearance),
+                "--shield-gap", repr(args.choices.shield_gap)]
     # A directory with an unfinished run (stopped by SIGTERM, which checkpoints) continues.
     status = sw.run_sweep(command, rows, args.sweep, mode="batch" if args.batch else "local",
                           name=lambda row: row["run"], resume_args=["--restart"])

@@ -38,12 +38,14 @@ FLOOR_LENGTH = 0.60       # m, beyond the runout (~0.45 m)
 WALL_HEIGHT = 0.12        # m
 
 
-def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, depth=None):
+def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, depth=None,
+          kernel_correction=False, av_balsara=False):
     """The collapse setup at the given particle spacing [m]: plane strain, or with depth [m]
     the block extruded in z between two fixed side walls (examples/soil_collapse_3d.py).
 
     viscosity_sound_speed: c of the artificial viscosity [m/s]; 0 uses the soil's own
-    elastic wave speed (~21 m/s) instead of the paper's 600 m/s.
+    elastic wave speed (~21 m/s) instead of the paper's 600 m/s. kernel_correction,
+    av_balsara: the numerics options of README "Numerics" (both off by default).
     """
     if not (math.isfinite(spacing) and spacing > 0.0):
         raise ValueError(f"spacing = {spacing!r} m must be a positive, finite length")
@@ -53,9 +55,11 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
     sim = rs.Simulation(dim=2 if depth is None else 3)
     sim.physics.gravity = (0.0, -GRAVITY, 0.0)
     sim.physics.av_alpha, sim.physics.av_beta = 0.3, 0.7
+    sim.physics.av_balsara = av_balsara
 
     soil = sim.add_material(rs.DruckerPrager(
-        "aluminium bars", **SOIL, viscosity_sound_speed=viscosity_sound_speed))
+        "aluminium bars", **SOIL, viscosity_sound_speed=viscosity_sound_speed,
+        kernel_correction=kernel_correction))
     wall = sim.add_material(rs.Rigid("wall", density=SOIL["density"]))
 
     # Whole particles only: floor(L / spacing) columns and rows (77 x 38 at the paper's spacing).

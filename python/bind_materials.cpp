@@ -9,10 +9,18 @@
 
 namespace regosph::python {
 
+namespace {
+// "material '<name>': <field>", the prefix of the models' own errors (checks::fail).
+std::string material_field(const std::string& name, const char* field) {
+    return "material '" + name + "': " + field;
+}
+}  // namespace
+
 void bind_materials(py::module_& m) {
     py::class_<Material>(m, "Material")
         .def_readonly("name", &Material::name)
         .def_readonly("viscosity_sound_speed", &Material::viscosity_sound_speed)
+        .def_readonly("kernel_correction", &Material::kernel_correction)
         .def_property_readonly("density", [](const Material& x) { return reference_density(x); })
         .def_property_readonly("wave_speed", [](const Material& x) { return elastic_wave_speed(x); });
     m.def(
@@ -20,43 +28,52 @@ void bind_materials(py::module_& m) {
         [](const std::string& name, double density, double bulk_modulus, double friction_angle,
            double cohesion, std::optional<double> shear_modulus,
            std::optional<double> poisson_ratio, double dilatancy_angle,
-           double viscosity_sound_speed) {
+           double viscosity_sound_speed, const py::object& kernel_correction) {
             return make_material(
                 name, DruckerPragerInput{.density = density, .bulk_modulus = bulk_modulus,
                                          .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
                                          .friction_angle_deg = friction_angle, .cohesion = cohesion,
                                          .dilatancy_angle_deg = dilatancy_angle,
-                                         .viscosity_sound_speed = viscosity_sound_speed});
+                                         .viscosity_sound_speed = viscosity_sound_speed,
+                                         .kernel_correction = to_flag(
+                                             kernel_correction, material_field(name, "kernel_correction"))});
         },
         py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
         py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
         py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
-        py::arg("viscosity_sound_speed") = 0.0,
-        "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees.");
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees. "
+        "kernel_correction: the first-order consistent kernel gradient (Bonet & Lok 1999) in "
+        "its particles' pair terms (True/False, default False; README 'Numerics').");
     m.def(
         "ElasticSolid",
         [](const std::string& name, double density, std::optional<double> bulk_modulus,
            std::optional<double> shear_modulus, std::optional<double> youngs_modulus,
            std::optional<double> poisson_ratio, double murnaghan_n, double viscosity_sound_speed,
-           double artificial_stress, double artificial_stress_exponent, double xsph) {
+           double artificial_stress, double artificial_stress_exponent, double xsph,
+           const py::object& kernel_correction) {
             return make_material(
                 name, ElasticSolidInput{.density = density, .bulk_modulus = bulk_modulus,
                                         .shear_modulus = shear_modulus, .youngs_modulus = youngs_modulus,
                                         .poisson_ratio = poisson_ratio, .murnaghan_n = murnaghan_n,
                                         .viscosity_sound_speed = viscosity_sound_speed,
                                         .artificial_stress = artificial_stress,
-                                        .artificial_stress_exponent = artificial_stress_exponent, .xsph = xsph});
+                                        .artificial_stress_exponent = artificial_stress_exponent, .xsph = xsph,
+                                        .kernel_correction = to_flag(
+                                            kernel_correction, material_field(name, "kernel_correction"))});
         },
         py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus") = py::none(),
         py::arg("shear_modulus") = py::none(), py::arg("youngs_modulus") = py::none(),
         py::arg("poisson_ratio") = py::none(), py::arg("murnaghan_n") = 1.0,
         py::arg("viscosity_sound_speed") = 0.0, py::arg("artificial_stress") = 0.0,
         py::arg("artificial_stress_exponent") = 4.0, py::arg("xsph") = 0.0,
+        py::arg("kernel_correction") = false,
         "Elastic solid (SPEC.md section 4): Murnaghan EoS p = (K0/n)((rho/rho0)^n - 1) with "
         "K0 = bulk_modulus, Hooke deviatoric stress with the Jaumann rate. Give exactly two of "
         "bulk_modulus, shear_modulus, youngs_modulus [Pa], poisson_ratio. artificial_stress: "
         "Monaghan (2000) epsilon with exponent artificial_stress_exponent (0 = off); xsph: XSPH "
-        "epsilon (0 = off). SI units.");
+        "epsilon (0 = off); kernel_correction: the first-order consistent kernel gradient "
+        "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
     m.def(
         "Rigid",
         [](const std::string& name, double density, std::optional<double> youngs_modulus,

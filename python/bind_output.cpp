@@ -20,6 +20,7 @@ void bind_output(py::module_& m) {
         .def_readonly("steps", &RunSummary::steps)
         .def_readonly("rejected", &RunSummary::rejected)
         .def_readonly("wall_seconds", &RunSummary::wall_seconds)
+        .def_readonly("total_wall_seconds", &RunSummary::total_wall_seconds)
         .def_readonly("particle_steps_per_second", &RunSummary::particle_steps_per_second)
         .def_readonly("neighbour_builds", &RunSummary::neighbour_builds)
         .def_readonly("snapshots", &RunSummary::snapshots)

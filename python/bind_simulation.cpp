@@ -28,7 +28,15 @@ void bind_options(py::module_& m) {
                        "particles meet (adds eps_v h^2 to r^2); > 0, default 0.01.")
         .def_readwrite("courant", &PhysicsParameters::courant,
                        "Courant number C [-]: dt <= C h / (c + |v| + 1.2 (alpha c + beta "
-                       "max|nu|)); in (0, 1], default 0.3.");
+                       "max|nu|)); in (0, 1], default 0.3.")
+        .def_property(
+            "av_balsara", [](const PhysicsParameters& p) { return p.av_balsara; },
+            [](PhysicsParameters& p, const py::object& on) {
+                p.av_balsara = to_flag(on, "physics: av_balsara");
+            },
+            "Balsara's (1995) switch on the artificial viscosity (True/False, default False): "
+            "Pi_ab times (f_a + f_b)/2, f = |div v| / (|div v| + |curl v| + 1e-4 c/h), so that "
+            "shear and rotation are not damped and compression is (README 'Numerics').");
     py::class_<IntegratorOptions>(m, "IntegratorOptions")
         .def_readwrite("tolerance", &IntegratorOptions::tolerance,
                        "Local error tolerance [-] of the step control: a step is rejected when "

@@ -247,6 +247,14 @@ double to_wall_friction(const py::object& obj, const std::string& field) {
     return mu;
 }
 
+bool to_flag(const py::object& obj, const std::string& field) {
+    if (py::isinstance<py::bool_>(obj) ||
+        py::str(py::type::of(obj).attr("__name__")).cast<std::string>() == "bool_")
+        return obj.cast<bool>();
+    throw std::invalid_argument(field + " = " + py::repr(obj).cast<std::string>() +
+                                " must be True or False");
+}
+
 std::vector<std::array<double, 2>> to_vertices(const py::object& obj) {
     const auto a = DoubleArray::ensure(obj);
     if (!a || a.ndim() != 2 || a.shape(1) != 2) {

@@ -69,6 +69,9 @@ geometry::Mat3 to_inertia(const py::object& obj, const std::string& field);
 // Wall friction of a boundary body: "no-slip" (-1), "free-slip" (0) or a Coulomb coefficient
 // mu_w >= 0.
 double to_wall_friction(const py::object& obj, const std::string& field);
+// An on/off option: Python's True or False (or a NumPy bool), nothing else (1 or "yes" would
+// hide a mistyped value).
+bool to_flag(const py::object& obj, const std::string& field);
 // [(x, y), ...] -> polygon vertices [m].
 std::vector<std::array<double, 2>> to_vertices(const py::object& obj);
 // [(shape, spacing), ...] from Python, each entry checked.

@@ -76,7 +76,9 @@ def run(sim, args, metadata, **run_options):
         return fail(EXIT_OUTPUT_FAILED, e)
     if root:
         print(f"{summary.steps} steps ({summary.rejected} rejected) in {summary.wall_seconds:.1f} s "
-              f"wall, {summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s")
+              f"wall, {summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s"
+              + (f" ({summary.total_wall_seconds:.1f} s over all segments of the run)"
+                 if summary.total_wall_seconds > summary.wall_seconds + 0.05 else ""))
     if summary.interrupted_by:
         return 128 + summary.interrupted_by  # the shell convention for "killed by signal"
     return 0

@@ -132,7 +132,9 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
     const fs::path file = dir / name;
     const std::uint64_t fields = mpi::sum_wrapping(checksum(p));
     std::map<std::string, std::string> attributes = {{kCheckpointTime, exact(s.time)},
-                                                     {kCheckpointDtNext, exact(s.dt_next)}};
+                                                     {kCheckpointDtNext, exact(s.dt_next)},
+                                                     {kCheckpointWallSeconds,
+                                                      exact(s.wall_seconds)}};
     if (!s.rigid_bodies.empty()) attributes[kCheckpointRigidBodies] = s.rigid_bodies;
     // The checksum is added to the complete file: it covers what was written (the rigid
     // bodies' state among the attributes).
@@ -168,6 +170,12 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
                                          kCheckpointTime);
             out.state.dt_next = parse_exact(read_string_attribute(file, kCheckpointDtNext),
                                             kCheckpointDtNext);
+            try {
+                out.state.wall_seconds = parse_exact(
+                    read_string_attribute(file, kCheckpointWallSeconds), kCheckpointWallSeconds);
+            } catch (const std::exception&) {  // written before the wall time was recorded
+                out.state.wall_seconds = 0.0;
+            }
             out.state.step = step;
             out.particles = std::move(p);
             out.file = file;

@@ -18,13 +18,19 @@ struct CheckpointState {
     double dt_next = 0.0;    // step the integrator proposed next [s]
     // States of the rigid bodies (JSON, sph/rigid_dynamics.hpp); "" without rigid bodies.
     std::string rigid_bodies;
+    // Wall-clock seconds the run has computed up to this state, over all its segments (its
+    // cost; steps recomputed after an interruption count twice) [s]. 0 in checkpoints
+    // written before regosph recorded it.
+    double wall_seconds = 0.0;
 };
 
-// Root attributes a checkpoint adds to the snapshot layout: the time and the proposed step as
-// exact text ("%a"), the rigid bodies' states, and the checksum of everything stored.
+// Root attributes a checkpoint adds to the snapshot layout: the time, the proposed step and the
+// wall time so far as exact text ("%a"), the rigid bodies' states, and the checksum of
+// everything stored.
 inline const std::string kCheckpointTime = "checkpoint_time";
 inline const std::string kCheckpointDtNext = "checkpoint_dt_next";
 inline const std::string kCheckpointRigidBodies = "rigid_bodies";
+inline const std::string kCheckpointWallSeconds = "checkpoint_wall_seconds";
 inline const std::string kCheckpointChecksum = "checkpoint_checksum";
 
 // Order-independent hash of the owned particles: the sum modulo 2^64 of a 64-bit FNV-1a hash

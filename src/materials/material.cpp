@@ -16,6 +16,10 @@ void validate(const Material& m) {
     if (!(std::isfinite(m.viscosity_sound_speed) && m.viscosity_sound_speed >= 0.0))
         checks::fail(m.name, "viscosity_sound_speed", m.viscosity_sound_speed,
                      "m/s must be zero (use the elastic wave speed) or positive");
+    if (m.kernel_correction && boundary_only(m))
+        throw std::invalid_argument("material '" + m.name + "': kernel_correction applies to "
+                                    "dynamic particles; a " + model_name(m) + " material has "
+                                    "none");
     std::visit([&](const auto& model) { model.validate(m.name); }, m.model);
 }
 

@@ -24,6 +24,10 @@ struct Material {
     // Sound speed used in the artificial viscosity (Schaefer 2017 eq. 35) [m/s]. Zero means the
     // material's own elastic wave speed; the source used a fixed 600 m/s for the collapse.
     double viscosity_sound_speed = 0.0;
+    // First-order consistent kernel gradient (Randles & Libersky 1996, Bonet & Lok 1999) in the
+    // pair terms of this material's particles (src/sph/gradient_correction.hpp); off by
+    // default. Numerics, like the viscosity sound speed: every dynamic model may use it.
+    bool kernel_correction = false;
 };
 
 // Throws std::invalid_argument naming the material and the offending field, e.g.

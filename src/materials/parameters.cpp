@@ -23,7 +23,7 @@ Material make_material(const std::string& name, const DruckerPragerInput& in) {
     dp.friction_angle = degrees_to_radians(in.friction_angle_deg);
     dp.cohesion = in.cohesion;
     dp.dilatancy_angle = degrees_to_radians(in.dilatancy_angle_deg);
-    Material m{name, dp, in.viscosity_sound_speed};
+    Material m{name, dp, in.viscosity_sound_speed, in.kernel_correction};
     validate(m);
     return m;
 }
@@ -35,7 +35,7 @@ Material make_material(const std::string& name, const ElasticSolidInput& in) {
                           k.shear_modulus,      in.murnaghan_n,
                           in.artificial_stress, in.artificial_stress_exponent,
                           in.xsph};
-    Material m{name, es, in.viscosity_sound_speed};
+    Material m{name, es, in.viscosity_sound_speed, in.kernel_correction};
     validate(m);
     return m;
 }

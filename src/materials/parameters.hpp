@@ -21,6 +21,7 @@ struct DruckerPragerInput {
     double cohesion = 0.0;                // c [Pa]
     double dilatancy_angle_deg = 0.0;     // psi [deg]
     double viscosity_sound_speed = 0.0;   // [m/s], 0 = the material's own wave speed
+    bool kernel_correction = false;       // Material::kernel_correction
 };
 
 // Elastic solid as a user gives it. Exactly two of the four moduli (see elastic_moduli).
@@ -35,6 +36,7 @@ struct ElasticSolidInput {
     double artificial_stress = 0.0;        // Monaghan (2000) epsilon [-]
     double artificial_stress_exponent = 4.0;
     double xsph = 0.0;                     // XSPH epsilon [-]
+    bool kernel_correction = false;        // Material::kernel_correction
 };
 
 // A boundary material as a user gives it: the contact properties (rigid.hpp) all together or

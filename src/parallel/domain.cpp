@@ -327,6 +327,38 @@ void Domain::build_halo(ParticleSet& p, double reach) {
     }
 }
 
+void Domain::update_halo_values(const ParticleSet& p, std::vector<double>& values, int stride) {
+    const std::size_t k_partners = partners_.size();
+    if (k_partners == 0) return;
+    if (values.size() != p.size() * static_cast<std::size_t>(stride))
+        throw std::invalid_argument("update_halo_values: " + std::to_string(values.size()) +
+                                    " values for " + std::to_string(p.size()) +
+                                    " particles of stride " + std::to_string(stride));
+    ++stats_.halo_updates;
+    const auto s = static_cast<std::size_t>(stride);
+    std::vector<std::vector<double>> out(k_partners), in(k_partners);
+    std::vector<MPI_Request> req;
+    for (std::size_t k = 0; k < k_partners; ++k) {
+        in[k].resize(recv_kind_[0][k].size() * s);
+        req.emplace_back();
+        MPI_Irecv(in[k].data(), static_cast<int>(in[k].size()), MPI_DOUBLE, partners_[k],
+                  kTagHaloUpdate, MPI_COMM_WORLD, &req.back());
+        for (const std::uint32_t i : send_kind_[0][k])
+            out[k].insert(out[k].end(), values.begin() + i * s, values.begin() + (i + 1) * s);
+        req.emplace_back();
+        MPI_Isend(out[k].data(), static_cast<int>(out[k].size()), MPI_DOUBLE, partners_[k],
+                  kTagHaloUpdate, MPI_COMM_WORLD, &req.back());
+        const auto bytes = static_cast<std::int64_t>(out[k].size() * sizeof(double));
+        stats_.bytes_sent += bytes;
+        stats_.halo_bytes_sent += bytes;
+    }
+    MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+    for (std::size_t k = 0; k < k_partners; ++k)
+        for (std::size_t j = 0; j < recv_kind_[0][k].size(); ++j)
+            std::copy(in[k].begin() + j * s, in[k].begin() + (j + 1) * s,
+                      values.begin() + recv_kind_[0][k][j] * s);
+}
+
 void Domain::update_halo(ParticleSet& p, HaloFields fields) {
     const std::size_t k_partners = partners_.size();
     if (k_partners == 0) return;

@@ -75,6 +75,11 @@ public:
     // Collective. Refreshes the halo copies from their owners (same halo as the last build).
     void update_halo(ParticleSet& p, HaloFields fields);
 
+    // Collective. The same for values that are not particle fields (e.g. a quantity staged by
+    // the physics): `values` holds `stride` doubles per particle of p (owned, then halo), and
+    // the dynamic halo copies get their owners' values.
+    void update_halo_values(const ParticleSet& p, std::vector<double>& values, int stride);
+
     // Rank that owns position x under the current tree (0 before any decomposition).
     int owner(const std::array<double, 3>& x) const;
 

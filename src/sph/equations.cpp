@@ -4,9 +4,12 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "parallel/threads.hpp"
+#include "sph/gradient_correction.hpp"
 #include "sph/kernel.hpp"
+#include "sph/pair_selection.hpp"
 #include "sph/pair_terms.hpp"
 #include "core/tensor.hpp"
 
@@ -20,8 +23,10 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim) {
         artificial_stress.push_back(o.artificial_stress);
         artificial_stress_exponent.push_back(o.artificial_stress_exponent);
         xsph.push_back(o.xsph);
+        kernel_correction.push_back(m.kernel_correction ? 1 : 0);
         any_artificial_stress = any_artificial_stress || artificial_stress.back() > 0.0;
         any_xsph = any_xsph || xsph.back() > 0.0;
+        any_kernel_correction = any_kernel_correction || m.kernel_correction;
     }
     // One whole-number exponent for every material with artificial stress?
     double common = 0.0;
@@ -72,10 +77,13 @@ struct PairSums {
 // symmetric tensor is stored packed (pair_terms::packed_slot): its in-plane components in 2D
 // (xx, yy, xy), all six in 3D (Voigt order).
 // ArtStress: the run has a material with artificial stress; otherwise the record ends before
-// R (6 doubles less per particle in 3D).
-template <int Dim, bool ArtStress>
+// R (6 doubles less per particle in 3D). Prepass: the run uses the gradient pre-pass
+// (gradient_correction.hpp); the stress slot then holds sigma L / rho^2, a full Dim x Dim
+// matrix (row-major), and the record ends with Balsara's f.
+template <int Dim, bool ArtStress, bool Prepass = false>
 struct Record {
     static constexpr int kTensor = pair_terms::kPackedSize<Dim>;
+    static constexpr int kStress = Prepass ? Dim * Dim : kTensor;
     static constexpr int x = 0;                   // position [m], Dim entries
     static constexpr int h = Dim;                 // support radius [m]
     static constexpr int v = Dim + 1;             // velocity [m/s], Dim entries
@@ -87,25 +95,27 @@ struct Record {
     // or -2 - mu_w on a free-slip / Coulomb wall (evaluations with loads; the pair loop reads
     // the friction from the record it gathers anyway).
     static constexpr int key = rho + 4;
-    static constexpr int stress = rho + 5;        // sigma / rho^2 [Pa m^6/kg^2], kTensor entries
-    static constexpr int art = stress + kTensor;  // artificial stress R [Pa m^6/kg^2], kTensor
-    static constexpr int size = ArtStress ? art + kTensor : art;
+    static constexpr int stress = rho + 5;        // sigma / rho^2 [Pa m^6/kg^2], kStress entries
+    static constexpr int art = stress + kStress;  // artificial stress R [Pa m^6/kg^2], kTensor
+    static constexpr int balsara = ArtStress ? art + kTensor : art;  // Balsara's f [-]
+    static constexpr int size = Prepass ? balsara + 1 : balsara;
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
 };
 
-// Whether a and b interact: 0 < r_ab < h_ab. A NaN distance counts as interacting, so that
-// a broken state propagates into the derivatives (and the step is rejected).
-// Written without a branch (&, not &&): a third of the Verlet list's entries are skin.
-inline bool interacts(double r2, double h_ab) { return !(r2 >= h_ab * h_ab) & (r2 != 0.0); }
-
-// The pair loop takes the interacting neighbours of a in blocks of kBlock, the last one
-// padded with a itself (r = 0, which the support test turns into exact zeros). A block is one
-// branch-free loop that the compiler vectorises (`omp simd`): the kernel's two branches, the
-// viscosity of approaching pairs and the support test are selects, and every field of a
-// neighbour is gathered from its record. Lane k keeps its own partial sums (neighbours k,
-// k + kBlock, ...), and the lanes are added in lane order at the end: the sums of a particle
-// are a fixed function of its neighbour row, the same on any number of threads.
-constexpr std::size_t kBlock = 8;
+// The record's stress slot in runs with the gradient pre-pass: P = sigma L / rho^2 in full
+// (row-major) from L and f of the pre-pass (`pre`), and Balsara's f.
+template <int Dim>
+void write_corrected_stress(const ParticleSet& p, std::size_t i, const double* pre,
+                            double inv_rho, double* P, double& f) {
+    static constexpr int kSym[3][3] = {{XX, XY, XZ}, {XY, YY, YZ}, {XZ, YZ, ZZ}};
+    for (int r = 0; r < Dim; ++r)
+        for (int c = 0; c < Dim; ++c) {
+            double s = 0.0;
+            for (int k = 0; k < Dim; ++k) s += p.stress[kSym[r][k]][i] * pre[k * Dim + c];
+            P[r * Dim + c] = s * inv_rho * inv_rho;
+        }
+    f = pre[Dim * Dim];
+}
 
 // Writes the record of particle i, and for the artificial stress without a common exponent
 // its per-particle data. Monaghan's artificial stress (Gray, Monaghan & Swift 2001):
@@ -117,10 +127,10 @@ constexpr std::size_t kBlock = 8;
 // f_ab = shape(q_ab) G for a uniformly filled body. With a common exponent n the record
 // holds R G^n and the pair takes (R_a G_a^n + R_b G_b^n) shape(q_ab)^n, which is the
 // formula above whenever G_a = G_b; otherwise f_ab = shape(q_ab) (G_a + G_b) / 2.
-template <int Dim, bool ArtStress>
+template <int Dim, bool ArtStress, bool Prepass>
 void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vector<double>& rho0,
                   std::size_t i, StagedParticles& st) {
-    using R = Record<Dim, ArtStress>;
+    using R = Record<Dim, ArtStress, Prepass>;
     double* const rec = st.record.data() + i * R::size;
     const bool boundary = p.kind[i] == ParticleKind::boundary;
     const int mat = p.material[i];
@@ -135,8 +145,12 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vect
     rec[R::volume] = p.mass[i] * inv_rho;
     rec[R::c_visc] = boundary ? -1.0 : mt.viscosity_speed[mat];
     rec[R::key] = boundary ? -1.0 : mat;
-    for (int t = 0; t < R::kTensor; ++t)
-        rec[R::stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
+    if constexpr (Prepass)
+        write_corrected_stress<Dim>(p, i, st.prepass.data() + i * prepass_stride(Dim), inv_rho,
+                                    rec + R::stress, rec[R::balsara]);
+    else
+        for (int t = 0; t < R::kTensor; ++t)
+            rec[R::stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
     if constexpr (!ArtStress) return;
     for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = 0.0;
     const double eps = mt.artificial_stress[mat];
@@ -159,50 +173,14 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vect
     }
 }
 
-// Copies the entries of `row` that interact with particle a to `out`, in row order (every
-// entry is written, the count advances when the pair interacts), pads the last block with a
-// itself and returns the number of interacting ones. The Verlet list's skin entries and
-// coincident particles never reach the pair terms.
-template <int Dim>
-std::uint32_t select_interacting(const ParticleSet& p, std::size_t a,
-                                 std::span<const std::uint32_t> row, std::uint32_t* out) {
-    constexpr std::size_t kChunk = 64;
-    const double* x[Dim];
-    double xa[Dim];
-    for (int d = 0; d < Dim; ++d) {
-        x[d] = p.x[d].data();
-        xa[d] = x[d][a];
-    }
-    const double* const h = p.h.data();
-    const double h_a = h[a];
-    std::uint32_t count = 0;
-    for (std::size_t base = 0; base < row.size(); base += kChunk) {
-        const std::size_t len = std::min(kChunk, row.size() - base);
-        std::uint32_t keep[kChunk];
-#pragma omp simd
-        for (std::size_t k = 0; k < len; ++k) {
-            const std::uint32_t b = row[base + k];
-            double r2 = 0.0;
-            for (int d = 0; d < Dim; ++d) r2 += (xa[d] - x[d][b]) * (xa[d] - x[d][b]);
-            keep[k] = interacts(r2, 0.5 * (h_a + h[b])) ? 1 : 0;
-        }
-        for (std::size_t k = 0; k < len; ++k) {
-            out[count] = row[base + k];
-            count += keep[k];
-        }
-    }
-    for (std::uint32_t k = count; k % kBlock != 0; ++k) out[k] = static_cast<std::uint32_t>(a);
-    return count;
-}
-
 // Room for the records of all particles, halo copies included (they are partners); returns
 // each material's reference density (write_record).
-template <int Dim, bool ArtStress>
+template <int Dim, bool ArtStress, bool Prepass>
 std::vector<double> size_staging(const ParticleSet& p, const MaterialTable& mt, bool loads,
                                  StagedParticles& st) {
     const std::size_t n = p.size();
     // The pair loop indexes records with 32-bit signed integers (gathers with 32-bit indices).
-    using R = Record<Dim, ArtStress>;
+    using R = Record<Dim, ArtStress, Prepass>;
     if (n >= std::size_t{0x7fffffff} / R::size)
         throw std::length_error("compute_derivatives: too many particles on one rank for the "
                                 "32-bit record index");
@@ -388,12 +366,14 @@ void apply_coulomb_limit(const ParticleSet& p, const LoadRequest& request,
 // The pair loop of one dynamic particle a: the sums of pair_terms.hpp over its interacting
 // neighbours. ArtStress / Xsph: whether the run has a material with Monaghan's artificial
 // stress / XSPH; without them the loop contains neither term. Loads: the reaction of the pair
-// forces on collected bodies goes to `sink` (only evaluations that ask for loads).
-template <int Dim, bool ArtStress, bool Xsph, bool Loads>
+// forces on collected bodies goes to `sink` (only evaluations that ask for loads). Prepass:
+// the momentum takes sigma L / rho^2 of both partners and the viscosity Balsara's factor
+// (gradient_correction.hpp).
+template <int Dim, bool ArtStress, bool Xsph, bool Loads, bool Prepass>
 PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::size_t a,
                      std::span<const std::uint32_t> partners, const PhysicsParameters& pp,
                      const LoadSink& sink) {
-    using R = Record<Dim, ArtStress>;
+    using R = Record<Dim, ArtStress, Prepass>;
     const double* const rec = st.record.data();
     const double* const rec_a = rec + a * R::size;
     const double rho_a = rec_a[R::rho];
@@ -401,15 +381,16 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     const double h_a = rec_a[R::h];
     const double c_a = rec_a[R::c_visc];
     const double key_a = rec_a[R::key];
-    double xa[Dim], va[Dim], sa[R::kTensor], ra[R::kTensor];
+    double xa[Dim], va[Dim], sa[R::kStress], ra[R::kTensor];
     for (int d = 0; d < Dim; ++d) {
         xa[d] = rec_a[R::x + d];
         va[d] = rec_a[R::v + d];
     }
-    for (int t = 0; t < R::kTensor; ++t) {
-        sa[t] = rec_a[R::stress + t];
-        if constexpr (ArtStress) ra[t] = rec_a[R::art + t];
-    }
+    for (int t = 0; t < R::kStress; ++t) sa[t] = rec_a[R::stress + t];
+    if constexpr (ArtStress)
+        for (int t = 0; t < R::kTensor; ++t) ra[t] = rec_a[R::art + t];
+    [[maybe_unused]] double f_a = 1.0;  // Balsara's factor of a
+    if constexpr (Prepass) f_a = rec_a[R::balsara];
 
     // f_ab^n: multiplied out from the bits of a common whole exponent, or (power 0) by
     // std::pow with n_ab = max(n_a, n_b) before the vectorised loop.
@@ -506,11 +487,13 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             const double pi_approaching =
                 pair_terms::viscosity_pi(pp.av_alpha, pp.av_beta, c_a, c_b, nu, denom, inv);
             const bool approaching = inside && vr < 0.0;
-            const double pi_ab = approaching ? pi_approaching : 0.0;
+            double pi_ab = approaching ? pi_approaching : 0.0;
+            if constexpr (Prepass)  // Balsara: (f_a + f_b) / 2, a wall partner takes f_a
+                pi_ab *= 0.5 * (f_a + (rec[ib + R::c_visc] < 0.0 ? f_a : rec[ib + R::balsara]));
             max_nu[k] = approaching ? std::max(max_nu[k], -nu) : max_nu[k];
 
             double t[Dim];
-            pair_terms::momentum<Dim>(sa, rec, ib + R::stress, pi_ab, grad, t);
+            pair_terms::momentum<Dim, Prepass>(sa, rec, ib + R::stress, pi_ab, grad, t);
             for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * t[i];
             if constexpr (Loads) {
                 lane_mass[k] = m_b;
@@ -628,10 +611,12 @@ void strain_and_spin(const double (&L)[Dim][Dim], SymTensor& eps, Spin& w) {
 }
 
 // Rates of dynamic particle a from its pair sums: acceleration, position rate, density rate,
-// the material's stress rate with the Jaumann terms, and its Courant limit.
+// the material's stress rate with the Jaumann terms, and its Courant limit. `correction`: the
+// kernel correction L_a (row-major) when a's material uses it, else nullptr.
 template <int Dim, bool Xsph>
 void finish_particle(const ParticleSet& p, const MaterialTable& mt, const PhysicsParameters& pp,
-                     std::size_t a, const PairSums<Dim>& s, Derivatives& out) {
+                     std::size_t a, const PairSums<Dim>& s, const double* correction,
+                     Derivatives& out) {
     const int mat = p.material[a];
     double speed2 = 0.0;
     for (int d = 0; d < Dim; ++d) {
@@ -640,11 +625,22 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
         // Position rate: v, plus the XSPH term eps sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab.
         if constexpr (Xsph) out.dx[d][a] = p.v[d][a] + mt.xsph[mat] * s.xsph[d];
     }
-    out.drho[a] = p.rho[a] * s.div_sum;
-
     SymTensor eps;
     Spin w;
-    strain_and_spin<Dim>(s.grad_v, eps, w);
+    if (correction) {
+        // Corrected velocity gradient G L^T, and continuity as -rho tr(G L^T)
+        // (gradient_correction.hpp).
+        double G[Dim][Dim] = {}, div = 0.0;
+        for (int i = 0; i < Dim; ++i)
+            for (int j = 0; j < Dim; ++j)
+                for (int k = 0; k < Dim; ++k) G[i][j] += s.grad_v[i][k] * correction[j * Dim + k];
+        for (int d = 0; d < Dim; ++d) div += G[d][d];
+        out.drho[a] = -p.rho[a] * div;
+        strain_and_spin<Dim>(G, eps, w);
+    } else {
+        out.drho[a] = p.rho[a] * s.div_sum;
+        strain_and_spin<Dim>(s.grad_v, eps, w);
+    }
     SymTensor sigma;
     for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
     const Material& material = mt.materials[mat];
@@ -667,14 +663,16 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
 // after the barrier that makes them complete, the pair loop of every owned dynamic particle,
 // with the smallest Courant limit as a min-reduction (exact, so the same on any number of
 // threads).
-template <int Dim, bool ArtStress, bool Xsph, bool Loads>
+template <int Dim, bool ArtStress, bool Xsph, bool Loads, bool Prepass>
 void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
-                      const PhysicsParameters& pp, const LoadRequest* request, Derivatives& out) {
-    using R = Record<Dim, ArtStress>;
+                      const PhysicsParameters& pp, const LoadRequest* request,
+                      const HaloRefresh& refresh, Derivatives& out) {
+    using R = Record<Dim, ArtStress, Prepass>;
     const std::size_t n = p.owned();  // halo particles are partners only
     const std::size_t n_all = p.size();
     StagedParticles& st = out.staged;
-    const std::vector<double> rho0 = size_staging<Dim, ArtStress>(p, mt, Loads, st);
+    const std::vector<double> rho0 = size_staging<Dim, ArtStress, Prepass>(p, mt, Loads, st);
+    if constexpr (Prepass) gradient_prepass(p, nl, mt, pp, st.prepass, refresh);
     std::vector<std::vector<LoadShare>> shares;  // per thread
     std::vector<CoulombContact> contacts;        // particles next to Coulomb walls
     const bool any_slip = Loads && std::any_of(request->wall_friction.begin(),
@@ -687,7 +685,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     {
 #pragma omp for schedule(static)
     for (std::size_t i = 0; i < n_all; ++i) {
-        write_record<Dim, ArtStress>(p, mt, rho0, i, st);
+        write_record<Dim, ArtStress, Prepass>(p, mt, rho0, i, st);
         if constexpr (Loads) stage_load_body<R>(p, *request, i, st);
     }
     // The interacting neighbours of one particle, selected just before its pair loop (a
@@ -711,8 +709,12 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
                             p.id[a], &my_shares,
                             Loads ? request->wall_friction.data() : nullptr,
                             Loads ? request->wall_friction.size() : 0, p.body.data(), any_slip};
-        const PairSums<Dim> s = gather<Dim, ArtStress, Xsph, Loads>(st, mt, a, partners, pp, sink);
-        finish_particle<Dim, Xsph>(p, mt, pp, a, s, out);
+        const PairSums<Dim> s =
+            gather<Dim, ArtStress, Xsph, Loads, Prepass>(st, mt, a, partners, pp, sink);
+        const bool corrected = Prepass && mt.kernel_correction[p.material[a]];
+        finish_particle<Dim, Xsph>(
+            p, mt, pp, a, s,
+            corrected ? st.prepass.data() + a * prepass_stride(Dim) : nullptr, out);
         dt_min = std::min(dt_min, out.dt_limit[a]);
         if constexpr (Loads)
             if (s.coulomb_body >= 0) {
@@ -738,36 +740,42 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     }
 }
 
-template <int Dim, bool ArtStress, bool Xsph>
-void derivatives_for_loads(const ParticleSet& p, const NeighbourList& nl,
-                           const MaterialTable& mt, const PhysicsParameters& pp,
-                           const LoadRequest* request, Derivatives& out) {
-    if (request)
-        derivatives_impl<Dim, ArtStress, Xsph, true>(p, nl, mt, pp, request, out);
+// Calls fn(std::true_type) or fn(std::false_type): a run-time choice turned into a template
+// argument of the pair loop.
+template <class Fn>
+void with_flag(bool on, Fn&& fn) {
+    if (on)
+        fn(std::true_type{});
     else
-        derivatives_impl<Dim, ArtStress, Xsph, false>(p, nl, mt, pp, request, out);
+        fn(std::false_type{});
 }
 
+// The pair loop for the options of this run: a run without an option takes a loop that does
+// not contain it.
 template <int Dim>
 void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const MaterialTable& mt, const PhysicsParameters& pp,
-                             const LoadRequest* request, Derivatives& out) {
-    const bool as = mt.any_artificial_stress, xs = mt.any_xsph;
-    if (as && xs)
-        derivatives_for_loads<Dim, true, true>(p, nl, mt, pp, request, out);
-    else if (as)
-        derivatives_for_loads<Dim, true, false>(p, nl, mt, pp, request, out);
-    else if (xs)
-        derivatives_for_loads<Dim, false, true>(p, nl, mt, pp, request, out);
-    else
-        derivatives_for_loads<Dim, false, false>(p, nl, mt, pp, request, out);
+                             const LoadRequest* request, const HaloRefresh& refresh,
+                             Derivatives& out) {
+    const bool prepass = mt.any_kernel_correction || pp.av_balsara;
+    with_flag(mt.any_artificial_stress, [&](auto art) {
+        with_flag(mt.any_xsph, [&](auto xsph) {
+            with_flag(request != nullptr, [&](auto loads) {
+                with_flag(prepass, [&](auto pre) {
+                    derivatives_impl<Dim, decltype(art)::value, decltype(xsph)::value,
+                                     decltype(loads)::value, decltype(pre)::value>(
+                        p, nl, mt, pp, request, refresh, out);
+                });
+            });
+        });
+    });
 }
 
 }  // namespace
 
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,
-                         const LoadRequest* loads) {
+                         const LoadRequest* loads, const HaloRefresh& refresh) {
     if (out.drho.size() != p.size() || out.dx[0].empty() == mt.any_xsph)
         out.resize(p.size(), mt.any_xsph);
     if (loads && loads->collect.size() != loads->reference.size())
@@ -775,9 +783,9 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
                                     std::to_string(loads->collect.size()) + " bodies but " +
                                     std::to_string(loads->reference.size()) + " reference points");
     if (p.dim == 2)
-        derivatives_for_options<2>(p, nl, mt, pp, loads, out);
+        derivatives_for_options<2>(p, nl, mt, pp, loads, refresh, out);
     else
-        derivatives_for_options<3>(p, nl, mt, pp, loads, out);
+        derivatives_for_options<3>(p, nl, mt, pp, loads, refresh, out);
 }
 
 }  // namespace regosph

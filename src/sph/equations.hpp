@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/particles.hpp"
@@ -25,6 +26,8 @@ struct PhysicsParameters {
     double av_beta = 0.7;                           // Monaghan viscosity beta (eq. 35)
     double av_epsilon = 0.01;                       // eps_v of eq. 36
     double courant = 0.3;                           // C in dt <= C h / (c + |v| + ...)
+    // Balsara's (1995) switch on the viscosity, Pi_ab (f_a + f_b) / 2 (gradient_correction.hpp).
+    bool av_balsara = false;
 };
 
 // Per-material data the particle loops need, computed once per run.
@@ -35,10 +38,12 @@ struct MaterialTable {
     std::vector<double> artificial_stress;           // Monaghan (2000) epsilon, 0 = off [-]
     std::vector<double> artificial_stress_exponent;  // n of f_ab^n [-]
     std::vector<double> xsph;                        // XSPH epsilon, 0 = off [-]
+    std::vector<std::uint8_t> kernel_correction;     // Material::kernel_correction
     // Whether any material uses the option: runs without it take a pair loop that does not
     // contain the term at all.
     bool any_artificial_stress = false;
     bool any_xsph = false;
+    bool any_kernel_correction = false;
     // The exponent n of f_ab^n when every material with artificial stress has the same whole
     // number 1 <= n <= 15 (the usual n = 4): the pair loop then multiplies it out. 0 otherwise
     // (std::pow per pair, with n_ab = max(n_a, n_b)).
@@ -62,7 +67,14 @@ struct StagedParticles {
     // Evaluations that collect loads: per particle, the body its pair forces count towards
     // (-1: none).
     std::vector<std::int32_t> load_body;
+    // Runs with the kernel gradient correction or Balsara's switch: per particle the kernel
+    // correction L and Balsara's f of the gradient pre-pass (gradient_correction.hpp).
+    std::vector<double> prepass;
 };
+
+// Refreshes per-particle values of the dynamic halo copies from their owners: `values` holds
+// `stride` doubles per particle (owned, then halo). Collective under MPI; empty: one rank.
+using HaloRefresh = std::function<void(std::vector<double>& values, int stride)>;
 
 struct Derivatives {
     // Position rate [m/s]: v plus the XSPH term; empty when no material uses XSPH (the rate is
@@ -83,9 +95,11 @@ struct Derivatives {
 };
 
 // Derivatives of the owned dynamic particles (halo particles enter as partners). With `loads`,
-// also the loads on the bodies it asks for, into out.loads (collective under MPI).
+// also the loads on the bodies it asks for, into out.loads (collective under MPI). `refresh`
+// brings the gradient pre-pass of the halo copies (runs with the kernel correction or
+// Balsara's switch on more than one rank).
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,
-                         const LoadRequest* loads = nullptr);
+                         const LoadRequest* loads = nullptr, const HaloRefresh& refresh = {});
 
 }  // namespace regosph

@@ -88,7 +88,13 @@ double AdaptiveHeun::derivatives(const ParticleSet& p, const NeighbourList& nl,
                                  const MaterialTable& mt, const PhysicsParameters& pp, double t,
                                  Derivatives& out) const {
     const LoadRequest request = load_request(t);
-    compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request);
+    HaloRefresh refresh;
+    if (domain_)
+        refresh = [&](std::vector<double>& values, int stride) {
+            domain_->update_halo_values(p, values, stride);
+        };
+    compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request,
+                        refresh);
     if (!contact_.active() || !all_bodies_) return std::numeric_limits<double>::infinity();
     return contact_.add_loads(p, *all_bodies_, out.loads);
 }

@@ -56,13 +56,17 @@ inline double viscosity_pi(double alpha, double beta, double c_a, double c_b, do
 // [m/s^2 per kg]; s_a and s_b = records[b_offset ...] are sigma / rho^2 in packed form (b as
 // a base array and a 32-bit offset, which the vectorised loop turns into gathers). dv_a/dt
 // gets m_b times this, and the particle b (of a body) feels -m_a m_b times it.
-template <int Dim>
+// Full: s_a and s_b are full Dim x Dim matrices (row-major), sigma L / rho^2 with the kernel
+// correction L of each particle: the variational form of Bonet & Lok (1999),
+// [sigma_a L_a / rho_a^2 + sigma_b L_b / rho_b^2 - Pi_ab I] . grad_a W_ab
+// (gradient_correction.hpp), the same arithmetic as above when L = I.
+template <int Dim, bool Full = false>
 inline void momentum(const double* s_a, const double* records, std::int32_t b_offset,
                      double pi_ab, const double (&grad)[Dim], double (&t)[Dim]) {
     for (int i = 0; i < Dim; ++i) {
         t[i] = -pi_ab * grad[i];
         for (int j = 0; j < Dim; ++j) {
-            const int slot = packed_slot<Dim>[i][j];
+            const int slot = Full ? i * Dim + j : packed_slot<Dim>[i][j];
             t[i] += (s_a[slot] + records[b_offset + slot]) * grad[j];
         }
     }

@@ -185,6 +185,8 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
 
 double Recorder::elapsed() const { return seconds_since(wall_start_); }
 
+double Recorder::total_wall_seconds() const { return earlier_wall_seconds_ + mpi::max(elapsed()); }
+
 void Recorder::initial_state(double time, std::int64_t step) {
     diagnostics(time, step);
     observations(time, step);
@@ -280,6 +282,7 @@ void Recorder::checkpoint(const io::CheckpointState& state) {
     if (!writing_) return;
     io::CheckpointState with_bodies = state;
     with_bodies.rigid_bodies = rigid_states_json(bodies_);
+    with_bodies.wall_seconds = total_wall_seconds();
     last_checkpoint_ = io::write_checkpoint(o_.output_dir, particles_, with_bodies).string();
     write_observers_h5();
     last_checkpoint_wall_ = Clock::now();

@@ -91,6 +91,11 @@ public:
     const std::string& last_checkpoint() const { return last_checkpoint_; }
     std::size_t dynamic_particles() const { return n_dynamic_; }
     double elapsed() const;  // wall seconds since the recorder started
+    // The run's wall seconds before this recorder started (its earlier segments), which the
+    // checkpoints carry on; total_wall_seconds() = that + elapsed(). Collective (the largest
+    // over the ranks, so that every rank writes the same checkpoint).
+    void set_earlier_wall_seconds(double seconds) { earlier_wall_seconds_ = seconds; }
+    double total_wall_seconds() const;
 
 private:
     void write_observers_h5();
@@ -117,6 +122,7 @@ private:
     double t_start_;
     std::int64_t step_start_;
     std::size_t n_dynamic_;
+    double earlier_wall_seconds_ = 0.0;  // [s]
     std::chrono::steady_clock::time_point wall_start_, last_progress_, last_checkpoint_wall_;
 };
 

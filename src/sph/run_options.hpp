@@ -35,7 +35,8 @@ struct RunOptions {
 struct RunSummary {
     std::int64_t steps = 0;
     std::int64_t rejected = 0;
-    double wall_seconds = 0.0;
+    double wall_seconds = 0.0;        // of this call [s]
+    double total_wall_seconds = 0.0;  // of the whole run, earlier segments included [s]
     double particle_steps_per_second = 0.0;  // dynamic particles x accepted steps / wall time
     std::size_t neighbour_builds = 0;
     std::size_t snapshots = 0;

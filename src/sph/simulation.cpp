@@ -428,6 +428,8 @@ std::string Simulation::describe(const RunOptions& o) const {
                     {"av_beta", physics_.av_beta},
                     {"av_epsilon", physics_.av_epsilon},
                     {"courant", physics_.courant}};
+    // Only when on: run.json files written before the option stay comparable on restart.
+    if (physics_.av_balsara) j["physics"]["av_balsara"] = true;
     j["integrator"] = {{"scheme", "Heun RK2 with embedded Euler error estimate"},
                        {"tolerance", integrator_options_.tolerance},
                        {"dt_initial_s", integrator_options_.dt_initial},
@@ -516,6 +518,7 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     resumed_from_ = run_dir;
     resumed_checkpoint_ = ck.file.filename().string();
     resumed_dt_next_ = ck.state.dt_next;
+    wall_seconds_before_ = ck.state.wall_seconds;
     last_run_dir_.clear();
     integrator_.reset();
     // The snapshots written after the checkpoint are dropped by run(), once it has accepted its
@@ -605,6 +608,8 @@ RunSummary Simulation::run(const RunOptions& o) {
 
     Recorder rec(o, particles_, bodies_, observers_, [this] { return recorded_loads(); },
                  [this] { return observe(); }, continued, time_, step_);
+    if (!continued) wall_seconds_before_ = 0.0;
+    rec.set_earlier_wall_seconds(wall_seconds_before_);
     if (!continued) rec.initial_state(time_, step_);
     OutputTimes outputs(o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time, o.end_time,
                         time_);
@@ -647,6 +652,8 @@ RunSummary Simulation::run(const RunOptions& o) {
 
     summary.steps = step_ - step_start;
     summary.wall_seconds = rec.elapsed();
+    summary.total_wall_seconds = rec.total_wall_seconds();
+    wall_seconds_before_ = summary.total_wall_seconds;
     summary.particle_steps_per_second =
         summary.wall_seconds > 0
             ? static_cast<double>(rec.dynamic_particles() * summary.steps) / summary.wall_seconds

@@ -153,6 +153,9 @@ private:
     // directory the last run() wrote into, as long as the state is still where that run ended.
     std::string resumed_from_, resumed_checkpoint_;
     double resumed_dt_next_ = 0.0;
+    // Wall seconds of the run's earlier segments (a restart's checkpoint, or the previous run()
+    // that this one continues) [s].
+    double wall_seconds_before_ = 0.0;
     std::string last_run_dir_;
     std::int64_t last_run_step_ = -1;
 };

@@ -14,7 +14,9 @@ coarse) for 0.01 s. rigid: a rigid disc thrown spinning into a soil bed in a box
 0.06 s, and a pebble thrown against the box's wall (contact): their states (bodies.csv) come
 from loads summed over all ranks in particle-id order. bed: a bed prepared on N ranks
 (rs.prepare_bed: kinetic damping resets the velocities of each rank's particles) and loaded
-into a new run with a rigid block dropped on it, for 0.05 s.
+into a new run with a rigid block dropped on it, for 0.05 s. corrected: two elastic discs
+meeting head-on with the kernel gradient correction and Balsara's switch, for 0.03 s (the
+gradient pre-pass's values of halo copies come from their owners, Domain::update_halo_values).
 """
 import argparse
 import sys
@@ -32,6 +34,19 @@ def collapse():
     soil = [m.name for m in sim.materials].index("aluminium bars")
     sim.add_observer("runout", rs.rectangle((0.2, -0.01), (0.7, 0.2)), material=soil)
     return sim, 1.0, 0.25
+
+
+def corrected():
+    dx = 4e-3
+    sim = rs.Simulation(dim=2)
+    sim.physics.av_balsara = True
+    rubber = sim.add_material(rs.ElasticSolid("rubber", density=1000.0, youngs_modulus=1e6,
+                                              poisson_ratio=0.3, kernel_correction=True))
+    for name, centre, v in (("left", (-0.06, 0.0), 1.0), ("right", (0.06, 0.01), -1.0)):
+        sim.add_body(name, rs.lattice_fill(rs.disc(centre, 0.05), dx), material=rubber,
+                     motion="dynamic", spacing=dx, smoothing_length=2.5 * dx, velocity=(v, 0.0))
+    sim.add_observer("middle", rs.rectangle((-0.02, -0.1), (0.02, 0.1)), material=rubber)
+    return sim, 0.03, 0.01
 
 
 def sampler():
@@ -90,12 +105,14 @@ def bed(output):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("case", choices=["collapse", "sampler", "sampler3d", "rigid", "bed"])
+    ap.add_argument("case",
+                    choices=["collapse", "sampler", "sampler3d", "rigid", "bed", "corrected"])
     ap.add_argument("--output", required=True)
     args = ap.parse_args()
     sim, end_time, interval = {"collapse": collapse, "sampler": sampler,
                                 "sampler3d": sampler3d, "rigid": rigid,
-                                "bed": lambda: bed(args.output)}[args.case]()
+                                "bed": lambda: bed(args.output),
+                                "corrected": corrected}[args.case]()
     summary = sim.run(end_time, output_dir=args.output, overwrite=True,
                       snapshot_interval=interval, observe_every=5, progress_interval=0)
     # The decomposition must have done its work: particles that crossed into another rank's

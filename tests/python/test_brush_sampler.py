@@ -127,6 +127,36 @@ def test_bad_arguments():
         bs.build("E0", spacing=-1.0)
 
 
+def test_open_choices_change_only_their_part():
+    """The setup's own choices (issue 16: run each either way): bristle rows, the tray
+    floor's clearance above the tip circle and the shield gap move only their body."""
+    dx = bs.RESOLUTIONS["default"]
+    base, _ = bs.layout("P0", dx)
+    changed, _ = bs.layout("P0", dx, choices=bs.Choices(bristle_rows=1, tray_clearance=0.006,
+                                                        shield_gap=0.0015))
+    parts = {p.name: p.points for p in base}
+    other = {p.name: p.points for p in changed}
+    for name in ("regolith", "regolith damping 1", "regolith damping 2", "bed wall"):
+        np.testing.assert_array_equal(parts[name], other[name])
+    tip = bs.TIP_RADIUS
+    for side, x_pivot in (("left", -0.0475), ("right", 0.0475)):
+        rel = lambda p: np.hypot(p[:, 0] - x_pivot, p[:, 1] - bs.PIVOT_HEIGHT)
+        outer = lambda p: p[rel(p) > bs.HUB_RADIUS + dx]
+        # One row instead of two: half the bristle particles, all on the bristle axes.
+        assert len(outer(other[f"brush {side}"])) * 2 == len(outer(parts[f"brush {side}"]))
+        # Shield rows start half a spacing outside the inner radius tip + gap.
+        assert rel(parts[f"shield {side}"]).min() == pytest.approx(tip + 0.003 + 0.5 * dx)
+        assert rel(other[f"shield {side}"]).min() == pytest.approx(tip + 0.0015 + 0.5 * dx)
+    # The tray is lifted by the extra 3 mm of clearance, unchanged otherwise.
+    np.testing.assert_allclose(other["tray"] - [0.0, 0.003], parts["tray"], atol=1e-12)
+    # The default choices are the ones in SPEC.md's geometry (3 mm gaps, two rows).
+    assert bs.DEFAULT_CHOICES == (2, 0.003, 0.038 - 0.035)
+    with pytest.raises(ValueError, match="bristle_rows = 0"):
+        bs.layout("P0", dx, choices=(0, 0.003, 0.003))
+    with pytest.raises(ValueError, match="shield_gap = -0.001"):
+        bs.layout("P0", dx, choices=(2, 0.003, -0.001))
+
+
 def test_sigterm_and_restart_with_moving_tools_is_bit_identical(tmp_path):
     """Kinematic bodies are placed from the time alone, so a restarted sampler run continues
     exactly: snapshots, diagnostics (with the loads) and tray counts as if never stopped."""

@@ -3,6 +3,7 @@ picks at random, or stopped with SIGTERM, and restarted from its checkpoints, en
 where an uninterrupted run ends; a corrupt newest checkpoint is skipped for the previous one."""
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
+from regosph import post
 
 SCRIPT = REPO / "examples" / "soil_collapse.py"
 ARGS = ["--spacing", "5.164e-3", "--end-time", "0.25", "--snapshot-interval", "0.05",
@@ -110,9 +112,20 @@ def test_sigterm_checkpoints_and_exits_cleanly_then_restarts(reference, tmp_path
     step = int(newest.stem.split("_")[1])
     assert f"step {step};" in out  # the checkpoint holds the step the run stopped at
 
+    # The checkpoint carries the wall time so far; the restarted segment adds to it.
+    before = post.Run(tmp_path).wall_seconds
+    assert 0.0 < before < 300.0
+
     code, out, err = finish(launch(tmp_path, "--restart"))
     assert code == 0, err
     assert_same_run(tmp_path, reference)
+    m = re.search(r"in ([0-9.]+) s wall, .* \(([0-9.]+) s over all segments of the run\)", out)
+    assert m, out
+    segment, total = float(m.group(1)), float(m.group(2))
+    assert total == pytest.approx(before + segment, abs=0.15)  # printed to 0.1 s
+    assert before < post.Run(tmp_path).wall_seconds <= total + 0.05
+    # An uninterrupted run: its one segment is all of it.
+    assert 0.0 < post.Run(reference).wall_seconds < 300.0
 
 
 def test_corrupt_newest_checkpoint_falls_back_to_the_previous(reference, tmp_path):

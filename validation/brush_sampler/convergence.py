@@ -76,7 +76,20 @@ def collect(runs_dir, runs, spacings):
             table[(r, s)] = row
             obs = post.Run(d).observers
             series[(r, s)] = (obs["time"].to_numpy(), obs["tray.mass"].to_numpy())
+    for s in spacings:
+        share_particle_mass({k: v for k, v in table.items() if k[1] == s})
     return table, series
+
+
+def share_particle_mass(rows):
+    """A run that never had regolith in its tray has no particle mass of its own (NaN), yet its
+    tray mass of 0 is uncertain by one particle: every run at one spacing has the same
+    inner-region particle mass, so it takes another run's. `rows`: {key: row} of one spacing."""
+    known = [r["particle_mass_kg_per_m"] for r in rows.values()
+             if math.isfinite(r["particle_mass_kg_per_m"])]
+    for r in rows.values():
+        if not math.isfinite(r["particle_mass_kg_per_m"]) and known:
+            r["particle_mass_kg_per_m"] = known[0]
 
 
 def uncertainty(row, key):

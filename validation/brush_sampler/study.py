@@ -16,6 +16,7 @@ Exits 1 when a finding the issue requires is not reproduced, 2 when runs are mis
 """
 import argparse
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -62,9 +63,12 @@ def analyse(run_dir):
     row["max_speed_m_s"] = float(diag["max_speed"].max())
     row.update(lifted(run))
     row["steps"] = int(obs["step"].iloc[-1])
-    marker = Path(run_dir) / SWEEP_MARKER  # written by the sweep with the run's wall time
-    row["wall_s"] = (float(json.loads(marker.read_text()).get("wall_seconds", "nan"))
-                     if marker.is_file() else float("nan"))
+    # The run's wall time over all its segments (restarts included), from its checkpoint;
+    # older runs have it only from the sweep's marker (their last segment).
+    row["wall_s"] = run.wall_seconds
+    marker = Path(run_dir) / SWEEP_MARKER
+    if not math.isfinite(row["wall_s"]) and marker.is_file():
+        row["wall_s"] = float(json.loads(marker.read_text()).get("wall_seconds", "nan"))
     return row
 
 

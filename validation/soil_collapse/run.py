@@ -3,6 +3,7 @@
 
     /usr/bin/python3 validation/soil_collapse/run.py --output runs/soil_collapse [--overwrite]
         [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
+        [--kernel-correction] [--av-balsara]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
 report.json, report.txt into the output directory. Exit status: 0 the comparison passed; 1 the
@@ -36,6 +37,13 @@ def viscosity_text(sound_speed):
     return f"viscosity sound speed: {sound_speed:g} m/s"
 
 
+def numerics_text(args):
+    """The numerics options the figure's title names, when any is on."""
+    on = [name for name, flag in (("kernel correction", args.kernel_correction),
+                                  ("Balsara switch", args.av_balsara)) if flag]
+    return ", " + " + ".join(on) if on else ""
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--output", required=True, help="run directory")
@@ -46,6 +54,11 @@ def main(argv=None):
                     default=soil_collapse.VISCOSITY_SOUND_SPEED,
                     help="sound speed of the artificial viscosity [m/s]; 0 (default) = the "
                          "soil's own elastic wave speed; the paper used 600")
+    ap.add_argument("--kernel-correction", action="store_true",
+                    help="the soil uses the kernel gradient correction (README 'Numerics'; "
+                         "off by default)")
+    ap.add_argument("--av-balsara", action="store_true",
+                    help="Balsara's switch on the artificial viscosity (off by default)")
     ap.add_argument("--compare-only", action="store_true",
                     help="do not run; compare the existing run in --output")
     run_control.add_arguments(ap)
@@ -59,11 +72,17 @@ def main(argv=None):
         print(f"error: {e}", file=sys.stderr)
         return EXIT_NO_REFERENCE
     if not args.compare_only:
-        sim = soil_collapse.build(args.spacing, args.viscosity_sound_speed)
-        status = run_control.run(
-            sim, args, metadata={"setup": "soil_collapse validation",
-                                 "spacing_m": repr(args.spacing),
-                                 "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)})
+        sim = soil_collapse.build(args.spacing, args.viscosity_sound_speed,
+                                  kernel_correction=args.kernel_correction,
+                                  av_balsara=args.av_balsara)
+        metadata = {"setup": "soil_collapse validation", "spacing_m": repr(args.spacing),
+                    "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)}
+        # Recorded only when on (run.json records them in the materials and physics too).
+        if args.kernel_correction:
+            metadata["kernel_correction"] = "on"
+        if args.av_balsara:
+            metadata["av_balsara"] = "on"
+        status = run_control.run(sim, args, metadata=metadata)
         if status != 0:
             return status
         if not rs.is_root():
@@ -82,7 +101,7 @@ def main(argv=None):
                    viscosity_sound_speed_m_s=args.viscosity_sound_speed)
     compare.plot(initial, final, metrics, out / "collapse.png",
                  f"Soil collapse at t = {t_final:.2f} s, spacing {args.spacing * 1e3:.3f} mm, "
-                 f"{viscosity_text(args.viscosity_sound_speed)}", args.spacing)
+                 f"{viscosity_text(args.viscosity_sound_speed)}{numerics_text(args)}", args.spacing)
     print(compare.write_report(metrics, out), end="")
     print(f"figure: {out / 'collapse.png'}")
     return 0 if metrics["passed"] else 1

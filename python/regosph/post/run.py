@@ -333,6 +333,24 @@ class Run:
     def particle_count(self):
         return int(sum(b.get("particles", 0) for b in self.parameters["bodies"]))
 
+    @property
+    def wall_seconds(self):
+        """Wall-clock seconds the run has computed so far, over all its segments (restarts
+        included) [s]: the attribute checkpoint_wall_seconds of its newest checkpoint. NaN when
+        it has no checkpoint or the checkpoint was written before regosph recorded it."""
+        import h5py
+
+        found = sorted(self.path.glob("checkpoint_*.h5"))
+        for f in reversed(found):  # the names sort by step (zero-padded)
+            try:
+                with h5py.File(f, "r") as h:
+                    text = h.attrs["checkpoint_wall_seconds"]
+                seconds = float.fromhex(text.decode() if isinstance(text, bytes) else str(text))
+            except (OSError, KeyError, ValueError):
+                continue
+            return seconds if seconds > 0 else float("nan")
+        return float("nan")
+
     # ---- snapshots ------------------------------------------------------------------------
     def _snapshot_paths(self):
         found = []

@@ -1,0 +1,114 @@
+#include "sph/gradient_correction.hpp"
+
+#include "parallel/threads.hpp"
+#include "sph/kernel.hpp"
+#include "sph/pair_selection.hpp"
+
+namespace regosph {
+
+namespace {
+
+// M_a and the plain velocity gradient G_a of eq. 38 (both with the weights m_b / rho_a) of
+// dynamic particle a over its interacting partners, in blocks of kBlock lanes summed in lane
+// order like the pair loop (the same on any number of threads and ranks).
+template <int Dim>
+void moment_sums(const ParticleSet& p, std::size_t a, std::span<const std::uint32_t> partners,
+                 double (&M)[Dim][Dim], double (&G)[Dim][Dim]) {
+    double xa[Dim], va[Dim];
+    for (int d = 0; d < Dim; ++d) {
+        xa[d] = p.x[d][a];
+        va[d] = p.v[d][a];
+    }
+    const double h_a = p.h[a];
+    double m_lane[Dim][Dim][kBlock] = {}, g_lane[Dim][Dim][kBlock] = {};
+    for (std::size_t base = 0; base < partners.size(); base += kBlock) {
+#pragma omp simd
+        for (std::size_t k = 0; k < kBlock; ++k) {
+            const std::uint32_t b = partners[base + k];
+            double dx[Dim], r2 = 0.0;
+            for (int d = 0; d < Dim; ++d) {
+                dx[d] = xa[d] - p.x[d][b];
+                r2 += dx[d] * dx[d];
+            }
+            const double h_ab = 0.5 * (h_a + p.h[b]);
+            // The padding (b = a, r = 0) gets r = 2 h: the kernel gradient is 0 there.
+            const bool inside = interacts(r2, h_ab);
+            const double r = inside ? std::sqrt(r2) : 2.0 * h_ab;
+            const double factor = kernel::pair_factors<Dim>(r, h_ab, 1.0 / (h_ab * r)).gradient;
+            const double m_b = p.mass[b];
+            for (int i = 0; i < Dim; ++i) {
+                const double grad_i = m_b * factor * dx[i];  // m_b grad_a W_ab
+                for (int j = 0; j < Dim; ++j) {
+                    m_lane[i][j][k] -= grad_i * dx[j];  // x_b - x_a = -dx
+                    g_lane[j][i][k] += (p.v[j][b] - va[j]) * grad_i;
+                }
+            }
+        }
+    }
+    const double inv_rho = 1.0 / p.rho[a];
+    for (int i = 0; i < Dim; ++i)
+        for (int j = 0; j < Dim; ++j) {
+            double m = 0.0, g = 0.0;
+            for (std::size_t k = 0; k < kBlock; ++k) {
+                m += m_lane[i][j][k];
+                g += g_lane[i][j][k];
+            }
+            M[i][j] = m * inv_rho;
+            G[i][j] = g * inv_rho;
+        }
+}
+
+template <int Dim>
+void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                  const PhysicsParameters& pp, std::vector<double>& out) {
+    constexpr int stride = prepass_stride(Dim);
+    const std::size_t n = p.owned(), n_all = p.size();
+    out.resize(n_all * stride);
+#pragma omp parallel num_threads(parallel::threads_for(n, parallel::kMinPairItems))
+    {
+#pragma omp for schedule(static)
+        for (std::size_t i = 0; i < n_all; ++i)  // L = I, f = 1 until computed or refreshed
+            for (int k = 0; k < stride; ++k)
+                out[i * stride + k] = k == Dim * Dim || k % (Dim + 1) == 0 ? 1.0 : 0.0;
+        std::vector<std::uint32_t> selected;
+#pragma omp for schedule(dynamic, 256)
+        for (std::size_t a = 0; a < n; ++a) {
+            if (p.kind[a] != ParticleKind::dynamic) continue;
+            const int mat = p.material[a];
+            const std::span<const std::uint32_t> row = nl.row(a);
+            selected.resize(row.size() + kBlock);
+            const std::uint32_t count = select_interacting<Dim>(p, a, row, selected.data());
+            const std::size_t n_partners = (count + kBlock - 1) / kBlock * kBlock;
+            double M[Dim][Dim], G[Dim][Dim], L[Dim][Dim];
+            moment_sums<Dim>(p, a, {selected.data(), n_partners}, M, G);
+            const bool corrected = mt.kernel_correction[mat] && correction_matrix<Dim>(M, L);
+            double* const o = out.data() + a * stride;
+            if (corrected) {
+                double GL[Dim][Dim] = {};  // G L^T, the corrected velocity gradient
+                for (int i = 0; i < Dim; ++i)
+                    for (int j = 0; j < Dim; ++j) {
+                        o[i * Dim + j] = L[i][j];
+                        for (int k = 0; k < Dim; ++k) GL[i][j] += G[i][k] * L[j][k];
+                    }
+                for (int i = 0; i < Dim; ++i)
+                    for (int j = 0; j < Dim; ++j) G[i][j] = GL[i][j];
+            }
+            if (pp.av_balsara)
+                o[Dim * Dim] = balsara_factor<Dim>(G, mt.viscosity_speed[mat], p.h[a]);
+        }
+    }
+}
+
+}  // namespace
+
+void gradient_prepass(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                      const PhysicsParameters& pp, std::vector<double>& out,
+                      const HaloRefresh& refresh) {
+    if (p.dim == 2)
+        prepass_impl<2>(p, nl, mt, pp, out);
+    else
+        prepass_impl<3>(p, nl, mt, pp, out);
+    if (refresh) refresh(out, prepass_stride(p.dim));
+}
+
+}  // namespace regosph
