@@ -739,6 +739,10 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     for (std::size_t a = 0; a < n; ++a) {
         if (p.kind[a] != ParticleKind::dynamic) {
             out.dt_limit[a] = std::numeric_limits<double>::infinity();  // no limit of its own
+            // No energy of its own (out is reused: after a migration a dynamic particle's
+            // powers could sit at this index).
+            for (auto& c : out.power) c[a] = 0.0;
+            out.stress_power[a] = 0.0;
             continue;
         }
         // The interacting neighbours, padded to whole blocks.
