@@ -2,9 +2,10 @@
 // and the work done since the start of the series, for the rows of diagnostics.csv
 // (sph/recorder.cpp). Power: regolith_power (below) of the row's load,
 // the step-averaged load of the step ending at the row, with the motion at mid-step. Work: the
-// trapezoidal integral of the rows' power over time; rows come every diagnostics_every steps,
-// the only steps whose loads are collected. A continued series resumes from its last row, so a
-// restarted run writes the same rows as an uninterrupted one.
+// trapezoidal integral of the rows' power over time; rows come every diagnostics_every steps.
+// A continued series resumes from its last row, so a restarted run writes the same rows as an
+// uninterrupted one. (The energy budget integrates regolith_power at every stage instead,
+// AdaptiveHeun::energy_increment.)
 #pragma once
 
 #include <cstddef>
