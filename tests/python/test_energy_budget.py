@@ -179,6 +179,35 @@ def test_tool_work_closes(tmp_path):
     assert d["plate.work"].iloc[-1] == pytest.approx(work, rel=1e-2)
 
 
+def test_rigid_body_work_closes(tmp_path):
+    """A rigid disc thrown spinning into a soil bed: the work it does on the soil enters the
+    budget, which closes to < 1 % of it; the soil dissipates it mostly plastically."""
+    dx = 5e-3
+    sim = rs.Simulation(dim=2)
+    sim.physics.gravity = (0.0, -9.81, 0.0)
+    soil = sim.add_material(rs.DruckerPrager("soil", density=1500, bulk_modulus=1e6,
+                                             poisson_ratio=0.3, friction_angle=30, cohesion=500))
+    steel = sim.add_material(rs.Rigid("steel", density=3000))
+    wall = sim.add_material(rs.Rigid("wall", density=1500))
+    sim.add_body("bed", rs.lattice_fill(rs.rectangle((0.0, 0.0), (0.3, 0.08)), dx),
+                 material=soil, motion="dynamic", spacing=dx, smoothing_length=2.5 * dx)
+    t = 3 * dx
+    box = rs.subtract(rs.rectangle((-t, -t), (0.3 + t, 0.2)), rs.rectangle((0.0, 0.0), (0.3, 1.0)))
+    sim.add_body("box", rs.lattice_fill(box, dx), material=wall, motion="fixed", spacing=dx,
+                 smoothing_length=2.5 * dx)
+    sim.add_body("disc", rs.lattice_fill(rs.disc((0.15, 0.11), 0.025), dx), material=steel,
+                 motion="rigid", spacing=dx, smoothing_length=2.5 * dx, velocity=(0.5, -2.0),
+                 angular_velocity=3.0)
+    d = run(sim, tmp_path / "disc", 0.03)
+    end = d.iloc[-1]
+    residual = np.abs(d["energy_residual"]).max()
+    print(f"\nrigid disc: body work {end['body_work']:.4g} J/m, residual {residual:.3g} J/m; " +
+          ", ".join(f"{c} {end[c]:.4g}" for c in LOSSES))
+    assert end["body_work"] > 1.0
+    assert residual < 0.01 * end["body_work"]
+    assert end["plastic_dissipation"] == max(end[c] for c in LOSSES)
+
+
 def test_restart_continues_the_budget(tmp_path):
     """A run restarted from a checkpoint writes the same energy columns, bit for bit, as an
     uninterrupted one."""
