@@ -33,6 +33,9 @@ Diagnostics compute_diagnostics(const ParticleSet& p, const std::vector<Material
     std::vector<double> sums = {g.mass,        g.kinetic_energy,   g.momentum[0],
                                 g.momentum[1], g.momentum[2],      g.potential_energy,
                                 g.strain_energy};
+    // The budget's cumulative terms are each rank's share (energy_budget.hpp).
+    sums.insert(sums.end(), budget.dissipated.begin(), budget.dissipated.end());
+    sums.push_back(budget.body_work);
     mpi::sum_in_place(sums);
     g.mass = sums[0];
     g.kinetic_energy = sums[1];
@@ -44,12 +47,16 @@ Diagnostics compute_diagnostics(const ParticleSet& p, const std::vector<Material
     g.dynamic_particles =
         static_cast<std::size_t>(mpi::sum(static_cast<std::int64_t>(g.dynamic_particles)));
 
-    g.plastic_dissipation = budget.dissipated[kPlasticPower];
-    g.viscous_dissipation = budget.dissipated[kViscousPower];
-    g.wall_dissipation = budget.dissipated[kWallPower];
-    g.artificial_stress_dissipation = budget.dissipated[kArtificialStressPower];
-    g.body_work = budget.body_work;
-    const double total = budget.total(g.kinetic_energy, g.potential_energy, g.strain_energy);
+    EnergyBudget total_budget = budget;
+    for (int c = 0; c < kEnergyRates; ++c) total_budget.dissipated[c] = sums[7 + c];
+    total_budget.body_work = sums[7 + kEnergyRates];
+    g.plastic_dissipation = total_budget.dissipated[kPlasticPower];
+    g.viscous_dissipation = total_budget.dissipated[kViscousPower];
+    g.wall_dissipation = total_budget.dissipated[kWallPower];
+    g.artificial_stress_dissipation = total_budget.dissipated[kArtificialStressPower];
+    g.body_work = total_budget.body_work;
+    const double total =
+        total_budget.total(g.kinetic_energy, g.potential_energy, g.strain_energy);
     g.energy_residual = std::isnan(budget.initial_total) ? 0.0 : total - budget.initial_total;
     return g;
 }

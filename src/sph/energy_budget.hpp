@@ -40,14 +40,16 @@ enum EnergyRate : int {
     kEnergyRates
 };
 
-// What one accepted step adds to the cumulative terms [J] (2D: [J/m]), summed over the ranks.
+// What one accepted step adds to the cumulative terms [J] (2D: [J/m]): under MPI the share of
+// one rank (its particles; the bodies' work on rank 0), so that a step needs no reduction.
 struct EnergyIncrement {
     std::array<double, kEnergyRates> dissipated{};  // EnergyRate order
     double body_work = 0.0;                         // W_bodies
 };
 
 // The cumulative terms since the start of the run, and the budget's total at the start of its
-// series (NaN until the first diagnostics row of a new run sets it).
+// series (NaN until a new run sets it). Under MPI the cumulative terms are each rank's share
+// (compute_diagnostics sums them; global() for a checkpoint); initial_total is global.
 struct EnergyBudget {
     std::array<double, kEnergyRates> dissipated{};
     double body_work = 0.0;
@@ -63,8 +65,11 @@ struct EnergyBudget {
         for (const double d : dissipated) t += d;
         return t;
     }
-    // As a checkpoint stores it (the dissipated terms, body work, initial total), and back;
-    // from_values throws std::runtime_error naming `where` on a wrong count.
+    // The totals over the ranks (collective).
+    EnergyBudget global() const;
+    // As a checkpoint stores it (the dissipated terms, body work, initial total; global), and
+    // back (on rank 0; the other ranks' shares are zero); from_values throws
+    // std::runtime_error naming `where` on a wrong count.
     std::vector<double> values() const;
     static EnergyBudget from_values(const std::vector<double>& v, const std::string& where);
 };

@@ -264,17 +264,16 @@ double AdaptiveHeun::body_power(const std::vector<BodyLoad>& loads, double t, in
 }
 
 EnergyIncrement AdaptiveHeun::energy_increment(double dt, double power_1, double power_2) const {
-    // Serial, in particle order: the same sums on any number of threads.
-    std::vector<double> sums(kEnergyRates, 0.0);
+    // Serial, in particle order: the same sums on any number of threads. This rank's share
+    // (its owned particles); the rows sum the ranks' totals (compute_diagnostics).
+    EnergyIncrement e;
     for (std::size_t a = 0; a < correction_loss_.size(); ++a) {
         for (int c = 0; c < kEnergyRates; ++c)
-            sums[c] += 0.5 * dt * (k1_.power[c][a] + k2_.power[c][a]);
-        sums[kPlasticPower] += correction_loss_[a];
+            e.dissipated[c] += 0.5 * dt * (k1_.power[c][a] + k2_.power[c][a]);
+        e.dissipated[kPlasticPower] += correction_loss_[a];
     }
-    mpi::sum_in_place(sums);
-    EnergyIncrement e;
-    for (int c = 0; c < kEnergyRates; ++c) e.dissipated[c] = sums[c];
-    e.body_work = 0.5 * dt * (power_1 + power_2);  // the loads are the same on every rank
+    // The loads are the same on every rank: their work counts on rank 0.
+    if (mpi::rank() == 0) e.body_work = 0.5 * dt * (power_1 + power_2);
     return e;
 }
 

@@ -50,7 +50,7 @@ struct StepReport {
     int rejected = 0;      // attempts rejected before this one
     bool yielding_any = false;
     // What the step adds to the energy budget's cumulative terms (energy_budget.hpp), with the
-    // weights of the state's update; the same on every rank.
+    // weights of the state's update: this rank's share (the bodies' work on rank 0).
     EnergyIncrement energy;
 };
 
@@ -116,7 +116,7 @@ private:
     double body_power(const std::vector<BodyLoad>& loads, double t, int dim) const;
     double correction_work(const Material& material, std::size_t a, double dt,
                            const SymTensor& sigma, const ParticleSet& p) const;
-    // The accepted step's increment of the energy budget (collective under MPI).
+    // The accepted step's increment of the energy budget, this rank's share.
     EnergyIncrement energy_increment(double dt, double power_1, double power_2) const;
     [[noreturn]] void blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
                               const std::string& why) const;

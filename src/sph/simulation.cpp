@@ -407,7 +407,8 @@ Diagnostics Simulation::diagnostics() const {
 }
 
 io::CheckpointState Simulation::checkpoint_state() const {
-    return {time_, step_, integrator_ ? integrator_->proposed_dt() : 0.0, {}, energy_.values()};
+    return {time_, step_, integrator_ ? integrator_->proposed_dt() : 0.0, {},
+            energy_.global().values()};
 }
 
 const Derivatives& Simulation::evaluate_derivatives() {
