@@ -4,8 +4,9 @@
 // E_kin = sum m v^2 / 2, E_pot = -sum m g . x (zero at the origin of the coordinates),
 // E_el = sum m e(rho, sigma) (each material's strain_energy, materials/), and the cumulative
 // terms, integrated with the stage weights of the state (Heun: dt/2 (rate_1 + rate_2)):
-// - D_plastic: sum V sigma : eps_dot^p (StressRate::dissipation), plus the elastic energy the
-//   return mapping removes from the corrected state (Bui's corrections);
+// - D_plastic: sum V sigma : eps_dot^p (StressRate::dissipation); for a particle whose stress
+//   Bui's corrections changed in a step (at either stage), its plastic work in that step,
+//   int V sigma : eps_dot dt - dE_el (AdaptiveHeun::correction_work);
 // - D_viscous: the artificial viscosity, sum_a (1/2) sum_b m_a m_b Pi_ab v_ab . grad_a W_ab over
 //   dynamic partners (each pair's other half is the partner's) and the whole term for wall
 //   partners, >= 0 (Pi_ab > 0 and v_ab . grad_a W_ab > 0 for approaching pairs);
