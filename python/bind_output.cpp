@@ -36,7 +36,16 @@ void bind_output(py::module_& m) {
         .def_readonly("momentum", &Diagnostics::momentum)
         .def_readonly("max_speed", &Diagnostics::max_speed)
         .def_readonly("yielding", &Diagnostics::yielding)
-        .def_readonly("dynamic_particles", &Diagnostics::dynamic_particles);
+        .def_readonly("dynamic_particles", &Diagnostics::dynamic_particles)
+        // The energy budget (README, "Energy budget"), [J] (2D: [J/m]).
+        .def_readonly("potential_energy", &Diagnostics::potential_energy)
+        .def_readonly("strain_energy", &Diagnostics::strain_energy)
+        .def_readonly("plastic_dissipation", &Diagnostics::plastic_dissipation)
+        .def_readonly("viscous_dissipation", &Diagnostics::viscous_dissipation)
+        .def_readonly("wall_dissipation", &Diagnostics::wall_dissipation)
+        .def_readonly("artificial_stress_dissipation", &Diagnostics::artificial_stress_dissipation)
+        .def_readonly("body_work", &Diagnostics::body_work)
+        .def_readonly("energy_residual", &Diagnostics::energy_residual);
 }
 
 namespace {
@@ -104,7 +113,7 @@ void bind_readings(py::class_<Simulation>& sim) {
             "N m about the centre; 2D per metre], 'applied_force'/'applied_torque', "
             "'contact_force'/'contact_torque' of other bodies (README, 'Contact between bodies'), "
             "'mass'}}.")
-        .def("diagnostics", [](const Simulation& s) { return compute_diagnostics(s.particles()); })
+        .def("diagnostics", &Simulation::diagnostics)
         .def(
             "parallel_statistics",
             [](const Simulation& s) {

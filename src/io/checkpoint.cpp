@@ -136,6 +136,11 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
                                                      {kCheckpointWallSeconds,
                                                       exact(s.wall_seconds)}};
     if (!s.rigid_bodies.empty()) attributes[kCheckpointRigidBodies] = s.rigid_bodies;
+    if (!s.energy_budget.empty()) {
+        std::string text;
+        for (const double v : s.energy_budget) text += (text.empty() ? "" : " ") + exact(v);
+        attributes[kCheckpointEnergyBudget] = text;
+    }
     // The checksum is added to the complete file: it covers what was written (the rigid
     // bodies' state among the attributes).
     write_particle_file(file, p, s.time, s.step, attributes, kCheckpoint,
@@ -177,6 +182,15 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
                 out.state.wall_seconds = 0.0;
             }
             out.state.step = step;
+            out.state.energy_budget.clear();
+            std::string budget;
+            try {
+                budget = read_string_attribute(file, kCheckpointEnergyBudget);
+            } catch (const std::exception&) {  // written before the energy budget existed
+            }
+            std::istringstream words(budget);
+            for (std::string w; words >> w;)
+                out.state.energy_budget.push_back(parse_exact(w, kCheckpointEnergyBudget));
             out.particles = std::move(p);
             out.file = file;
             return out;

@@ -22,15 +22,19 @@ struct CheckpointState {
     // cost; steps recomputed after an interruption count twice) [s]. 0 in checkpoints
     // written before regosph recorded it.
     double wall_seconds = 0.0;
+    // The energy budget's cumulative terms (sph/energy_budget.hpp, EnergyBudget::values);
+    // empty when read from a checkpoint written before the budget existed.
+    std::vector<double> energy_budget;
 };
 
 // Root attributes a checkpoint adds to the snapshot layout: the time, the proposed step and the
-// wall time so far as exact text ("%a"), the rigid bodies' states, and the checksum of
-// everything stored.
+// wall time so far as exact text ("%a"), the rigid bodies' states, the energy budget (exact
+// text, space separated), and the checksum of everything stored.
 inline const std::string kCheckpointTime = "checkpoint_time";
 inline const std::string kCheckpointDtNext = "checkpoint_dt_next";
 inline const std::string kCheckpointRigidBodies = "rigid_bodies";
 inline const std::string kCheckpointWallSeconds = "checkpoint_wall_seconds";
+inline const std::string kCheckpointEnergyBudget = "energy_budget";
 inline const std::string kCheckpointChecksum = "checkpoint_checksum";
 
 // Order-independent hash of the owned particles: the sum modulo 2^64 of a 64-bit FNV-1a hash

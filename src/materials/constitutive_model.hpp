@@ -24,6 +24,9 @@ struct StressRate {
     SymTensor rate{};         // [Pa/s]
     double lambda_dot = 0.0;  // plastic multiplier rate [1/s]; 0 for elastic models
     bool yielding = false;    // plastic loading in this evaluation
+    // Plastic dissipation rate sigma : eps_dot^p [W/m^3] (>= 0 for associated flow); 0 for
+    // elastic models. The energy budget integrates it (sph/energy_budget.hpp).
+    double dissipation = 0.0;
 };
 
 // Per-material numerical options of the SPH pair terms (SPEC.md section 4).
@@ -55,6 +58,9 @@ concept ConstitutiveModel =
         // After a stage update of density and stress: returns true when it changed sigma
         // plastically (counts as yielding).
         { m.correct(rho, state) } -> std::same_as<bool>;
+        // Stored elastic energy per unit mass at density rho and stress sigma [J/kg], the
+        // potential whose rate is sigma : eps_dot^e / rho (the energy budget's strain energy).
+        { m.strain_energy(rho, sigma) } -> std::convertible_to<double>;
         { m.pair_options() } -> std::same_as<PairOptions>;
         { m.parameters() } -> std::same_as<std::vector<ModelParameter>>;
     };

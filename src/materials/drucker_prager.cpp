@@ -66,9 +66,17 @@ StressRate drucker_prager_stress_rate(const DruckerPrager& m, const DruckerPrage
     // Plastic corrector of eq. 19: - lambda_dot (9 K sin(psi) I + mu / sqrt(J2) S)
     for (int c = 0; c < kSymComponents; ++c) out.rate[c] -= lambda_dot * mu_over_sqrt_j2 * S[c];
     for (int c = XX; c <= ZZ; ++c) out.rate[c] -= lambda_dot * 9.0 * K * sin_psi;
+    // sigma : eps_dot^p of the flow just applied (without a deviator only its volumetric part).
+    out.dissipation = lambda_dot * ((has_deviator ? sqrt_j2 : 0.0) + 3.0 * sin_psi * I1);
     out.lambda_dot = lambda_dot;
     out.yielding = true;
     return out;
+}
+
+double hooke_strain_energy(double K, double mu, const SymTensor& sigma) {
+    const SymTensor S = deviator(sigma);
+    const double p = -trace(sigma) / 3.0;
+    return double_dot(S, S) / (4.0 * mu) + p * p / (2.0 * K);
 }
 
 bool drucker_prager_return(const DruckerPragerConstants& dp, SymTensor& sigma) {
@@ -126,6 +134,10 @@ StressRate DruckerPrager::stress_rate(const SymTensor& sigma, const SymTensor& s
 
 bool DruckerPrager::correct(double /*rho*/, SymTensor& sigma) const {
     return drucker_prager_return(yield_surface, sigma);
+}
+
+double DruckerPrager::strain_energy(double rho, const SymTensor& sigma) const {
+    return hooke_strain_energy(bulk_modulus, shear_modulus, sigma) / rho;
 }
 
 std::vector<ModelParameter> DruckerPrager::parameters() const {

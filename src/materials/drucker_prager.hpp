@@ -36,6 +36,7 @@ struct DruckerPrager {
     double wave_speed(double rho) const;  // c_p at the reference density (rho unused) [m/s]
     StressRate stress_rate(const SymTensor& sigma, const SymTensor& strain_rate) const;
     bool correct(double rho, SymTensor& sigma) const;  // Bui's corrections (drucker_prager_return)
+    double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg], hooke_strain_energy / rho
     PairOptions pair_options() const { return {}; }
     std::vector<ModelParameter> parameters() const;
 };
@@ -52,10 +53,19 @@ double elastic_wave_speed(const DruckerPrager& m);
 double yield_function(const DruckerPragerConstants& dp, const SymTensor& sigma);
 
 // Constitutive stress rate without the rotation terms (Schaefer 2017 eqs. 19-20) and the
-// plastic multiplier rate lambda_dot [1/s]; plastic flow when f >= 0 and lambda_dot > 0.
+// plastic multiplier rate lambda_dot [1/s]; plastic flow when f >= 0 and lambda_dot > 0. Its
+// dissipation is sigma : eps_dot^p with the flow direction of the plastic potential g,
+// eps_dot^p = lambda_dot dg/dsigma = lambda_dot (S / (2 sqrt(J2)) + 3 sin(psi) I) (Bui 2008
+// eqs. 21-22): lambda_dot (sqrt(J2) + 3 sin(psi) I1) [W/m^3].
 StressRate drucker_prager_stress_rate(const DruckerPrager& m,
                                              const DruckerPragerConstants& dp,
                                              const SymTensor& sigma, const SymTensor& strain_rate);
+
+// Elastic energy per unit volume of the hypoelastic Hooke law of eq. 19 (Bui 2008 eq. 19),
+// w = S:S / (4 mu) + p^2 / (2 K) with p = -I1 / 3 [J/m^3]: with dS/dt = 2 mu dev(eps_dot^e) and
+// dp/dt = -K tr(eps_dot^e), dw/dt = S : eps_dot^e - p tr(eps_dot^e) = sigma : eps_dot^e (the
+// Jaumann terms do no work, S : (W S - S W) = 0).
+double hooke_strain_energy(double bulk_modulus, double shear_modulus, const SymTensor& sigma);
 
 // Bui's corrections after every stress update, in this order (SPEC.md section 3):
 // tension cracking (move an over-apex state to the apex), then stress scaling back onto

@@ -15,6 +15,28 @@ inline double principal_correction(double epsilon, double principal, double inv_
 }
 }  // namespace
 
+double murnaghan_energy(const ElasticSolid& m, double rho) {
+    const double n = m.murnaghan_n;
+    const double eps = rho / m.density - 1.0;  // x - 1
+    const double scale = m.bulk_modulus / (n * m.density);
+    if (std::abs(eps) < 1e-2) {
+        // Taylor series in eps: the bracket is sum_{k>=2} c_k eps^k with
+        // c_k = (n-2)(n-3)...(n-k) / k! + (-1)^k (from (1+eps)^(n-1) / (n-1) and 1/(1+eps));
+        // 14 terms reach round-off for |eps| < 1e-2.
+        double bracket = 0.0, binomial = 1.0, power = eps, sign = -1.0;
+        for (int k = 2; k <= 15; ++k) {
+            binomial *= (n - static_cast<double>(k)) / static_cast<double>(k);  // (n-2)...(n-k)/k!
+            power *= eps;
+            sign = -sign;
+            bracket += (binomial + sign) * power;
+        }
+        return scale * bracket;
+    }
+    const double x = 1.0 + eps;
+    const double growth = n == 1.0 ? std::log(x) : (murnaghan_power(x, n - 1.0) - 1.0) / (n - 1.0);
+    return scale * (growth + 1.0 / x - 1.0);
+}
+
 SymTensor artificial_stress(double epsilon, const SymTensor& sigma, double rho, int dim) {
     const double inv_rho2 = 1.0 / (rho * rho);
     SymTensor r{};

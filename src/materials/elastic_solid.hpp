@@ -35,6 +35,7 @@ struct ElasticSolid {
     double wave_speed(double rho) const;  // P-wave speed at density rho [m/s]
     StressRate stress_rate(const SymTensor& sigma, const SymTensor& strain_rate) const;
     bool correct(double rho, SymTensor& sigma) const;  // the EoS; never plastic
+    double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg], see below
     PairOptions pair_options() const { return {artificial_stress, artificial_stress_exponent, xsph}; }
     std::vector<ModelParameter> parameters() const;
 };
@@ -104,6 +105,22 @@ inline StressRate ElasticSolid::stress_rate(const SymTensor& /*sigma*/,
 inline bool ElasticSolid::correct(double rho, SymTensor& sigma) const {
     apply_equation_of_state(*this, rho, sigma);
     return false;
+}
+
+// Murnaghan energy per unit mass, e(rho) = integral from rho0 to rho of p(rho') / rho'^2 drho'
+// [J/kg] (the work of the EoS pressure, de/dt = p / rho^2 drho/dt). With x = rho / rho0:
+//   e = K0 / (n rho0) [ (x^(n-1) - 1) / (n - 1) + 1/x - 1 ],  n != 1,
+//   e = K0 / rho0 [ ln x + 1/x - 1 ],                           n == 1,
+// near x = 1 as its Taylor series (the closed forms cancel to O((x-1)^2)).
+double murnaghan_energy(const ElasticSolid& m, double rho);
+
+// Stored energy per unit mass: murnaghan_energy plus the Hooke deviator's S:S / (4 mu rho)
+// [J/kg] (dS/dt = 2 mu dev(eps_dot), so d/dt S:S / (4 mu) = S : eps_dot); a fluid (mu = 0)
+// stores none in shear.
+inline double ElasticSolid::strain_energy(double rho, const SymTensor& sigma) const {
+    const SymTensor S = deviator(sigma);
+    const double shear = shear_modulus > 0.0 ? double_dot(S, S) / (4.0 * shear_modulus * rho) : 0.0;
+    return murnaghan_energy(*this, rho) + shear;
 }
 
 // Monaghan (2000) artificial stress R of one particle [Pa m^6/kg^2]: in the principal frame of

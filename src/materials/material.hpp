@@ -58,5 +58,9 @@ inline bool correct_stress(const Material& m, double rho, SymTensor& sigma) {
 inline double wave_speed(const Material& m, double rho) {
     return std::visit([rho](const auto& model) { return model.wave_speed(rho); }, m.model);
 }
+// Stored elastic energy per unit mass [J/kg] (the model's strain_energy).
+inline double strain_energy(const Material& m, double rho, const SymTensor& sigma) {
+    return std::visit([&](const auto& model) { return model.strain_energy(rho, sigma); }, m.model);
+}
 
 }  // namespace regosph

@@ -44,6 +44,7 @@ struct Rigid {
     double wave_speed(double /*rho*/) const { return 0.0; }
     StressRate stress_rate(const SymTensor&, const SymTensor&) const { return {}; }
     bool correct(double /*rho*/, SymTensor& /*sigma*/) const { return false; }
+    double strain_energy(double /*rho*/, const SymTensor& /*sigma*/) const { return 0.0; }
     PairOptions pair_options() const { return {}; }
     std::vector<ModelParameter> parameters() const {
         if (!has_contact()) return {{"density_kg_m3", density}};

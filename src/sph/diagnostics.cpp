@@ -8,7 +8,8 @@
 
 namespace regosph {
 
-Diagnostics compute_diagnostics(const ParticleSet& p) {
+Diagnostics compute_diagnostics(const ParticleSet& p, const std::vector<Material>& materials,
+                                const std::array<double, 3>& gravity, const EnergyBudget& budget) {
     Diagnostics g;
     // Serial on purpose: the sums must not depend on the thread count.
     for (std::size_t a = 0; a < p.owned(); ++a) {
@@ -17,7 +18,11 @@ Diagnostics compute_diagnostics(const ParticleSet& p) {
         for (int d = 0; d < 3; ++d) {
             g.momentum[d] += p.mass[a] * p.v[d][a];
             v2 += p.v[d][a] * p.v[d][a];
+            g.potential_energy -= p.mass[a] * gravity[d] * p.x[d][a];
         }
+        SymTensor sigma;
+        for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
+        g.strain_energy += p.mass[a] * strain_energy(materials[p.material[a]], p.rho[a], sigma);
         g.mass += p.mass[a];
         g.kinetic_energy += 0.5 * p.mass[a] * v2;
         g.max_speed = std::max(g.max_speed, std::sqrt(v2));
@@ -25,16 +30,34 @@ Diagnostics compute_diagnostics(const ParticleSet& p) {
         ++g.dynamic_particles;
     }
     // Over the ranks (identity on one rank).
-    std::vector<double> sums = {g.mass, g.kinetic_energy, g.momentum[0], g.momentum[1],
-                                g.momentum[2]};
+    std::vector<double> sums = {g.mass,        g.kinetic_energy,   g.momentum[0],
+                                g.momentum[1], g.momentum[2],      g.potential_energy,
+                                g.strain_energy};
+    // The budget's cumulative terms are each rank's share (energy_budget.hpp).
+    sums.insert(sums.end(), budget.dissipated.begin(), budget.dissipated.end());
+    sums.push_back(budget.body_work);
     mpi::sum_in_place(sums);
     g.mass = sums[0];
     g.kinetic_energy = sums[1];
     for (int d = 0; d < 3; ++d) g.momentum[d] = sums[2 + d];
+    g.potential_energy = sums[5];
+    g.strain_energy = sums[6];
     g.max_speed = mpi::max(g.max_speed);
     g.yielding = static_cast<std::size_t>(mpi::sum(static_cast<std::int64_t>(g.yielding)));
     g.dynamic_particles =
         static_cast<std::size_t>(mpi::sum(static_cast<std::int64_t>(g.dynamic_particles)));
+
+    EnergyBudget total_budget = budget;
+    for (int c = 0; c < kEnergyRates; ++c) total_budget.dissipated[c] = sums[7 + c];
+    total_budget.body_work = sums[7 + kEnergyRates];
+    g.plastic_dissipation = total_budget.dissipated[kPlasticPower];
+    g.viscous_dissipation = total_budget.dissipated[kViscousPower];
+    g.wall_dissipation = total_budget.dissipated[kWallPower];
+    g.artificial_stress_dissipation = total_budget.dissipated[kArtificialStressPower];
+    g.body_work = total_budget.body_work;
+    const double total =
+        total_budget.total(g.kinetic_energy, g.potential_energy, g.strain_energy);
+    g.energy_residual = std::isnan(budget.initial_total) ? 0.0 : total - budget.initial_total;
     return g;
 }
 

@@ -51,6 +51,8 @@ void Derivatives::resize(std::size_t n, bool position_rate) {
     drho.assign(n, 0.0);
     for (auto& c : dstress) c.assign(n, 0.0);
     dplastic.assign(n, 0.0);
+    for (auto& c : power) c.assign(n, 0.0);
+    stress_power.assign(n, 0.0);
     loads.clear();
     yielding.assign(n, 0);
     dt_limit.assign(n, std::numeric_limits<double>::infinity());
@@ -66,11 +68,18 @@ struct PairSums {
     double grad_v[Dim][Dim] = {};  // L_ij = sum_b (m_b / rho_a) (v_b - v_a)_i d_j W_ab  [1/s]
     double max_nu = 0.0;           // max |nu_ab| of approaching pairs [m/s]
     double xsph[Dim] = {};         // sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab, same material [m/s]
+    // Energy budget (energy_budget.hpp), per unit m_a [W/kg], w = 1/2 for a dynamic partner
+    // and 1 for a wall: the pair work sum_b w m_b v_ab . t_ab of the momentum term, its
+    // viscous part sum_b w m_b Pi_ab v_ab . grad_a W_ab and the artificial stress's work
+    // sum_b w m_b f^n v_ab . t^art_ab; and the power of a free-slip correction relative to
+    // the wall, corr . (v_a - v_wall).
+    double work = 0.0, viscous = 0.0, art_work = 0.0, slip_power = 0.0;
     // Next to a Coulomb wall (mu_w > 0): its body, and the normal and tangential parts of the
     // wall's force on a per unit mass [m/s^2], for the limit over the whole contact.
     std::int32_t coulomb_body = -1;
     double wall_fn = 0.0;
     double wall_ft[Dim] = {};
+    double wall_v[Dim] = {};  // velocity of the first slip wall particle met [m/s]
 };
 
 // Layout of a particle's record in StagedParticles::record: field offsets in doubles. A
@@ -315,6 +324,7 @@ struct CoulombContact {
     std::int32_t body;
     double fn;
     double ft[3];
+    double v_wall[3];  // the wall's velocity next to a [m/s] (its first slip wall particle)
 };
 
 // Coulomb's law over the whole contact of each Coulomb wall (pair_terms.hpp): the tangential
@@ -346,7 +356,12 @@ void apply_coulomb_limit(const ParticleSet& p, const LoadRequest& request,
         const auto b = static_cast<std::size_t>(c.body);
         const double change = scale[b] - 1.0;
         if (change == 0.0) continue;
-        for (int d = 0; d < p.dim; ++d) out.dv[d][c.a] += change * c.ft[d];
+        double slip = 0.0;  // the correction's power relative to the wall (energy budget)
+        for (int d = 0; d < p.dim; ++d) {
+            out.dv[d][c.a] += change * c.ft[d];
+            slip += change * c.ft[d] * (p.v[d][c.a] - c.v_wall[d]);
+        }
+        out.power[kWallPower][c.a] -= p.mass[c.a] * slip;
         if (!(b < request.collect.size() && request.collect[b])) continue;
         LoadShare r{p.id[c.a], c.body, {}, {}};
         double x[3] = {0.0, 0.0, 0.0};
@@ -414,6 +429,8 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     // leaves the arithmetic of the sums (and so the results) unchanged.
     double lane_mass[kBlock], lane_momentum[Dim][kBlock], lane_art_weight[kBlock] = {},
            lane_art[Dim][kBlock] = {}, lane_mu[kBlock];
+    // Energy budget (PairSums::work, ...), likewise apart.
+    double work[kBlock] = {}, visc[kBlock] = {}, art_work[kBlock] = {};
     for (std::size_t base = 0; base < partners.size(); base += kBlock) {
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
@@ -495,6 +512,10 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             double t[Dim];
             pair_terms::momentum<Dim, Prepass>(sa, rec, ib + R::stress, pi_ab, grad, t);
             for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * t[i];
+            // Energy budget: a wall partner's share is whole, a dynamic one's half.
+            const double share = rec[ib + R::c_visc] < 0.0 ? m_b : 0.5 * m_b;
+            work[k] += share * pair_terms::pair_work<Dim>(dv, t);
+            visc[k] += share * pi_ab * dv_dot_grad;
             if constexpr (Loads) {
                 lane_mass[k] = m_b;
                 for (int i = 0; i < Dim; ++i) lane_momentum[i][k] = t[i];
@@ -512,6 +533,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 double ta[Dim];
                 pair_terms::artificial_stress<Dim>(ra, rec, ib + R::art, grad, ta);
                 for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * fn * ta[i];
+                art_work[k] += share * fn * pair_terms::pair_work<Dim>(dv, ta);
                 if constexpr (Loads) {
                     lane_art_weight[k] = m_b * fn;
                     for (int i = 0; i < Dim; ++i) lane_art[i][k] = ta[i];
@@ -562,6 +584,9 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         }
         s.div_sum += div[k];
         s.max_nu = std::max(s.max_nu, max_nu[k]);
+        s.work += work[k];
+        s.viscous += visc[k];
+        if constexpr (ArtStress) s.art_work += art_work[k];
     }
     if constexpr (Loads) {
         if (slip) {  // the slip walls' force on a
@@ -570,8 +595,10 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 for (int i = 0; i < Dim; ++i) F[i] += wall_force[i][k];
                 limit += wall_limit[k];
             }
+            const double* const rec_wall = rec + static_cast<std::size_t>(first_wall) * R::size;
+            for (int i = 0; i < Dim; ++i) s.wall_v[i] = rec_wall[R::v + i];
             // The wall's mu_w, from the key of its record (-2 - mu_w).
-            if (-2.0 - rec[static_cast<std::size_t>(first_wall) * R::size + R::key] > 0.0) {
+            if (-2.0 - rec_wall[R::key] > 0.0) {
                 // Coulomb: limited over the whole contact with the body after the loop
                 // (apply_coulomb_limit).
                 s.coulomb_body = sink.body_of_wall[first_wall];
@@ -583,7 +610,10 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 }
             } else {  // free-slip: no tangential part at all
                 const double scale = pair_terms::coulomb_correction<Dim>(F, n_wall, limit, corr);
-                for (int i = 0; i < Dim; ++i) s.acc[i] += corr[i];
+                for (int i = 0; i < Dim; ++i) {
+                    s.acc[i] += corr[i];
+                    s.slip_power += corr[i] * (va[i] - s.wall_v[i]);
+                }
                 if (sink.shares) limit_load_shares<Dim>(sink, xa, n_wall, scale);
             }
         }
@@ -651,6 +681,16 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
     out.dplastic[a] = r.lambda_dot;
     out.yielding[a] = r.yielding ? 1 : 0;
 
+    // Energy budget (energy_budget.hpp): the stress power V sigma : eps_dot, the part of the
+    // pair work the particle's own deformation accounts for, leaves the walls' share.
+    const double m_a = p.mass[a], volume = m_a / p.rho[a];
+    const double stress_power = volume * double_dot(sigma, eps);
+    out.stress_power[a] = stress_power;
+    out.power[kPlasticPower][a] = volume * r.dissipation;
+    out.power[kViscousPower][a] = m_a * s.viscous;
+    out.power[kWallPower][a] = -(m_a * s.work + stress_power + m_a * s.viscous) - m_a * s.slip_power;
+    out.power[kArtificialStressPower][a] = -m_a * s.art_work;
+
     // Courant condition with the artificial-viscosity signal speed (Monaghan 1992):
     // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)).
     const double signal = wave_speed(material, p.rho[a]) + std::sqrt(speed2) +
@@ -697,6 +737,10 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     for (std::size_t a = 0; a < n; ++a) {
         if (p.kind[a] != ParticleKind::dynamic) {
             out.dt_limit[a] = std::numeric_limits<double>::infinity();  // no limit of its own
+            // No energy of its own (out is reused: after a migration a dynamic particle's
+            // powers could sit at this index).
+            for (auto& c : out.power) c[a] = 0.0;
+            out.stress_power[a] = 0.0;
             continue;
         }
         // The interacting neighbours, padded to whole blocks.
@@ -718,8 +762,11 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         dt_min = std::min(dt_min, out.dt_limit[a]);
         if constexpr (Loads)
             if (s.coulomb_body >= 0) {
-                CoulombContact c{a, s.coulomb_body, s.wall_fn, {0.0, 0.0, 0.0}};
-                for (int d = 0; d < Dim; ++d) c.ft[d] = s.wall_ft[d];
+                CoulombContact c{a, s.coulomb_body, s.wall_fn, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+                for (int d = 0; d < Dim; ++d) {
+                    c.ft[d] = s.wall_ft[d];
+                    c.v_wall[d] = s.wall_v[d];
+                }
                 my_contacts.push_back(c);
             }
     }

@@ -15,6 +15,7 @@
 #include "core/particles.hpp"
 #include "materials/material.hpp"
 #include "sph/body_loads.hpp"
+#include "sph/energy_budget.hpp"
 #include "sph/neighbours.hpp"
 
 namespace regosph {
@@ -87,6 +88,10 @@ struct Derivatives {
     std::vector<std::uint8_t> yielding;                       // plastic loading this evaluation
     std::vector<double> dt_limit;  // Courant limit of each dynamic particle [s]; +inf elsewhere
     double dt_min = 0.0;           // the smallest of dt_limit over the owned particles [s]
+    // Energy budget (energy_budget.hpp): each dynamic particle's power in the EnergyRate
+    // terms [W] (2D: [W/m]); zero for boundary particles.
+    std::array<std::vector<double>, kEnergyRates> power;
+    std::vector<double> stress_power;  // V sigma : eps_dot of each dynamic particle [W]
     // Loads on the bodies a LoadRequest asked for (one entry per body, zero for the others);
     // empty when the evaluation collected none. The same on every rank.
     std::vector<BodyLoad> loads;

@@ -13,6 +13,7 @@
 #include "parallel/threads.hpp"
 #include "sph/boundary.hpp"
 #include "sph/motion.hpp"
+#include "sph/tool_work.hpp"
 
 namespace regosph {
 
@@ -100,7 +101,7 @@ double AdaptiveHeun::derivatives(const ParticleSet& p, const NeighbourList& nl,
 }
 
 LoadRequest AdaptiveHeun::load_request(double t) const {
-    LoadRequest r = bodies_ && collect_kinematic_ ? kinematic_load_request(*bodies_, t) : LoadRequest{};
+    LoadRequest r = bodies_ ? kinematic_load_request(*bodies_, t) : LoadRequest{};
     rigid_.request_loads(r);
     if (all_bodies_ && std::any_of(all_bodies_->begin(), all_bodies_->end(),
                                    [](const Body& b) { return b.wall_friction >= 0.0; })) {
@@ -178,13 +179,21 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
                                   bool final) {
     const std::size_t n = p.owned();
     const int dim = p.dim;
-    if (final) particle_error_.resize(n);  // written for every particle below
+    if (final) {
+        particle_error_.resize(n);  // written for every particle below
+        correction_loss_.resize(n);
+    } else {
+        predictor_corrected_.resize(n);
+    }
     const bool xsph = !k1_.dx[0].empty();
     double worst = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : worst) \
     num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
     for (std::size_t a = 0; a < n; ++a) {
-        if (final) particle_error_[a] = 0.0;
+        if (final) {
+            particle_error_[a] = 0.0;
+            correction_loss_[a] = 0.0;
+        }
         if (p.kind[a] != ParticleKind::dynamic) continue;
         double ex2 = 0.0, ev2 = 0.0;
         for (int d = 0; d < dim; ++d) {
@@ -213,8 +222,12 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
         for (int c = 0; c < kSymComponents; ++c)
             sigma[c] = stress0_[c][a] + w1 * k1_.dstress[c][a] + w2 * k2.dstress[c][a];
         // Bui's corrections (regolith) or the equation of state (elastic solids).
-        const bool corrected = correct_stress(mt.materials[p.material[a]], p.rho[a], sigma);
+        const Material& material = mt.materials[p.material[a]];
+        const bool corrected = correct_stress(material, p.rho[a], sigma);
         for (int c = 0; c < kSymComponents; ++c) p.stress[c][a] = sigma[c];
+        if (!final) predictor_corrected_[a] = corrected ? 1 : 0;
+        if (final && (corrected || predictor_corrected_[a]))
+            correction_loss_[a] = correction_work(material, a, dt, sigma, p);
 
         if (final) {
             p.yielding[a] = (k2_.yielding[a] || corrected) ? 1 : 0;
@@ -228,6 +241,46 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
     }
     if (!final) return 0.0;
     return mpi::max(worst) / opt_.tolerance;  // the step is the same on every rank
+}
+
+// Energy budget: in a step where Bui's corrections changed a particle's stress (at either
+// stage), its plastic work is what the stress power did not store as elastic energy,
+// int V sigma : eps_dot dt - (E_el(end) - E_el(start)), the textbook definition of plastic work.
+// The stages' dissipation rate V lambda_dot (...) (dt/2 (k1 + k2), energy_increment) is part of
+// it; this returns the rest [J]. (The elastic energy the correction removes, E_el(before) -
+// E_el(after), is not it: where a stage creates stress beyond the surface, e.g. tension at a
+// cohesionless apex, the trapezoidal stress power never paid that energy in.)
+double AdaptiveHeun::correction_work(const Material& material, std::size_t a, double dt,
+                                     const SymTensor& sigma, const ParticleSet& p) const {
+    SymTensor sigma0;
+    for (int c = 0; c < kSymComponents; ++c) sigma0[c] = stress0_[c][a];
+    const double e0 = mass0_[a] * strain_energy(material, rho0_[a], sigma0);
+    const double e1 = p.mass[a] * strain_energy(material, p.rho[a], sigma);
+    const double stored = 0.5 * dt * (k1_.stress_power[a] - k1_.power[kPlasticPower][a] +
+                                      k2_.stress_power[a] - k2_.power[kPlasticPower][a]);
+    return e0 + stored - e1;
+}
+
+double AdaptiveHeun::body_power(const std::vector<BodyLoad>& loads, double t, int dim) const {
+    double power = 0.0;
+    if (!all_bodies_) return power;
+    for (std::size_t k = 0; k < loads.size() && k < all_bodies_->size(); ++k)
+        power += regolith_power((*all_bodies_)[k], loads[k], t, dim);
+    return power;
+}
+
+EnergyIncrement AdaptiveHeun::energy_increment(double dt, double power_1, double power_2) const {
+    // Serial, in particle order: the same sums on any number of threads. This rank's share
+    // (its owned particles); the rows sum the ranks' totals (compute_diagnostics).
+    EnergyIncrement e;
+    for (std::size_t a = 0; a < correction_loss_.size(); ++a) {
+        for (int c = 0; c < kEnergyRates; ++c)
+            e.dissipated[c] += 0.5 * dt * (k1_.power[c][a] + k2_.power[c][a]);
+        e.dissipated[kPlasticPower] += correction_loss_[a];
+    }
+    // The loads are the same on every rank: their work counts on rank 0.
+    if (mpi::rank() == 0) e.body_work = 0.5 * dt * (power_1 + power_2);
+    return e;
 }
 
 void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
@@ -302,6 +355,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     clock = std::chrono::steady_clock::now();
     share_staging(k1_, k2_);
     const double dt_contact = derivatives(p, nl, mt, pp, time, k1_);
+    const double power_1 = body_power(k1_.loads, time, p.dim);  // the bodies at the step start
     rigid_.compute_rates(1, k1_.loads, pp.gravity, time);
     times_.derivatives += seconds_since(clock);
     // The particles' smallest Courant limit comes from the pair loop's reduction.
@@ -326,6 +380,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
         times_.updates += seconds_since(clock);
         share_staging(k2_, k1_);
         evaluate(p, nl, mt, pp, time + dt, false, k2_);
+        const double power_2 = body_power(k2_.loads, time + dt, p.dim);  // at their predicted state
         rigid_.compute_rates(2, k2_.loads, pp.gravity, time + dt);
         clock = std::chrono::steady_clock::now();
         double err = stage_update(p, mt, dt, true);
@@ -348,6 +403,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
             step_loads_step_ = step + 1;
             report.dt = dt;
             report.error = err;
+            report.energy = energy_increment(dt, power_1, power_2);
             return report;
         }
         restore_start(p);

@@ -49,6 +49,9 @@ struct StepReport {
     double error = 0.0;    // error norm / tolerance of the accepted step
     int rejected = 0;      // attempts rejected before this one
     bool yielding_any = false;
+    // What the step adds to the energy budget's cumulative terms (energy_budget.hpp), with the
+    // weights of the state's update: this rank's share (the bodies' work on rank 0).
+    EnergyIncrement energy;
 };
 
 class AdaptiveHeun {
@@ -90,10 +93,9 @@ public:
     // step or without such bodies.
     const std::vector<BodyLoad>& step_loads() const { return step_loads_; }
     // The accepted-step count (after the step) whose loads step_loads() holds; -1 for none.
+    // Every step collects the loads of the kinematic and rigid bodies: the energy budget
+    // takes their work at each stage.
     std::int64_t step_loads_step() const { return step_loads_step_; }
-    // Whether the next steps collect the kinematic bodies' loads (a diagnostics row needs
-    // them; rigid bodies and slip walls always take part). Off by default.
-    void collect_kinematic_loads(bool on) { collect_kinematic_ = on; }
 
     // prepare, then the derivatives of the owned dynamic particles (and the loads on the
     // kinematic and rigid bodies, contact included, in out.loads).
@@ -109,6 +111,13 @@ private:
     void save_start(const ParticleSet& p);
     void restore_start(ParticleSet& p) const;
     double stage_update(ParticleSet& p, const MaterialTable& mt, double dt, bool final);
+    // The power of the kinematic and rigid bodies on the particles at time t from an
+    // evaluation's loads [W] (regolith_power; the rigid bodies in their current state).
+    double body_power(const std::vector<BodyLoad>& loads, double t, int dim) const;
+    double correction_work(const Material& material, std::size_t a, double dt,
+                           const SymTensor& sigma, const ParticleSet& p) const;
+    // The accepted step's increment of the energy budget, this rank's share.
+    EnergyIncrement energy_increment(double dt, double power_1, double power_2) const;
     [[noreturn]] void blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
                               const std::string& why) const;
 
@@ -122,6 +131,10 @@ private:
     std::array<std::vector<double>, kSymComponents> stress0_;
     Derivatives k1_, k2_;
     std::vector<double> particle_error_;
+    // Plastic work of each particle whose stress a correction changed in this step [J],
+    // beyond the integrated dissipation rate, and whether the predictor's correction did.
+    std::vector<double> correction_loss_;
+    std::vector<std::uint8_t> predictor_corrected_;
     const std::vector<Body>* bodies_ = nullptr;  // set when some body is kinematic
     const std::vector<Body>* all_bodies_ = nullptr;  // for the wall friction of each body
     RigidBodies rigid_;
@@ -130,7 +143,6 @@ private:
     std::array<std::vector<double>, 3> wall_acceleration_;  // of kinematic particles [m/s^2]
     std::vector<BodyLoad> step_loads_;
     std::int64_t step_loads_step_ = -1;
-    bool collect_kinematic_ = false;
 };
 
 }  // namespace regosph

@@ -72,6 +72,15 @@ inline void momentum(const double* s_a, const double* records, std::int32_t b_of
     }
 }
 
+// The work rate of a pair term t (per unit m_a m_b) on the pair's relative motion,
+// v_ab . t [W/kg^2]: what the pair exchanges with the energy budget (energy_budget.hpp).
+template <int Dim>
+inline double pair_work(const double (&dv)[Dim], const double (&t)[Dim]) {
+    double w = 0.0;
+    for (int i = 0; i < Dim; ++i) w += dv[i] * t[i];
+    return w;
+}
+
 // Monaghan's (2000) artificial stress per unit m_b f_ab^n: (R_a + R_b) . grad_a W_ab, R in
 // packed form [Pa m^6/kg^2] (Gray, Monaghan & Swift 2001 eq. 4.3), R_b = records[b_offset ...].
 // dv_a/dt gets m_b f_ab^n times this.

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <limits>
 
 #include "parallel/mpi_env.hpp"
-#include "sph/diagnostics.hpp"
 
 namespace regosph {
 
@@ -28,18 +28,28 @@ std::string format_duration(double seconds) {
     return buf;
 }
 
-// The columns of diagnostics.csv: the global quantities, then the loads on the kinematic
+// The energy budget's columns (sph/energy_budget.hpp), after the global quantities.
+constexpr const char* kEnergyColumns[] = {
+    "potential_energy",    "strain_energy",    "plastic_dissipation",
+    "viscous_dissipation", "wall_dissipation", "artificial_stress_dissipation",
+    "body_work",           "energy_residual"};
+
+// The columns of diagnostics.csv: the global quantities, the energy budget (unless
+// `energy` is false: a series begun before it existed), then the loads on the kinematic
 // bodies. A 2D run is plane strain: its masses, energies, momenta, forces and torques are per
 // metre of depth (momentum kg m/s per m = N s/m, torque N m per m = N).
 std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
-                                            const std::vector<std::size_t>& loaded, bool planar) {
-    const std::string energy = planar ? " [J/m]" : " [J]";
+                                            const std::vector<std::size_t>& loaded, bool planar,
+                                            bool energy) {
+    const std::string energy_unit = planar ? " [J/m]" : " [J]";
     const std::string momentum = planar ? " [N s/m]" : " [kg m/s]";
-    std::vector<std::string> columns = {"time [s]", "dt [s]", "kinetic_energy" + energy};
+    std::vector<std::string> columns = {"time [s]", "dt [s]", "kinetic_energy" + energy_unit};
     for (const char* c : {"x", "y", "z"}) columns.push_back(std::string("momentum_") + c + momentum);
     for (const char* c : {"max_speed [m/s]", "yielding [-]"}) columns.push_back(c);
     columns.push_back(planar ? "mass [kg/m]" : "mass [kg]");
     columns.push_back("rejected_steps [-]");
+    if (energy)
+        for (const char* c : kEnergyColumns) columns.push_back(c + energy_unit);
     for (const std::size_t k : loaded) {
         const std::string& b = bodies[k].name;
         const std::string force_unit = planar ? " [N/m]" : " [N]";
@@ -114,6 +124,15 @@ std::vector<double> rigid_body_row(const std::vector<Body>& bodies,
     return row;
 }
 
+// Whether the diagnostics.csv a continued run appends to has the energy budget's columns (a
+// series begun before they existed does not). Rank 0 reads it.
+bool has_energy_columns(const fs::path& file) {
+    std::ifstream in(file);
+    std::string header;
+    std::getline(in, header);
+    return !in || header.find(kEnergyColumns[0]) != std::string::npos;
+}
+
 std::vector<std::string> observer_columns(const std::vector<Observer>& observers, bool planar) {
     std::vector<std::string> columns = {"time [s]", "step [-]"};
     for (const Observer& ob : observers) {
@@ -139,10 +158,10 @@ bool OutputTimes::reached(double time, double t_eps) {
 
 Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
                    const std::vector<Body>& bodies, const std::vector<Observer>& observers,
-                   LoadsFn loads, ObserveFn observe, bool continued, double time,
-                   std::int64_t step)
+                   LoadsFn loads, ObserveFn observe, DiagnoseFn diagnose, bool continued,
+                   double time, std::int64_t step)
     : o_(o), particles_(particles), bodies_(bodies), loads_(std::move(loads)),
-      observe_(std::move(observe)), writing_(!o.output_dir.empty()),
+      observe_(std::move(observe)), diagnose_(std::move(diagnose)), writing_(!o.output_dir.empty()),
       observing_(writing_ && !observers.empty()), tool_work_(bodies), last_snapshot_step_(step),
       t_start_(time), step_start_(step) {
     const bool planar = particles.dim == 2;
@@ -155,9 +174,10 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
         // A continued run keeps the rows up to its restart time; a new one starts afresh.
         const double keep_up_to = continued ? time : std::numeric_limits<double>::quiet_NaN();
         mpi::on_root_first([&] {
+            const fs::path file = fs::path(o.output_dir) / "diagnostics.csv";
+            energy_columns_ = !continued || has_energy_columns(file);
             diagnostics_ = std::make_unique<io::CsvTimeSeries>(
-                fs::path(o.output_dir) / "diagnostics.csv",
-                diagnostic_columns(bodies, loaded_, planar), keep_up_to);
+                file, diagnostic_columns(bodies, loaded_, planar, energy_columns_), keep_up_to);
             tool_work_.resume(diagnostics_->columns(), diagnostics_->rows());  // its work so far
             if (observing_)
                 observations_ = std::make_unique<io::CsvTimeSeries>(
@@ -169,7 +189,7 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
                     rigid_body_columns(bodies, rigid_, planar), keep_up_to);
         });
     }
-    n_dynamic_ = compute_diagnostics(particles).dynamic_particles;
+    n_dynamic_ = diagnose_().dynamic_particles;
     wall_start_ = last_progress_ = last_checkpoint_wall_ = Clock::now();
     // Say at once what runs: the first progress line comes only after progress_interval.
     const auto total = static_cast<long long>(mpi::sum(static_cast<std::int64_t>(particles.owned())));
@@ -201,10 +221,14 @@ void Recorder::count_step(const StepReport& r) {
 void Recorder::diagnostics(double time, std::int64_t step) {
     if (!writing_ || step == last_row_step_) return;
     last_row_step_ = step;
-    const Diagnostics g = compute_diagnostics(particles_);
+    const Diagnostics g = diagnose_();
     std::vector<double> row = {time, last_dt_, g.kinetic_energy, g.momentum[0], g.momentum[1],
                                g.momentum[2], g.max_speed, static_cast<double>(g.yielding),
                                g.mass, static_cast<double>(rejected_since_row_)};
+    if (energy_columns_)  // kEnergyColumns
+        row.insert(row.end(), {g.potential_energy, g.strain_energy, g.plastic_dissipation,
+                               g.viscous_dissipation, g.wall_dissipation,
+                               g.artificial_stress_dissipation, g.body_work, g.energy_residual});
     if (!loaded_.empty()) {
         const std::vector<BodyLoad> loads = loads_();
         if (rigid_bodies_)  // rank 0

@@ -17,6 +17,7 @@
 #include "io/checkpoint.hpp"
 #include "io/snapshot.hpp"
 #include "io/time_series.hpp"
+#include "sph/diagnostics.hpp"
 #include "sph/integrator.hpp"
 #include "sph/motion.hpp"
 #include "sph/observers.hpp"
@@ -51,12 +52,15 @@ public:
     using LoadsFn = std::function<std::vector<BodyLoad>()>;
     // Readings of every observer at the current state.
     using ObserveFn = std::function<std::vector<ObserverReading>()>;
+    // The global quantities and the energy budget at the current state (collective).
+    using DiagnoseFn = std::function<Diagnostics()>;
 
     // `continued`: a run restarted at `time` [s], whose series keep their rows up to it.
     // Collective under MPI.
     Recorder(const RunOptions& options, const ParticleSet& particles,
              const std::vector<Body>& bodies, const std::vector<Observer>& observers,
-             LoadsFn loads, ObserveFn observe, bool continued, double time, std::int64_t step);
+             LoadsFn loads, ObserveFn observe, DiagnoseFn diagnose, bool continued, double time,
+             std::int64_t step);
 
     // The first rows and the first snapshot of a new run.
     void initial_state(double time, std::int64_t step);
@@ -105,6 +109,10 @@ private:
     const std::vector<Body>& bodies_;
     LoadsFn loads_;
     ObserveFn observe_;
+    DiagnoseFn diagnose_;
+    // Rows carry the energy budget's columns; false only when continuing a diagnostics.csv
+    // written before they existed (its rows keep the columns they had).
+    bool energy_columns_ = true;
     bool writing_, observing_;
     std::vector<std::size_t> loaded_;  // kinematic bodies, whose loads join the diagnostics
     ToolWork tool_work_;               // power and work of the kinematic bodies

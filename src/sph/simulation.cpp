@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -288,9 +289,7 @@ std::vector<BodyLoad> Simulation::body_loads() {
     if (std::none_of(bodies_.begin(), bodies_.end(),
                      [](const Body& b) { return collects_loads(b.motion); }))
         return std::vector<BodyLoad>(bodies_.size());
-    integrator_->collect_kinematic_loads(true);
     integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
-    integrator_->collect_kinematic_loads(false);
     release_halo();
     std::vector<BodyLoad> loads = scratch_.loads;
     loads.resize(bodies_.size());  // one entry per body, zero for those not collected
@@ -399,7 +398,21 @@ StepReport Simulation::advance(double dt_cap) {
     release_halo();
     time_ += r.dt;
     ++step_;
+    energy_.add(r.energy);
     return r;
+}
+
+Diagnostics Simulation::diagnostics() const {
+    return compute_diagnostics(particles_, materials_, physics_.gravity, energy_);
+}
+
+io::CheckpointState Simulation::checkpoint_state() const {
+    io::CheckpointState s;
+    s.time = time_;
+    s.step = step_;
+    s.dt_next = integrator_ ? integrator_->proposed_dt() : 0.0;
+    s.energy_budget = energy_.global().values();  // the wall time and rigid bodies: Recorder
+    return s;
 }
 
 const Derivatives& Simulation::evaluate_derivatives() {
@@ -511,6 +524,16 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     } catch (const std::exception& e) {
         throw std::invalid_argument("restart: checkpoint '" + ck.file.string() + "': " + e.what());
     }
+    // The energy budget continues from the checkpoint's; one written before the budget existed
+    // leaves its cumulative terms unknown (NaN) rather than wrongly zero.
+    if (ck.state.energy_budget.empty()) {
+        energy_ = EnergyBudget{};
+        energy_.dissipated.fill(std::numeric_limits<double>::quiet_NaN());
+        energy_.body_work = std::numeric_limits<double>::quiet_NaN();
+    } else {
+        energy_ = EnergyBudget::from_values(ck.state.energy_budget, "restart: checkpoint '" +
+                                                                         ck.file.string() + "'");
+    }
     particles_ = q;  // every particle, on every rank: the next run distributes them
     decomposition_ = parallel::Domain{};
     time_ = ck.state.time;
@@ -545,7 +568,7 @@ void check_run_options(const RunOptions& o, double now) {
     std::vector<std::string> reserved = io::kParticleFileAttributes;
     for (const std::string& k : {io::kCheckpointTime, io::kCheckpointDtNext,
                                  io::kCheckpointRigidBodies, io::kCheckpointChecksum,
-                                 kCrashReportAttribute})
+                                 io::kCheckpointEnergyBudget, kCrashReportAttribute})
         reserved.push_back(k);
     for (const auto& [key, value] : o.metadata) {
         check_name("run: metadata key", key);
@@ -606,8 +629,14 @@ RunSummary Simulation::run(const RunOptions& o) {
     resumed_from_.clear();
     last_run_dir_.clear();
 
+    if (!continued) {  // a new series: the budget starts from the present state
+        energy_ = EnergyBudget{};
+        const Diagnostics d = diagnostics();
+        energy_.initial_total = energy_.total(d.kinetic_energy, d.potential_energy, d.strain_energy);
+    }
     Recorder rec(o, particles_, bodies_, observers_, [this] { return recorded_loads(); },
-                 [this] { return observe(); }, continued, time_, step_);
+                 [this] { return observe(); }, [this] { return diagnostics(); }, continued,
+                 time_, step_);
     if (!continued) wall_seconds_before_ = 0.0;
     rec.set_earlier_wall_seconds(wall_seconds_before_);
     if (!continued) rec.initial_state(time_, step_);
@@ -621,8 +650,6 @@ RunSummary Simulation::run(const RunOptions& o) {
         const double target = outputs.next();
         StepReport r;
         try {
-            // Kinematic loads only for the steps that end on a diagnostics row.
-            integrator_->collect_kinematic_loads((step_ + 1) % o.diagnostics_every == 0);
             r = integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_,
                                   target - time_);
         } catch (const BlowUpError& e) {
@@ -632,6 +659,7 @@ RunSummary Simulation::run(const RunOptions& o) {
         if (const std::string e = left_bounds_report(); !e.empty())
             throw rec.crash(BlowUpError(e), time_, step_);
         ++step_;
+        energy_.add(r.energy);
         summary.rejected += r.rejected;
         rec.count_step(r);
         if (step_ % o.diagnostics_every == 0) rec.diagnostics(time_, step_);
@@ -641,12 +669,12 @@ RunSummary Simulation::run(const RunOptions& o) {
         const bool checkpoint_due = rec.checkpoint_due(step_);  // collective
         if (const int signal = signals.pending(); signal != 0) {
             summary.interrupted_by = signal;
-            rec.interrupted(signal, {time_, step_, integrator_->proposed_dt()});
+            rec.interrupted(signal, checkpoint_state());
             break;
         }
-        if (checkpoint_due) rec.checkpoint({time_, step_, integrator_->proposed_dt()});
+        if (checkpoint_due) rec.checkpoint(checkpoint_state());
     }
-    if (summary.interrupted_by == 0) rec.finish({time_, step_, integrator_->proposed_dt()});
+    if (summary.interrupted_by == 0) rec.finish(checkpoint_state());
     last_run_dir_ = o.output_dir;  // a next run() into it continues from here
     last_run_step_ = step_;
 

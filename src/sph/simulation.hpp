@@ -108,6 +108,10 @@ public:
     // Derivatives of the current state (for tests): neighbours and boundary values updated.
     const Derivatives& evaluate_derivatives();
 
+    // The global quantities of the current state and the energy budget (energy_budget.hpp)
+    // since the start of the run: what a row of diagnostics.csv holds. Collective under MPI.
+    Diagnostics diagnostics() const;
+
     // Parameters, materials and bodies as JSON, written to run.json (reproducibility).
     std::string describe(const RunOptions& options) const;
 
@@ -132,6 +136,8 @@ private:
     // The directory of a run with output (locked until it is destroyed); `continued` tells
     // whether the run continues the one recorded there.
     std::optional<io::RunDirectory> open_run_directory(const RunOptions& o, bool& continued);
+    // What a checkpoint of the current state holds besides the particles (collective).
+    io::CheckpointState checkpoint_state() const;
 
     ParticleSet particles_;
     std::vector<Material> materials_;
@@ -148,6 +154,9 @@ private:
     Derivatives scratch_;
     double time_ = 0.0;
     std::int64_t step_ = 0;
+    // The energy budget's cumulative terms: since the start of the run's series (a new run
+    // resets them), this rank's share, carried by checkpoints.
+    EnergyBudget energy_;
     std::optional<geometry::BoundingBox> bounds_;
     // Where the next run() continues: the directory and checkpoint of restart(), or the
     // directory the last run() wrote into, as long as the state is still where that run ended.

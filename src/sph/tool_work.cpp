@@ -5,6 +5,17 @@
 
 namespace regosph {
 
+double regolith_power(const Body& body, const BodyLoad& load, double t, int dim) {
+    if (body.motion == Motion::kinematic)
+        return geometry::power_into_regolith(body.kinematics, load.force, load.torque, t);
+    if (body.motion != Motion::rigid) return 0.0;
+    const geometry::RigidBody& b = body.rigid;
+    const geometry::Vec3 omega = geometry::angular_velocity(b, b.state, t, dim);
+    double p = 0.0;
+    for (int d = 0; d < 3; ++d) p -= load.force[d] * b.state.velocity[d] + load.torque[d] * omega[d];
+    return p;
+}
+
 ToolWork::ToolWork(const std::vector<Body>& bodies)
     : bodies_(bodies), power_(bodies.size(), 0.0), work_(bodies.size(), 0.0) {}
 
@@ -36,8 +47,7 @@ void ToolWork::row(const std::vector<BodyLoad>& loads, double time, double dt) {
     const double mid = time - 0.5 * dt;
     for (std::size_t k = 0; k < bodies_.size(); ++k) {
         if (!driven(k)) continue;
-        const double p = geometry::power_into_regolith(bodies_[k].kinematics, loads[k].force,
-                                                       loads[k].torque, mid);
+        const double p = regolith_power(bodies_[k], loads[k], mid, 3);  // kinematic: dim unused
         if (started_) work_[k] += 0.5 * (power_[k] + p) * (time - last_time_);  // trapezoid
         power_[k] = p;
     }

@@ -1,10 +1,11 @@
 // The mechanical power the regolith takes from each kinematic body (a tool driven by a motor)
 // and the work done since the start of the series, for the rows of diagnostics.csv
-// (sph/recorder.cpp). Power: power_into_regolith (geometry/kinematics.hpp) of the row's load,
+// (sph/recorder.cpp). Power: regolith_power (below) of the row's load,
 // the step-averaged load of the step ending at the row, with the motion at mid-step. Work: the
-// trapezoidal integral of the rows' power over time; rows come every diagnostics_every steps,
-// the only steps whose loads are collected. A continued series resumes from its last row, so a
-// restarted run writes the same rows as an uninterrupted one.
+// trapezoidal integral of the rows' power over time; rows come every diagnostics_every steps.
+// A continued series resumes from its last row, so a restarted run writes the same rows as an
+// uninterrupted one. (The energy budget integrates regolith_power at every stage instead,
+// AdaptiveHeun::energy_increment.)
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,14 @@
 #include "sph/body_loads.hpp"
 
 namespace regosph {
+
+// The mechanical power a body gives the regolith through its load (force F and torque T of
+// the regolith on it, about its reference point) at time t [s]: -(F . V + T . omega) [W]
+// (2D: [W/m]), V the velocity of the reference point and omega the angular velocity. A
+// kinematic body moves as prescribed (geometry::power_into_regolith, pivot); a rigid body
+// in its current state (torque about its centre). Equal to -sum_b F_b . v_b over its
+// particles. Other bodies: 0.
+double regolith_power(const Body& body, const BodyLoad& load, double t, int dim);
 
 class ToolWork {
 public:

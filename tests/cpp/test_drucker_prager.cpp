@@ -405,3 +405,46 @@ TEST_CASE("material validation names the field") {
     expect_field(with([](DruckerPrager& d) { d.dilatancy_angle = 25.0 * kDeg; }), "dilatancy_angle");
     expect_field(with([](DruckerPrager& d) { d.density = std::nan(""); }), "density");
 }
+
+TEST_CASE("energy: plastic dissipation is the stress power the elastic energy does not store") {
+    // On the yield surface under loading: sigma : eps_dot = dw/dt + sigma : eps_dot^p, with w the
+    // Hooke energy S:S/(4 mu) + p^2/(2 K) (dw/dsigma = S / (2 mu) - p / (3 K) I) and the rate
+    // of S17-19; the dissipation is lambda_dot (sqrt(J2) + 3 sin(psi) I1), >= 0 without dilatancy.
+    std::mt19937_64 rng(7);
+    for (const double psi_deg : {0.0, 10.0}) {
+        const DruckerPrager m = soil(30.0, 3e3, psi_deg);
+        const auto dp = drucker_prager_constants(m.friction_angle, m.cohesion, 2);
+        int plastic = 0;
+        for (int i = 0; i < 200; ++i) {
+            const double mean = -1e4 * (0.1 + std::uniform_real_distribution<>(0, 1)(rng));
+            const SymTensor sigma = on_surface(dp, mean, random_tensor(rng, 1.0));
+            const SymTensor eps = random_tensor(rng, 1e-2);
+            const StressRate r = drucker_prager_stress_rate(m, dp, sigma, eps);
+            const SymTensor s = deviator(sigma);
+            const double p = -trace(sigma) / 3.0;
+            SymTensor dw_dsigma;
+            for (int c = 0; c < kSymComponents; ++c) dw_dsigma[c] = s[c] / (2.0 * m.shear_modulus);
+            for (int c = XX; c <= ZZ; ++c) dw_dsigma[c] -= p / (3.0 * m.bulk_modulus);
+            const double stress_power = double_dot(sigma, eps);
+            const double stored = double_dot(dw_dsigma, r.rate);
+            CHECK(stress_power - stored ==
+                  doctest::Approx(r.dissipation).epsilon(1e-9).scale(std::abs(stress_power)));
+            if (!r.yielding) {
+                CHECK(r.dissipation == 0.0);
+                continue;
+            }
+            ++plastic;
+            if (psi_deg == 0.0) CHECK(r.dissipation > 0.0);
+        }
+        CHECK(plastic > 30);
+    }
+}
+
+TEST_CASE("energy: Hooke's stored energy in confined compression is (K + 4 mu / 3) e^2 / 2") {
+    const DruckerPrager m = soil(30.0, 0.0, 0.0);
+    const double K = m.bulk_modulus, mu = m.shear_modulus, e = 2e-3;
+    const SymTensor sigma = hooke(K, mu, {0.0, -e, 0.0, 0.0, 0.0, 0.0});
+    CHECK(hooke_strain_energy(K, mu, sigma) ==
+          doctest::Approx((K + 4.0 * mu / 3.0) * e * e / 2.0).epsilon(1e-13));
+    CHECK(m.strain_energy(2000.0, sigma) == doctest::Approx(hooke_strain_energy(K, mu, sigma) / 2000.0));
+}

@@ -547,3 +547,37 @@ TEST_CASE("a 1D elastic wave travels at sqrt((K + 4 mu / 3) / rho) (issue 3, ite
     CHECK(second[0] > 160.0 * dx);      // it went right, about 120 dx from x0 = 50 dx
     CHECK(second[1] > 0.5 * amplitude);  // and stayed a pulse
 }
+
+TEST_CASE("energy: the Murnaghan energy's derivative is p / rho^2, across its series and closed form") {
+    // de/drho = p(rho) / rho^2 (central differences), e(rho0) = 0, e >= 0, and the Taylor
+    // series (|rho / rho0 - 1| < 1e-2) meets the closed form continuously.
+    for (const double n : {1.0, 6.0, 7.5}) {
+        ElasticSolid es = rubber();
+        es.murnaghan_n = n;
+        CHECK(murnaghan_energy(es, es.density) == 0.0);
+        for (const double x : {0.7, 0.95, 0.9905, 0.995, 0.9999, 1.0001, 1.005, 1.0095, 1.05, 1.3}) {
+            CAPTURE(n);
+            CAPTURE(x);
+            const double rho = x * es.density, d = 1e-6 * rho;
+            const double slope = (murnaghan_energy(es, rho + d) - murnaghan_energy(es, rho - d)) / (2 * d);
+            const double p = murnaghan_pressure(es, rho);
+            CHECK(slope == doctest::Approx(p / (rho * rho)).epsilon(std::abs(x - 1.0) < 1e-3 ? 1e-4 : 1e-6));
+            CHECK(murnaghan_energy(es, rho) > 0.0);
+        }
+        const double below = murnaghan_energy(es, (1.0 + 0.999999e-2) * es.density);
+        const double above = murnaghan_energy(es, (1.0 + 1.000001e-2) * es.density);
+        CHECK(above == doctest::Approx(below).epsilon(1e-5));
+    }
+    // Small strain: K0 e^2 / (2 rho0) per unit mass.
+    const ElasticSolid es = rubber();
+    CHECK(murnaghan_energy(es, 1.0001 * es.density) ==
+          doctest::Approx(es.bulk_modulus * 1e-8 / (2.0 * es.density)).epsilon(2e-4));
+    // The deviator's part, S:S / (4 mu rho), and none for a fluid.
+    const SymTensor sigma{-2.0, 1.0, 1.0, 0.5, 0.0, 0.0};
+    const SymTensor s = deviator(sigma);
+    CHECK(es.strain_energy(es.density, sigma) ==
+          doctest::Approx(double_dot(s, s) / (4.0 * es.shear_modulus * es.density)));
+    ElasticSolid fluid = rubber();
+    fluid.shear_modulus = 0.0;
+    CHECK(fluid.strain_energy(fluid.density, sigma) == 0.0);
+}

@@ -7,8 +7,10 @@ For every snapshot of the reference: the same time and step, the same particle i
 order (snapshots are written in id order whatever the rank count), every position within 1e-9
 of the domain size (the extent of the reference's particles), and velocities, densities and
 stresses within 1e-9 of their largest magnitude; observers.csv: identical counts at identical
-times and steps; bodies.csv (rigid bodies), when present: identical. Prints one line per run and 'RESULT ok' at the end; exits 1 on the first
-difference.
+times and steps; bodies.csv (rigid bodies), when present: identical; diagnostics.csv: the same
+rows, and the energy budget's columns within 1e-9 of the budget's largest energy (the ranks'
+partial sums round differently). Prints one line per run and 'RESULT ok' at the end; exits 1
+on the first difference.
 """
 import sys
 from pathlib import Path
@@ -70,9 +72,36 @@ def compare(ref, run):
         for c in ba.columns:
             if not np.array_equal(ba[c].to_numpy(), bb[c].to_numpy()):
                 raise SystemExit(f"{bodies_b}: column {c!r} differs from the reference's")
+    energy = compare_energy(ref, run)
     peak = {c.split(".")[0]: int(a[c].max()) for c in counts}
     print(f"{run}: {len(run_files)} snapshots, largest position difference "
-          f"{worst:.1e} x domain size; observer counts identical (peaks {peak})")
+          f"{worst:.1e} x domain size; observer counts identical (peaks {peak}); energy "
+          f"budget within {energy:.1e} of its largest term")
+
+
+ENERGY_COLUMNS = ("kinetic_energy", "potential_energy", "strain_energy", "plastic_dissipation",
+                  "viscous_dissipation", "wall_dissipation", "artificial_stress_dissipation",
+                  "body_work", "energy_residual")
+
+
+def compare_energy(ref, run):
+    """The energy budget of diagnostics.csv (src/sph/energy_budget.hpp): same times, every
+    column within TOLERANCE of the largest magnitude of any of them. Returns the largest
+    relative difference."""
+    a = pd.read_csv(Path(ref) / "diagnostics.csv", float_precision="round_trip")
+    b = pd.read_csv(Path(run) / "diagnostics.csv", float_precision="round_trip")
+    if len(a) != len(b) or not np.array_equal(a["time [s]"].to_numpy(), b["time [s]"].to_numpy()):
+        raise SystemExit(f"{run}/diagnostics.csv: rows differ from the reference's")
+    columns = [c for c in a.columns if c.split(" [")[0] in ENERGY_COLUMNS]
+    scale = max(float(np.abs(a[columns].to_numpy()).max()), 1e-300)
+    worst = 0.0
+    for c in columns:
+        diff = float(np.abs(a[c].to_numpy() - b[c].to_numpy()).max())
+        worst = max(worst, diff / scale)
+        if diff > TOLERANCE * scale:
+            raise SystemExit(f"{run}/diagnostics.csv: column {c!r} differs by {diff:.3e} "
+                             f"> {TOLERANCE:g} x {scale:.3e}")
+    return worst
 
 
 def main(argv):

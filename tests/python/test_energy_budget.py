@@ -1,0 +1,252 @@
+"""The energy budget of diagnostics.csv (issue 16 item 4; src/sph/energy_budget.hpp): each term
+alone (free fall, a statically compressed block, plastic and viscous dissipation), the budget
+closing in an elastic impact, in the soil collapse and with a tool doing work, and a restart
+continuing the cumulative columns exactly."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import regosph as rs
+import soil_collapse
+
+ENERGY = ["kinetic_energy", "potential_energy", "strain_energy", "plastic_dissipation",
+          "viscous_dissipation", "wall_dissipation", "artificial_stress_dissipation",
+          "body_work", "energy_residual"]
+LOSSES = ["plastic_dissipation", "viscous_dissipation", "wall_dissipation",
+          "artificial_stress_dissipation"]
+
+
+def budget(out):
+    """diagnostics.csv with the energy columns by their bare names [J/m]."""
+    d = pd.read_csv(out / "diagnostics.csv", float_precision="round_trip")
+    d.columns = [c.split(" [")[0] for c in d.columns]
+    return d
+
+
+def run(sim, out, end, **options):
+    sim.run(end, output_dir=str(out), progress_interval=0, diagnostics_every=1, **options)
+    return budget(out)
+
+
+def elastic(sim, name="rubber", **options):
+    return sim.add_material(rs.ElasticSolid(name, density=1000, youngs_modulus=1e6,
+                                            poisson_ratio=0.3, **options))
+
+
+def test_columns_and_free_fall(tmp_path):
+    """A block falling freely (no walls): kinetic plus potential energy is conserved to
+    round-off, and nothing is dissipated or stored (its particles move together)."""
+    dx = 5e-3
+    sim = rs.Simulation(dim=2)
+    sim.physics.gravity = (0.0, -9.81)
+    mat = elastic(sim)
+    sim.add_body("block", rs.lattice_fill(rs.rectangle((0.0, 0.1), (0.05, 0.15)), dx),
+                 material=mat, motion="dynamic", spacing=dx, smoothing_length=2.5 * dx)
+    d = run(sim, tmp_path / "fall", 0.1)
+    header = pd.read_csv(tmp_path / "fall" / "diagnostics.csv", nrows=0).columns
+    assert all(f"{c} [J/m]" in header for c in ENERGY)
+    mass = sim.mass.sum()
+    assert d["potential_energy"].iloc[0] == pytest.approx(mass * 9.81 * 0.125, rel=1e-12)
+    released = d["potential_energy"].iloc[0] - d["potential_energy"].iloc[-1]
+    assert released == pytest.approx(0.5 * mass * (9.81 * 0.1) ** 2, rel=1e-9)
+    assert d["kinetic_energy"].iloc[-1] == pytest.approx(released, rel=1e-9)
+    assert np.abs(d["energy_residual"]).max() < 1e-9 * released
+    for c in LOSSES + ["strain_energy", "body_work"]:
+        assert np.abs(d[c]).max() < 1e-9 * released, c
+    # The Python side: the same quantities for the current state.
+    g = sim.diagnostics()
+    assert g.potential_energy == d["potential_energy"].iloc[-1]
+    assert g.energy_residual == d["energy_residual"].iloc[-1]
+
+
+def test_strain_energy_of_a_compressed_block():
+    """A block in uniaxial (confined) compression by a strain e, at rest: its strain energy is
+    (K + 4 mu / 3) e^2 / 2 per unit volume, for the Drucker-Prager regolith (Hooke stress set
+    directly) and for the Murnaghan solid (density raised, the deviator set)."""
+    dx, e = 5e-3, 1e-3
+    for model in ("DruckerPrager", "ElasticSolid"):
+        sim = rs.Simulation(dim=2)
+        if model == "DruckerPrager":
+            mat = sim.add_material(rs.DruckerPrager("soil", density=1500, bulk_modulus=3e6,
+                                                    poisson_ratio=0.3, friction_angle=30,
+                                                    cohesion=1e6))
+            K, rho0 = 3e6, 1500.0
+            mu = 3 * K * (1 - 2 * 0.3) / (2 * (1 + 0.3))
+        else:
+            mat = elastic(sim)
+            K, mu, rho0 = 1e6 / (3 * (1 - 0.6)), 1e6 / 2.6, 1000.0
+        sim.add_body("block", rs.lattice_fill(rs.rectangle((0, 0), (0.1, 0.05)), dx),
+                     material=mat, motion="dynamic", spacing=dx, smoothing_length=2.5 * dx)
+        volume = 0.1 * 0.05
+        # Compression along y: eps_yy = -e, tension positive.
+        stress = np.zeros_like(sim.stress)
+        stress[:, 1] = -(K + 4 * mu / 3) * e
+        stress[:, 0] = stress[:, 2] = -(K - 2 * mu / 3) * e
+        if model == "ElasticSolid":
+            sim.density = np.full(len(sim.density), rho0 / (1 - e))  # the volume shrinks by e
+        sim.stress = stress
+        expected = (K + 4 * mu / 3) * e ** 2 / 2 * volume
+        got = sim.diagnostics().strain_energy
+        # Hooke exactly; Murnaghan to its finite-strain terms, O(e) = 1e-3 relative.
+        assert got == pytest.approx(expected, rel=1e-12 if model == "DruckerPrager" else 3e-3)
+
+
+# Each disc moves at 0.059 c0 (c0 = sqrt(K / rho0) = 28.9 m/s), as the rubber rings do
+# (examples/rubber_rings.py).
+IMPACT_SPEED = 0.059 * math.sqrt(1e6 / (3 * (1 - 0.6)) / 1000)  # [m/s]
+
+
+def discs(spacing=1.5e-3, speed=IMPACT_SPEED, artificial_stress=0.0, xsph=0.0):
+    """Two elastic discs (radius 1.5 cm) meeting head-on at 2 x `speed` [m/s], without
+    gravity or walls."""
+    sim = rs.Simulation(dim=2)
+    mat = elastic(sim, artificial_stress=artificial_stress, xsph=xsph)
+    for name, x, v in (("left", -0.0165, speed), ("right", 0.0165, -speed)):
+        sim.add_body(name, rs.lattice_fill(rs.disc((x, 0.0), 0.015), spacing), material=mat,
+                     motion="dynamic", spacing=spacing, smoothing_length=2.5 * spacing,
+                     velocity=(v, 0.0))
+    return sim
+
+
+@pytest.mark.parametrize("options", [{}, {"artificial_stress": 0.3, "xsph": 0.5}],
+                         ids=["plain", "artificial-stress-xsph"])
+def test_elastic_impact_closes(tmp_path, options):
+    """Two elastic discs collide and bounce: the budget closes to < 1 % of the kinetic energy
+    moved, nothing is plastic, the viscosity only dissipates, and it is the largest loss."""
+    d = run(discs(**options), tmp_path / "impact", 3e-3)
+    e0 = d["kinetic_energy"].iloc[0]
+    moved = e0 - d["kinetic_energy"].min()  # into strain energy and losses at the deepest point
+    assert moved > 0.3 * e0
+    residual = np.abs(d["energy_residual"]).max()
+    print(f"\nimpact {options}: kinetic {e0:.4g} J/m, moved {moved:.4g} J/m, largest residual "
+          f"{residual:.3g} J/m ({residual / moved:.2e}); losses at the end: " +
+          ", ".join(f"{c} {d[c].iloc[-1]:.4g}" for c in LOSSES))
+    assert residual < 0.01 * moved
+    assert (d["plastic_dissipation"] == 0.0).all()
+    assert (np.diff(d["viscous_dissipation"]) >= 0.0).all()
+    assert d["viscous_dissipation"].iloc[-1] > 0.0
+    assert d["viscous_dissipation"].iloc[-1] >= np.abs(d[LOSSES].iloc[-1]).max()
+    if not options:
+        assert (d["artificial_stress_dissipation"] == 0.0).all()
+
+
+def test_collapse_closes(tmp_path):
+    """The soil collapse at twice the paper's spacing to 0.3 s: the budget closes to < 1 % of
+    the potential energy released; plastic and viscous dissipation grow."""
+    sim = soil_collapse.build(spacing=2 * soil_collapse.PAPER_SPACING)
+    d = run(sim, tmp_path / "collapse", 0.3)
+    released = d["potential_energy"].iloc[0] - d["potential_energy"].iloc[-1]
+    residual = np.abs(d["energy_residual"]).max()
+    end = d.iloc[-1]
+    print(f"\ncollapse: released {released:.4g} J/m, largest residual {residual:.3g} J/m "
+          f"({residual / released:.2e}); kinetic {end['kinetic_energy']:.4g}, strain "
+          f"{end['strain_energy']:.4g}, " + ", ".join(f"{c} {end[c]:.4g}" for c in LOSSES))
+    assert released > 0.2 * d["potential_energy"].iloc[0]
+    assert residual < 0.01 * released
+    assert end["plastic_dissipation"] > 0.1 * released
+    assert (np.diff(d["viscous_dissipation"]) >= 0.0).all() and end["viscous_dissipation"] > 0
+    assert end["body_work"] == 0.0  # fixed walls do no work
+    assert (d["artificial_stress_dissipation"] == 0.0).all()
+
+
+def test_tool_work_closes(tmp_path):
+    """A kinematic plate lifts a soil block: the body work enters the budget, which closes to
+    < 1 % of it, and it matches the plate's own work column."""
+    dx, h = 5e-3, 2.5 * 5e-3
+    sim = rs.Simulation(dim=2)
+    soil = sim.add_material(rs.DruckerPrager("soil", density=1500, bulk_modulus=3.33e6,
+                                             shear_modulus=3.7e5, friction_angle=42,
+                                             cohesion=5e4))
+    steel = sim.add_material(rs.Rigid("steel", density=2700))
+    sim.add_body("block", rs.lattice_fill(rs.rectangle((0.10, 0.0), (0.20, 0.05)), dx),
+                 material=soil, motion="dynamic", spacing=dx, smoothing_length=h)
+    ramp = [(0.0, (0.0, 0.0)), (0.02, (0.0, 0.1))]  # to 10 cm/s upward in 0.02 s
+    sim.add_body("plate", rs.lattice_fill(rs.rectangle((0.0, -0.015), (0.30, 0.0)), dx),
+                 material=steel, motion="kinematic", spacing=dx, smoothing_length=h,
+                 kinematics=rs.Kinematics(velocity_ramp=ramp, pivot=(0.15, -0.0075)))
+    sim.physics.gravity = (0.0, -9.81)
+    d = run(sim, tmp_path / "lift", 0.1)
+    work = d["body_work"].iloc[-1]
+    gained = d["potential_energy"].iloc[-1] - d["potential_energy"].iloc[0]
+    residual = np.abs(d["energy_residual"]).max()
+    print(f"\nlift: body work {work:.4g} J/m, potential gained {gained:.4g} J/m, kinetic "
+          f"{d['kinetic_energy'].iloc[-1]:.4g} J/m, residual {residual:.3g} J/m")
+    assert work > 0.0 and gained > 0.5 * work
+    assert residual < 0.01 * work
+    # The tool's own work column (trapezoid over the rows, mid-step motion) agrees.
+    assert d["plate.work"].iloc[-1] == pytest.approx(work, rel=1e-2)
+
+
+def test_rigid_body_work_closes(tmp_path):
+    """A rigid disc thrown spinning into a soil bed: the work it does on the soil enters the
+    budget, which closes to < 1 % of it; the soil dissipates it mostly plastically."""
+    dx = 5e-3
+    sim = rs.Simulation(dim=2)
+    sim.physics.gravity = (0.0, -9.81, 0.0)
+    soil = sim.add_material(rs.DruckerPrager("soil", density=1500, bulk_modulus=1e6,
+                                             poisson_ratio=0.3, friction_angle=30, cohesion=500))
+    steel = sim.add_material(rs.Rigid("steel", density=3000))
+    wall = sim.add_material(rs.Rigid("wall", density=1500))
+    sim.add_body("bed", rs.lattice_fill(rs.rectangle((0.0, 0.0), (0.3, 0.08)), dx),
+                 material=soil, motion="dynamic", spacing=dx, smoothing_length=2.5 * dx)
+    t = 3 * dx
+    box = rs.subtract(rs.rectangle((-t, -t), (0.3 + t, 0.2)), rs.rectangle((0.0, 0.0), (0.3, 1.0)))
+    sim.add_body("box", rs.lattice_fill(box, dx), material=wall, motion="fixed", spacing=dx,
+                 smoothing_length=2.5 * dx)
+    sim.add_body("disc", rs.lattice_fill(rs.disc((0.15, 0.11), 0.025), dx), material=steel,
+                 motion="rigid", spacing=dx, smoothing_length=2.5 * dx, velocity=(0.5, -2.0),
+                 angular_velocity=3.0)
+    d = run(sim, tmp_path / "disc", 0.03)
+    end = d.iloc[-1]
+    residual = np.abs(d["energy_residual"]).max()
+    print(f"\nrigid disc: body work {end['body_work']:.4g} J/m, residual {residual:.3g} J/m; " +
+          ", ".join(f"{c} {end[c]:.4g}" for c in LOSSES))
+    assert end["body_work"] > 1.0
+    assert residual < 0.01 * end["body_work"]
+    assert end["plastic_dissipation"] == max(end[c] for c in LOSSES)
+
+
+def test_restart_continues_the_budget(tmp_path):
+    """A run restarted from a checkpoint writes the same energy columns, bit for bit, as an
+    uninterrupted one."""
+    def build():
+        return soil_collapse.build(spacing=2 * soil_collapse.PAPER_SPACING)
+
+    options = dict(progress_interval=0, diagnostics_every=5, checkpoint_every=100)
+    whole = tmp_path / "whole"
+    build().run(0.08, output_dir=str(whole), **options)
+    parts = tmp_path / "parts"
+    build().run(0.05, output_dir=str(parts), **options)
+    sim = build()
+    sim.restart(str(parts))
+    assert not math.isnan(sim.diagnostics().plastic_dissipation)
+    assert sim.diagnostics().plastic_dissipation > 0.0  # carried by the checkpoint
+    sim.run(0.08, output_dir=str(parts), **options)
+    a, b = budget(whole), budget(parts)
+    assert len(a) == len(b)
+    pd.testing.assert_frame_equal(a[["time"] + ENERGY], b[["time"] + ENERGY], check_exact=True)
+    assert a["plastic_dissipation"].iloc[-1] > 0.0
+
+
+def test_series_begun_without_the_budget_continues_without_it(tmp_path):
+    """A diagnostics.csv written before the budget's columns existed (its header without
+    them) is continued as it is: a restart appends rows of its own columns."""
+    def build():
+        return soil_collapse.build(spacing=2 * soil_collapse.PAPER_SPACING)
+
+    out = tmp_path / "old"
+    build().run(0.03, output_dir=str(out), progress_interval=0, diagnostics_every=5,
+                checkpoint_every=50)
+    f = out / "diagnostics.csv"
+    old = pd.read_csv(f, float_precision="round_trip")
+    old = old.drop(columns=[c for c in old.columns if c.split(" [")[0] in ENERGY[1:]])
+    old.to_csv(f, index=False, float_format="%.17g")
+    sim = build()
+    sim.restart(str(out))
+    sim.run(0.05, output_dir=str(out), progress_interval=0, diagnostics_every=5,
+            checkpoint_every=50)
+    new = pd.read_csv(f)
+    assert list(new.columns) == list(old.columns)
+    assert new["time [s]"].iloc[-1] == pytest.approx(0.05)
