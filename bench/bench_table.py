@@ -4,13 +4,15 @@
 Cases (bench/README.md): the paper-resolution soil collapse (collapse_bench.py, default
 viscosity, to --collapse-end-time), the default brush sampler (sampler_bench.py), the rubber
 rings beside PySPH (rings_bench.py; the physics cross-check runs with the multi-thread run) and
-the 3D elastic blocks beside PySPH (blocks3d_bench.py). Each runs in its own process with
-OMP_NUM_THREADS set. Columns: particles (dynamic), threads, M particle-steps/s, speed-up over
+the 3D elastic blocks beside PySPH (blocks3d_bench.py), and the collapse beside one CPU-bound
+process ("busy": exactly the thread count; "busy-tuned": the run chooses up to that many,
+IntegratorOptions.tune_threads, the default outside benchmarks). Each runs in its own process
+with OMP_NUM_THREADS set. Columns: particles (dynamic), threads, M particle-steps/s, speed-up over
 1 thread, ratio regosph / PySPH on the same threads. The load average is printed at the start
 and before each run: on a shared machine the figures mean little without it.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_table.py [--threads 2]
-        [--cases collapse sampler rings blocks3d] [--json FILE]
+        [--cases collapse sampler rings blocks3d busy busy-tuned] [--json FILE]
 """
 import argparse
 import json
@@ -38,13 +40,22 @@ def side_by_side(script):
     return command
 
 
+def competitor(tuned):
+    def command(out, args):
+        return collapse(out, args) + ["--competitor"] + (["--tune-threads"] if tuned else [])
+    return command
+
+
 CASES = {"collapse": collapse, "sampler": sampler,
+         # The collapse beside one CPU-bound process: exactly N threads, and N allowed with the
+         # run choosing (IntegratorOptions.tune_threads, the default outside benchmarks).
+         "busy": competitor(False), "busy-tuned": competitor(True),
          "rings": side_by_side("rings_bench.py"), "blocks3d": side_by_side("blocks3d_bench.py")}
 
 
 def figures(case, data):
     """(particles, regosph particle-steps/s, PySPH particle-steps/s or None) of one run."""
-    if case == "collapse":
+    if case in ("collapse", "busy", "busy-tuned"):
         return data[0]["soil_particles"], data[0]["particle_steps_per_s"], None
     if case == "sampler":
         return data["particles"], data["particle_steps_per_s"], None
@@ -54,7 +65,7 @@ def figures(case, data):
 
 def run(case, threads, args, tmp):
     out = str(Path(tmp) / f"{case}_{threads}.json")
-    cmd = CASES[case](out, args) if case in ("collapse", "sampler") else \
+    cmd = CASES[case](out, args) if case in ("collapse", "sampler", "busy", "busy-tuned") else \
         CASES[case](out, args, check=threads > 1)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     load = os.getloadavg()[0]

@@ -8,13 +8,20 @@ two settings of the artificial-viscosity sound speed:
     1.2 alpha c_visc = 216 m/s and bounds the step, not the soil's elastic wave speed;
   - "own":   the soil's own elastic wave speed, c_p = sqrt((K + 4 mu / 3) / rho) ~ 20.7 m/s.
 
-    /usr/bin/python3 bench/collapse_bench.py [--settings own paper] [--threads 2] [--end-time 1]
+    /usr/bin/python3 bench/collapse_bench.py [--settings own paper] [--end-time 1]
+        [--tune-threads] [--competitor]
+
+The run uses exactly OMP_NUM_THREADS threads unless --tune-threads lets it choose (the
+default of every other run, IntegratorOptions.tune_threads); --competitor runs it beside one
+CPU-bound process.
 """
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,8 +54,11 @@ def phase_text(r):
             f"{ph['boundary']:.2f} s, rhs {ph['derivatives']:.2f} s, updates {ph['updates']:.2f} s")
 
 
-def bench(setting, end_time, workdir):
+def bench(setting, end_time, workdir, tune_threads=False):
     sim = soil_collapse.build(soil_collapse.PAPER_SPACING, SETTINGS[setting])
+    # A benchmark of a thread count runs on that count; --tune-threads lets the run choose
+    # (IntegratorOptions.tune_threads, the default of every other run).
+    sim.integrator.tune_threads = tune_threads
     out = Path(workdir) / setting
     s = sim.run(end_time, output_dir=str(out), snapshot_interval=end_time, progress_interval=0)
     snaps = sorted(out.glob("snapshot_*.h5"))
@@ -79,24 +89,49 @@ def main():
     ap.add_argument("--settings", nargs="+", default=["own", "paper"], choices=list(SETTINGS))
     ap.add_argument("--end-time", type=float, default=1.0)
     ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--tune-threads", action="store_true",
+                    help="let the run choose its thread count (default: exactly OMP_NUM_THREADS)")
+    ap.add_argument("--competitor", action="store_true",
+                    help="run beside one CPU-bound process (a busy Python loop), as on a "
+                         "workstation running another job")
     args = ap.parse_args()
     threads = int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1))
     results = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for setting in args.settings:
-            r = bench(setting, args.end_time, tmp)
-            r["threads"] = threads
-            results.append(r)
-            r["load_average_after"] = os.getloadavg()[0]
-            print(f"[{setting:5s}] c_visc {r['viscosity_sound_speed_m_s']:5.0f} m/s: "
-                  f"{speed_text(r, threads)} "
-                  f"({r['particle_steps_per_s'] / 1e6 / threads:.3f} M per core); "
-                  f"{phase_text(r)}; surface RMS {r['surface_rms_mm']:.2f} mm, "
-                  f"runout error {r['runout_error_cm']:+.1f} cm, "
-                  f"{'PASS' if r['passed'] else 'FAIL'}; load average after "
-                  f"{r['load_average_after']:.2f}", flush=True)
+    competitor = None
+    if args.competitor:
+        competitor = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        time.sleep(0.5)  # running before the timed run starts
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            results = run_settings(args, threads, tmp)
+    finally:
+        if competitor:
+            competitor.kill()
+            competitor.wait()
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+
+
+def run_settings(args, threads, tmp):
+    """Runs each setting in `tmp`, prints its line and returns the results."""
+    results = []
+    for setting in args.settings:
+        r = bench(setting, args.end_time, tmp, args.tune_threads)
+        r["threads"] = threads
+        r["tuned"] = args.tune_threads
+        r["competitor"] = args.competitor
+        results.append(r)
+        r["load_average_after"] = os.getloadavg()[0]
+        print(f"[{setting:5s}] c_visc {r['viscosity_sound_speed_m_s']:5.0f} m/s: "
+              f"{speed_text(r, threads)} "
+              f"({r['particle_steps_per_s'] / 1e6 / threads:.3f} M per core); "
+              f"{phase_text(r)}; surface RMS {r['surface_rms_mm']:.2f} mm, "
+              f"runout error {r['runout_error_cm']:+.1f} cm, "
+              f"{'PASS' if r['passed'] else 'FAIL'}; load average after "
+              f"{r['load_average_after']:.2f}"
+              f"{'; thread count tuned' if args.tune_threads else ''}"
+              f"{'; beside a CPU-bound process' if args.competitor else ''}", flush=True)
+    return results
 
 
 if __name__ == "__main__":

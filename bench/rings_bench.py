@@ -188,6 +188,7 @@ def pysph_numerics(sim):
     sim.integrator.dt_initial = DT
     sim.integrator.dt_max = DT
     sim.integrator.tolerance = 1e300
+    sim.integrator.tune_threads = False  # a benchmark of exactly OMP_NUM_THREADS threads
 
 
 def run_regosph(steps, check_steps, build=build_regosph):

@@ -32,6 +32,7 @@ def main():
     threads = int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1))
     load = os.getloadavg()[0]
     sim = brush_sampler.build(args.run)
+    sim.integrator.tune_threads = False  # exactly OMP_NUM_THREADS (collapse_bench.py)
     with tempfile.TemporaryDirectory() as tmp:
         s = sim.run(args.end_time, output_dir=str(Path(tmp) / "run"),
                     snapshot_interval=args.end_time, diagnostics_every=20, observe_every=20,

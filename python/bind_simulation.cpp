@@ -51,7 +51,12 @@ void bind_options(py::module_& m) {
                        "Largest time step [s]; >= dt_min, default 1e-2.")
         .def_readwrite("neighbour_skin", &IntegratorOptions::neighbour_skin,
                        "Verlet skin [-] as a fraction of the largest h: neighbour lists (and MPI "
-                       "halos) are rebuilt when a particle has moved half of it; default 0.15.");
+                       "halos) are rebuilt when a particle has moved half of it; default 0.15.")
+        .def_readwrite("tune_threads", &IntegratorOptions::tune_threads,
+                       "Choose the OpenMP thread count by timing windows of steps with all "
+                       "allowed threads (OMP_NUM_THREADS) and with one, keeping the faster "
+                       "(single-rank runs; results never depend on it); default True. False: "
+                       "always all allowed threads (benchmarks of a fixed count).");
 }
 
 void bind_setup(py::class_<Simulation>& sim) {

@@ -22,15 +22,28 @@ import traceback
 import warnings
 
 
-def _passive_openmp_waiting():
-    """Idle OpenMP threads sleep rather than spin (OMP_WAIT_POLICY=passive) unless the user
-    chose a policy. GNU OpenMP reads the variable once, when libgomp is loaded, i.e. when the
-    extension below is imported. Spinning threads take the cores that the working threads need
-    as soon as another job shares the machine: the paper-resolution collapse took 2.2 x longer
-    on 2 threads than on 1 beside one CPU-bound process (bench/README.md, "Shared machines")."""
-    if "OMP_WAIT_POLICY" in os.environ:
+# Rounds an idle OpenMP thread spins before it sleeps (GNU libgomp's GOMP_SPINCOUNT): ~0.2 ms
+# on this project's machine (a round is one `pause`, ~19 ns there).
+SPIN_ROUNDS = 10000
+
+
+def _hybrid_openmp_waiting():
+    """Idle OpenMP threads spin briefly, then sleep, unless the user chose a policy
+    (OMP_WAIT_POLICY or GOMP_SPINCOUNT). GNU OpenMP reads both once, when libgomp is loaded,
+    i.e. when the extension below is imported.
+
+    Spinning without end (libgomp's default, 3 ms) takes the cores the working threads need as
+    soon as another job shares the machine: the paper-resolution collapse took 2.2 x longer on
+    2 threads than on 1 beside one CPU-bound process. Sleeping at once costs 25-90 us per
+    parallel region to wake the thread again, a large part of a step of the collapse (2926
+    particles, ~1 ms on 2 threads). SPIN_ROUNDS spans the gaps between the regions of a step;
+    beside a CPU-bound job the integrator's thread tuner (IntegratorOptions.tune_threads)
+    runs on one thread, where nothing spins (bench/README.md, "Threads on a shared
+    machine")."""
+    if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
         return
     os.environ["OMP_WAIT_POLICY"] = "passive"
+    os.environ["GOMP_SPINCOUNT"] = str(SPIN_ROUNDS)  # libgomp: overrides passive's zero
     try:
         with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
             loaded = any("libgomp" in line for line in maps)
@@ -38,12 +51,13 @@ def _passive_openmp_waiting():
         return
     if loaded:
         warnings.warn("regosph: the OpenMP runtime (libgomp) was loaded before regosph, so "
-                      "OMP_WAIT_POLICY=passive cannot take effect and idle threads will spin; "
-                      "import regosph first or set OMP_WAIT_POLICY=passive in the environment",
+                      "its waiting policy (OMP_WAIT_POLICY=passive, GOMP_SPINCOUNT="
+                      f"{SPIN_ROUNDS}) cannot take effect and idle threads spin for 3 ms; "
+                      "import regosph first or set these in the environment",
                       RuntimeWarning, stacklevel=3)
 
 
-_passive_openmp_waiting()
+_hybrid_openmp_waiting()
 
 from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting policy)
     BlowUpError,

@@ -8,7 +8,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <memory>
+#include <span>
+#include <thread>
+#include <vector>
 
 namespace regosph::parallel {
 
@@ -20,12 +25,117 @@ namespace regosph::parallel {
 // while the pair loops gain from 2 threads down to a few hundred particles.
 inline constexpr std::size_t kMinCheapItems = 4096;   // ~10-40 ns each: updates, copies, checks
 inline constexpr std::size_t kMinPairItems = 64;      // ~0.3-5 us each: a particle's pair loop
+// Neighbour-row entries of a loop that does a few flops per entry (the wall extrapolation,
+// ~5-20 ns an entry): a thread is worth waking for ~50 us of work.
+inline constexpr std::size_t kMinPairEntries = 8192;
 
-// Threads for a loop over n items, at least min_per_thread items each, at most the OpenMP
-// maximum (OMP_NUM_THREADS), at least 1.
+// A cap on the threads of regosph's own parallel regions below the OpenMP maximum, set by the
+// thread tuner (thread_tuner.hpp); 0: none. One per process.
+inline std::atomic<int>& thread_limit() {
+    static std::atomic<int> limit{0};
+    return limit;
+}
+
+// The most threads a region of regosph may use: the OpenMP maximum (OMP_NUM_THREADS), under
+// the tuner's cap.
+inline int max_threads() {
+    const int omp = omp_get_max_threads();
+    const int limit = thread_limit().load(std::memory_order_relaxed);
+    return limit > 0 ? std::min(omp, limit) : omp;
+}
+
+// Threads for a loop over n items, at least min_per_thread items each, at most max_threads(),
+// at least 1.
 inline int threads_for(std::size_t n, std::size_t min_per_thread) {
     const std::size_t useful = std::max<std::size_t>(1, n / std::max<std::size_t>(1, min_per_thread));
-    return static_cast<int>(std::min<std::size_t>(useful, static_cast<std::size_t>(omp_get_max_threads())));
+    return static_cast<int>(std::min<std::size_t>(useful, static_cast<std::size_t>(max_threads())));
 }
+
+
+// Contiguous ranges of particles, one per part, of about equal work. Every particle loop of a
+// step that runs on more than one thread takes its particles from the same partition (part k
+// on thread k), so that a thread reads in each loop what it wrote in the one before, from its
+// own core's caches: on this project's machine two threads that each took half of a loop by a
+// different rule than the loop before ran the rubber rings at 1.25 x one thread's speed, with
+// one partition for all loops at 1.8 x (bench/README.md, "One partition for every loop").
+class Partition {
+public:
+    Partition() = default;
+    // `cost`: the work of each item (>= 0); `parts` >= 1 ranges, the cut after the item where
+    // the running cost first reaches k / parts of the total.
+    Partition(std::span<const double> cost, int parts);
+    int parts() const { return static_cast<int>(bounds_.size()) - 1; }
+    std::size_t size() const { return bounds_.empty() ? 0 : bounds_.back(); }
+    std::size_t begin(int k) const { return bounds_[static_cast<std::size_t>(k)]; }
+    std::size_t end(int k) const { return bounds_[static_cast<std::size_t>(k) + 1]; }
+
+private:
+    std::vector<std::size_t> bounds_;  // parts + 1 entries, 0 first and the item count last
+};
+
+inline Partition::Partition(std::span<const double> cost, int parts) {
+    parts = std::max(parts, 1);
+    double total = 0.0;
+    for (const double c : cost) total += c;
+    bounds_.assign(static_cast<std::size_t>(parts) + 1, cost.size());
+    bounds_[0] = 0;
+    double running = 0.0;
+    int k = 1;
+    for (std::size_t i = 0; i < cost.size() && k < parts; ++i) {
+        running += cost[i];
+        while (k < parts && running >= total * k / parts)
+            bounds_[static_cast<std::size_t>(k++)] = i + 1;
+    }
+}
+
+// Chunks of the parts of a partition claimed by the threads of one parallel region: each
+// thread first runs the chunks of its own part (part k on thread k) from the front, then
+// helps with the chunks left in the other parts. A thread that is woken late (on this
+// machine a sleeping thread takes 25-90 us to join a region) thus never holds the others up:
+// they take over the end of its part. Which thread runs a chunk never changes a result (every
+// loop writes per-particle results).
+class ChunkQueue {
+public:
+    // `last`: the end of the last part (beyond partition.size() for halo copies, which then
+    // belong to the last part); `chunk`: items per claim.
+    ChunkQueue(const Partition& partition, std::size_t last, std::size_t chunk)
+        : parts_(std::max(partition.parts(), 0)), chunk_(std::max<std::size_t>(chunk, 1)),
+          next_(new std::atomic<std::size_t>[static_cast<std::size_t>(parts_)]),
+          end_(static_cast<std::size_t>(parts_)) {
+        for (int k = 0; k < parts_; ++k) {
+            next_[k].store(partition.begin(k), std::memory_order_relaxed);
+            end_[static_cast<std::size_t>(k)] = k + 1 == parts_ ? std::max(last, partition.end(k))
+                                                                : partition.end(k);
+        }
+    }
+    // Inside the parallel region, on every thread: fn(first, last) for each claimed chunk.
+    template <class Fn>
+    void run(Fn&& fn) {
+        const int t = omp_get_thread_num();
+        for (int i = 0; i < parts_; ++i) {
+            const int k = (t + i) % parts_;
+            const std::size_t end = end_[static_cast<std::size_t>(k)];
+            for (;;) {
+                const std::size_t first = next_[k].fetch_add(chunk_, std::memory_order_relaxed);
+                if (first >= end) break;
+                fn(first, std::min(end, first + chunk_));
+            }
+        }
+    }
+
+private:
+    int parts_;
+    std::size_t chunk_;
+    std::unique_ptr<std::atomic<std::size_t>[]> next_;
+    std::vector<std::size_t> end_;
+};
+
+// Inside a parallel region: waits until `done` reaches `target` (items finished by all
+// threads), yielding the core while it waits: the wait is for a chunk another thread is
+// finishing, unless that thread was preempted, when the core should go to whoever runs.
+inline void wait_for(const std::atomic<std::size_t>& done, std::size_t target) {
+    while (done.load(std::memory_order_acquire) < target) std::this_thread::yield();
+}
+
 
 }  // namespace regosph::parallel

@@ -1,6 +1,7 @@
 #include "sph/equations.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -699,8 +700,12 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
                                    : std::numeric_limits<double>::infinity();
 }
 
+// Particles per claim of the staging pass (~0.1 us each) and of the pair loop (~0.3-5 us each).
+constexpr std::size_t kStageChunk = 256;
+constexpr std::size_t kPairChunk = 32;
+
 // One parallel region per evaluation: the records of all particles (halo included), then,
-// after the barrier that makes them complete, the pair loop of every owned dynamic particle,
+// once they are complete, the pair loop of every owned dynamic particle,
 // with the smallest Courant limit as a min-reduction (exact, so the same on any number of
 // threads).
 template <int Dim, bool ArtStress, bool Xsph, bool Loads, bool Prepass>
@@ -720,56 +725,68 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
                                                [](double mu) { return mu >= 0.0; });
     double dt_min = std::numeric_limits<double>::infinity();
 
-#pragma omp parallel num_threads(parallel::threads_for(n, parallel::kMinPairItems)) \
-    reduction(min : dt_min)
+    // Each thread stages and then runs the pair loops of its own part of the particles
+    // (NeighbourList::partition), the part it updates in the integrator's loops too, and then
+    // helps with what is left of the others' (parallel::ChunkQueue). The records are complete
+    // when every staged chunk is done (not a barrier: a thread that joins the region late
+    // finds its part staged by the others and does not hold them up).
+    const parallel::Partition& part = nl.partition(p);
+    parallel::ChunkQueue staging(part, n_all, kStageChunk), pairs(part, n, kPairChunk);
+    std::atomic<std::size_t> staged{0};
+#pragma omp parallel num_threads(part.parts()) reduction(min : dt_min)
     {
-#pragma omp for schedule(static)
-    for (std::size_t i = 0; i < n_all; ++i) {
-        write_record<Dim, ArtStress, Prepass>(p, mt, rho0, i, st);
-        if constexpr (Loads) stage_load_body<R>(p, *request, i, st);
-    }
+    staging.run([&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+            write_record<Dim, ArtStress, Prepass>(p, mt, rho0, i, st);
+            if constexpr (Loads) stage_load_body<R>(p, *request, i, st);
+        }
+        staged.fetch_add(last - first, std::memory_order_release);
+    });
+    parallel::wait_for(staged, n_all);
     // The interacting neighbours of one particle, selected just before its pair loop (a
     // buffer per thread rather than a list per particle: memory of large 3D runs).
     std::vector<std::uint32_t> selected;
     std::vector<LoadShare> my_shares;
     std::vector<CoulombContact> my_contacts;
-#pragma omp for schedule(dynamic, 256)
-    for (std::size_t a = 0; a < n; ++a) {
-        if (p.kind[a] != ParticleKind::dynamic) {
-            out.dt_limit[a] = std::numeric_limits<double>::infinity();  // no limit of its own
-            // No energy of its own (out is reused: after a migration a dynamic particle's
-            // powers could sit at this index).
-            for (auto& c : out.power) c[a] = 0.0;
-            out.stress_power[a] = 0.0;
-            continue;
-        }
-        // The interacting neighbours, padded to whole blocks.
-        const std::span<const std::uint32_t> row = nl.row(a);
-        selected.resize(row.size() + kBlock);
-        const std::uint32_t count = select_interacting<Dim>(p, a, row, selected.data());
-        const std::size_t n_partners = (count + kBlock - 1) / kBlock * kBlock;
-        const std::span<const std::uint32_t> partners(selected.data(), n_partners);
-        const LoadSink sink{st.load_body.data(), Loads ? request->reference.data() : nullptr,
-                            p.id[a], &my_shares,
-                            Loads ? request->wall_friction.data() : nullptr,
-                            Loads ? request->wall_friction.size() : 0, p.body.data(), any_slip};
-        const PairSums<Dim> s =
-            gather<Dim, ArtStress, Xsph, Loads, Prepass>(st, mt, a, partners, pp, sink);
-        const bool corrected = Prepass && mt.kernel_correction[p.material[a]];
-        finish_particle<Dim, Xsph>(
-            p, mt, pp, a, s,
-            corrected ? st.prepass.data() + a * prepass_stride(Dim) : nullptr, out);
-        dt_min = std::min(dt_min, out.dt_limit[a]);
-        if constexpr (Loads)
-            if (s.coulomb_body >= 0) {
-                CoulombContact c{a, s.coulomb_body, s.wall_fn, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
-                for (int d = 0; d < Dim; ++d) {
-                    c.ft[d] = s.wall_ft[d];
-                    c.v_wall[d] = s.wall_v[d];
-                }
-                my_contacts.push_back(c);
+    pairs.run([&](std::size_t first, std::size_t last) {
+        for (std::size_t a = first; a < last; ++a) {
+            if (p.kind[a] != ParticleKind::dynamic) {
+                out.dt_limit[a] = std::numeric_limits<double>::infinity();  // no limit of its own
+                // No energy of its own (out is reused: after a migration a dynamic particle's
+                // powers could sit at this index).
+                for (auto& c : out.power) c[a] = 0.0;
+                out.stress_power[a] = 0.0;
+                continue;
             }
-    }
+            // The interacting neighbours, padded to whole blocks.
+            const std::span<const std::uint32_t> row = nl.row(a);
+            selected.resize(row.size() + kBlock);
+            const std::uint32_t count = select_interacting<Dim>(p, a, row, selected.data());
+            const std::size_t n_partners = (count + kBlock - 1) / kBlock * kBlock;
+            const std::span<const std::uint32_t> partners(selected.data(), n_partners);
+            const LoadSink sink{st.load_body.data(), Loads ? request->reference.data() : nullptr,
+                                p.id[a], &my_shares,
+                                Loads ? request->wall_friction.data() : nullptr,
+                                Loads ? request->wall_friction.size() : 0, p.body.data(), any_slip};
+            const PairSums<Dim> s =
+                gather<Dim, ArtStress, Xsph, Loads, Prepass>(st, mt, a, partners, pp, sink);
+            const bool corrected = Prepass && mt.kernel_correction[p.material[a]];
+            finish_particle<Dim, Xsph>(
+                p, mt, pp, a, s,
+                corrected ? st.prepass.data() + a * prepass_stride(Dim) : nullptr, out);
+            dt_min = std::min(dt_min, out.dt_limit[a]);
+            if constexpr (Loads)
+                if (s.coulomb_body >= 0) {
+                    CoulombContact c{a, s.coulomb_body, s.wall_fn, {0.0, 0.0, 0.0},
+                                     {0.0, 0.0, 0.0}};
+                    for (int d = 0; d < Dim; ++d) {
+                        c.ft[d] = s.wall_ft[d];
+                        c.v_wall[d] = s.wall_v[d];
+                    }
+                    my_contacts.push_back(c);
+                }
+        }
+    });
     if constexpr (Loads) {
 #pragma omp critical
         {

@@ -18,6 +18,9 @@
 namespace regosph {
 
 namespace {
+// Particles per claim of the per-particle loops of a step (~20-100 ns each).
+constexpr std::size_t kUpdateChunk = 256;
+
 double seconds_since(std::chrono::steady_clock::time_point& start) {
     const auto now = std::chrono::steady_clock::now();
     const double s = std::chrono::duration<double>(now - start).count();
@@ -115,7 +118,7 @@ LoadRequest AdaptiveHeun::load_request(double t) const {
 
 // Only the owned particles: the halo is refreshed by the next evaluation, and a mid-step halo
 // rebuild may change its length.
-void AdaptiveHeun::save_start(const ParticleSet& p) {
+void AdaptiveHeun::save_start(const ParticleSet& p, const parallel::Partition& part) {
     const std::size_t n = p.owned();
     std::vector<std::pair<std::vector<double>*, const std::vector<double>*>> fields;
     for (int d = 0; d < 3; ++d) {
@@ -127,18 +130,16 @@ void AdaptiveHeun::save_start(const ParticleSet& p) {
     for (int c = 0; c < kSymComponents; ++c) fields.emplace_back(&stress0_[c], &p.stress[c]);
     fields.emplace_back(&plastic0_, &p.plastic_multiplier);
     for (auto& [to, from] : fields) to->resize(n);
-    // Copied in blocks of particles, every field of a block by the same thread.
-    constexpr std::size_t kCopyBlock = 512;
-    const std::size_t blocks = (n + kCopyBlock - 1) / kCopyBlock;
-#pragma omp parallel for schedule(static) \
-    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
-    for (std::size_t b = 0; b < blocks; ++b) {
-        const std::size_t first = b * kCopyBlock, last = std::min(n, first + kCopyBlock);
+    // Copied in chunks of particles, every field of a chunk by the same thread, each thread
+    // its own part of the particles first (parallel::ChunkQueue).
+    parallel::ChunkQueue chunks(part, n, kUpdateChunk);
+#pragma omp parallel num_threads(part.parts())
+    chunks.run([&](std::size_t first, std::size_t last) {
         for (auto& [to, from] : fields)
             std::copy(from->begin() + static_cast<std::ptrdiff_t>(first),
                       from->begin() + static_cast<std::ptrdiff_t>(last),
                       to->begin() + static_cast<std::ptrdiff_t>(first));
-    }
+    });
 }
 
 void AdaptiveHeun::restore_start(ParticleSet& p) const {
@@ -175,8 +176,8 @@ bool finite_state(const ParticleSet& p, std::size_t a) {
 // equation of state (elastic solids). The position rate is k.dx: v, plus the XSPH term for
 // materials that use it. The corrector returns the error norm divided by the tolerance (+inf
 // if the new state is not finite).
-double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, double dt,
-                                  bool final) {
+double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
+                                  const parallel::Partition& part, double dt, bool final) {
     const std::size_t n = p.owned();
     const int dim = p.dim;
     if (final) {
@@ -187,58 +188,62 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt, doubl
     }
     const bool xsph = !k1_.dx[0].empty();
     double worst = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : worst) \
-    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
-    for (std::size_t a = 0; a < n; ++a) {
-        if (final) {
-            particle_error_[a] = 0.0;
-            correction_loss_[a] = 0.0;
-        }
-        if (p.kind[a] != ParticleKind::dynamic) continue;
-        double ex2 = 0.0, ev2 = 0.0;
-        for (int d = 0; d < dim; ++d) {
-            // Position rate of each stage: the XSPH rate, or without XSPH the velocity itself
-            // (at the step start, and at the predicted state: p.v before it is overwritten).
-            const double rate1 = xsph ? k1_.dx[d][a] : v0_[d][a];
-            if (!final) {
-                p.x[d][a] = x0_[d][a] + dt * rate1;
-                p.v[d][a] = v0_[d][a] + dt * k1_.dv[d][a];
-            } else {
-                const double rate2 = xsph ? k2_.dx[d][a] : p.v[d][a];
-                p.x[d][a] = x0_[d][a] + 0.5 * dt * (rate1 + rate2);
-                p.v[d][a] = v0_[d][a] + 0.5 * dt * (k1_.dv[d][a] + k2_.dv[d][a]);
-                const double dxe = 0.5 * dt * (rate2 - rate1);
-                const double dve = 0.5 * dt * (k2_.dv[d][a] - k1_.dv[d][a]);
-                ex2 += dxe * dxe;
-                ev2 += dve * dve;
+    // Each thread updates the particles whose rates it computed (parallel::ChunkQueue).
+    parallel::ChunkQueue chunks(part, n, kUpdateChunk);
+#pragma omp parallel num_threads(part.parts()) reduction(max : worst)
+    chunks.run([&](std::size_t first, std::size_t last) {
+        for (std::size_t a = first; a < last; ++a) {
+            if (final) {
+                particle_error_[a] = 0.0;
+                correction_loss_[a] = 0.0;
+            }
+            if (p.kind[a] != ParticleKind::dynamic) continue;
+            double ex2 = 0.0, ev2 = 0.0;
+            for (int d = 0; d < dim; ++d) {
+                // Position rate of each stage: the XSPH rate, or without XSPH the velocity itself
+                // (at the step start, and at the predicted state: p.v before it is overwritten).
+                const double rate1 = xsph ? k1_.dx[d][a] : v0_[d][a];
+                if (!final) {
+                    p.x[d][a] = x0_[d][a] + dt * rate1;
+                    p.v[d][a] = v0_[d][a] + dt * k1_.dv[d][a];
+                } else {
+                    const double rate2 = xsph ? k2_.dx[d][a] : p.v[d][a];
+                    p.x[d][a] = x0_[d][a] + 0.5 * dt * (rate1 + rate2);
+                    p.v[d][a] = v0_[d][a] + 0.5 * dt * (k1_.dv[d][a] + k2_.dv[d][a]);
+                    const double dxe = 0.5 * dt * (rate2 - rate1);
+                    const double dve = 0.5 * dt * (k2_.dv[d][a] - k1_.dv[d][a]);
+                    ex2 += dxe * dxe;
+                    ev2 += dve * dve;
+                }
+            }
+            const double w1 = final ? 0.5 * dt : dt;
+            const double w2 = final ? 0.5 * dt : 0.0;
+            const auto& k2 = final ? k2_ : k1_;  // unused weight 0 when !final
+            p.rho[a] = rho0_[a] + w1 * k1_.drho[a] + w2 * k2.drho[a];
+            p.plastic_multiplier[a] = plastic0_[a] + w1 * k1_.dplastic[a] + w2 * k2.dplastic[a];
+            SymTensor sigma;
+            for (int c = 0; c < kSymComponents; ++c)
+                sigma[c] = stress0_[c][a] + w1 * k1_.dstress[c][a] + w2 * k2.dstress[c][a];
+            // Bui's corrections (regolith) or the equation of state (elastic solids).
+            const Material& material = mt.materials[p.material[a]];
+            const bool corrected = correct_stress(material, p.rho[a], sigma);
+            for (int c = 0; c < kSymComponents; ++c) p.stress[c][a] = sigma[c];
+            if (!final) predictor_corrected_[a] = corrected ? 1 : 0;
+            if (final && (corrected || predictor_corrected_[a]))
+                correction_loss_[a] = correction_work(material, a, dt, sigma, p);
+
+            if (final) {
+                p.yielding[a] = (k2_.yielding[a] || corrected) ? 1 : 0;
+                const double h = p.h[a];
+                const double e_rho = 0.5 * dt * std::abs(k2_.drho[a] - k1_.drho[a]) / p.rho[a];
+                double e = std::max({std::sqrt(ex2) / h, std::sqrt(ev2) * dt / h, e_rho});
+                if (!finite_state(p, a) || !std::isfinite(e))
+                    e = std::numeric_limits<double>::infinity();
+                particle_error_[a] = e;
+                worst = std::max(worst, e);
             }
         }
-        const double w1 = final ? 0.5 * dt : dt;
-        const double w2 = final ? 0.5 * dt : 0.0;
-        const auto& k2 = final ? k2_ : k1_;  // unused weight 0 when !final
-        p.rho[a] = rho0_[a] + w1 * k1_.drho[a] + w2 * k2.drho[a];
-        p.plastic_multiplier[a] = plastic0_[a] + w1 * k1_.dplastic[a] + w2 * k2.dplastic[a];
-        SymTensor sigma;
-        for (int c = 0; c < kSymComponents; ++c)
-            sigma[c] = stress0_[c][a] + w1 * k1_.dstress[c][a] + w2 * k2.dstress[c][a];
-        // Bui's corrections (regolith) or the equation of state (elastic solids).
-        const Material& material = mt.materials[p.material[a]];
-        const bool corrected = correct_stress(material, p.rho[a], sigma);
-        for (int c = 0; c < kSymComponents; ++c) p.stress[c][a] = sigma[c];
-        if (!final) predictor_corrected_[a] = corrected ? 1 : 0;
-        if (final && (corrected || predictor_corrected_[a]))
-            correction_loss_[a] = correction_work(material, a, dt, sigma, p);
-
-        if (final) {
-            p.yielding[a] = (k2_.yielding[a] || corrected) ? 1 : 0;
-            const double h = p.h[a];
-            const double e_rho = 0.5 * dt * std::abs(k2_.drho[a] - k1_.drho[a]) / p.rho[a];
-            double e = std::max({std::sqrt(ex2) / h, std::sqrt(ev2) * dt / h, e_rho});
-            if (!finite_state(p, a) || !std::isfinite(e)) e = std::numeric_limits<double>::infinity();
-            particle_error_[a] = e;
-            worst = std::max(worst, e);
-        }
-    }
+    });
     if (!final) return 0.0;
     return mpi::max(worst) / opt_.tolerance;  // the step is the same on every rank
 }
@@ -346,10 +351,22 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
 StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                               const PhysicsParameters& pp, double time, std::int64_t step,
                               double dt_cap) {
+    const auto start = std::chrono::steady_clock::now();
+    if (tuner_.enabled() != (opt_.tune_threads && mpi::size() == 1))
+        tuner_.enable(opt_.tune_threads && mpi::size() == 1);
+    tuner_.begin_step();
+    StepReport report = attempt_step(p, nl, mt, pp, time, step, dt_cap);
+    tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return report;
+}
+
+StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                                      const PhysicsParameters& pp, double time,
+                                      std::int64_t step, double dt_cap) {
     prepare(p, nl, pp, time, true);  // particles may change ranks here, before the step
     auto clock = std::chrono::steady_clock::now();
     particle_error_.clear();
-    save_start(p);
+    save_start(p, nl.partition(p));
     rigid_.save_start();
     times_.updates += seconds_since(clock);
     clock = std::chrono::steady_clock::now();
@@ -374,7 +391,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
             blow_up(p, time, step, dt, "the step fell below the floor dt_min = " +
                                            (std::ostringstream() << opt_.dt_min).str() + " s");
         auto clock = std::chrono::steady_clock::now();
-        stage_update(p, mt, dt, false);
+        stage_update(p, mt, nl.partition(p), dt, false);
         rigid_.update(dt, false, time + dt);
         place(p, time + dt);  // kinematic bodies exactly, rigid ones at their predicted state
         times_.updates += seconds_since(clock);
@@ -383,7 +400,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
         const double power_2 = body_power(k2_.loads, time + dt, p.dim);  // at their predicted state
         rigid_.compute_rates(2, k2_.loads, pp.gravity, time + dt);
         clock = std::chrono::steady_clock::now();
-        double err = stage_update(p, mt, dt, true);
+        double err = stage_update(p, mt, nl.partition(p), dt, true);
         if (!rigid_.empty()) {
             rigid_.update(dt, true, time + dt);
             err = std::max(err, rigid_.error(dt) / opt_.tolerance);

@@ -11,6 +11,7 @@
 
 #include "geometry/body.hpp"
 #include "parallel/domain.hpp"
+#include "parallel/thread_tuner.hpp"
 #include "sph/contact.hpp"
 #include "sph/equations.hpp"
 #include "sph/neighbours.hpp"
@@ -27,6 +28,9 @@ struct IntegratorOptions {
     double dt_min = 1e-10;      // a step below this floor stops the run as a blow-up [s]
     double dt_max = 1e-2;       // [s]
     double neighbour_skin = 0.15;  // Verlet skin as a fraction of the largest h
+    // Choose the thread count by timing steps with all allowed threads and with one
+    // (parallel::ThreadTuner; single-rank runs). Never changes a result.
+    bool tune_threads = true;
 };
 
 // A run that cannot continue (non-finite state, step below the floor). The particle set is
@@ -68,6 +72,7 @@ public:
     void set_proposed_dt(double dt) { dt_next_ = dt; }  // restarts
     const IntegratorOptions& options() const { return opt_; }
     const PhaseTimes& phase_times() const { return times_; }
+    const parallel::ThreadTuner& thread_tuner() const { return tuner_; }
 
     // The bodies of the run: particles of kinematic bodies are placed at each stage time, rigid
     // bodies are advanced with the particles (rigid_dynamics.hpp) and touch other boundary
@@ -103,14 +108,20 @@ public:
                   const PhysicsParameters& pp, double t, bool step_start, Derivatives& out);
 
 private:
+    // One accepted step, without the thread tuner (step).
+    StepReport attempt_step(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                            const PhysicsParameters& pp, double time, std::int64_t step,
+                            double dt_cap);
     LoadRequest load_request(double t) const;  // the kinematic and rigid bodies' loads at t
     // The right-hand side of the prepared state at time t, and the contact loads; returns the
     // step the contacts allow [s].
     double derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                        const PhysicsParameters& pp, double t, Derivatives& out) const;
-    void save_start(const ParticleSet& p);
+    // The per-particle loops take the particles of the pair loop's partition (NeighbourList).
+    void save_start(const ParticleSet& p, const parallel::Partition& part);
     void restore_start(ParticleSet& p) const;
-    double stage_update(ParticleSet& p, const MaterialTable& mt, double dt, bool final);
+    double stage_update(ParticleSet& p, const MaterialTable& mt, const parallel::Partition& part,
+                        double dt, bool final);
     // The power of the kinematic and rigid bodies on the particles at time t from an
     // evaluation's loads [W] (regolith_power; the rigid bodies in their current state).
     double body_power(const std::vector<BodyLoad>& loads, double t, int dim) const;
@@ -123,6 +134,7 @@ private:
 
     IntegratorOptions opt_;
     PhaseTimes times_;
+    parallel::ThreadTuner tuner_;
     double dt_next_ = 0.0;
     double last_courant_ = 0.0;  // Courant limit of the last step [s] (0 before the first)
     // Start-of-step state of every owned particle (boundary particles included, they are cheap).

@@ -40,7 +40,7 @@ void search(const ParticleSet& p, double skin, std::vector<std::size_t>& offsets
     std::vector<std::vector<std::uint32_t>> rows(std::min(n, kBuildBlock));
     for (std::size_t first = 0; first < n; first += kBuildBlock) {
         const std::size_t last = std::min(n, first + kBuildBlock);
-#pragma omp parallel
+#pragma omp parallel num_threads(parallel::threads_for(n, parallel::kMinPairItems))
         {
             std::vector<std::pair<std::uint32_t, double>> found;
             nanoflann::SearchParams params;
@@ -101,25 +101,48 @@ void NeighbourList::build(const ParticleSet& p, double skin) {
     ++builds_;
 }
 
+const parallel::Partition& NeighbourList::partition(const ParticleSet& p) const {
+    const std::size_t n = p.owned();
+    const int parts = parallel::threads_for(n, parallel::kMinPairItems);
+    if (partition_build_ != builds_ || partition_.parts() != parts || partition_.size() != n) {
+        // Work per particle in units of one pair: the pair loop of a dynamic particle visits
+        // its row, and its staging and per-particle rates weigh about as much as 8 pairs;
+        // a boundary particle is staged (and extrapolated, next to a few dynamic ones).
+        std::vector<double> cost(n);
+        for (std::size_t a = 0; a < n; ++a) {
+            const double row_length = static_cast<double>(offsets_.size() > a + 1
+                                                              ? offsets_[a + 1] - offsets_[a]
+                                                              : 0);
+            cost[a] = p.kind[a] == ParticleKind::dynamic ? 8.0 + row_length : 1.0;
+        }
+        partition_ = parallel::Partition(cost, parts);
+        partition_build_ = builds_;
+    }
+    return partition_;
+}
+
 bool NeighbourList::needs_rebuild(const ParticleSet& p, double lookahead_dt) const {
     const std::size_t n = p.owned();
     if (offsets_.size() != n + 1 || x_at_build_[0].size() != n || built_size_ != p.size())
         return true;
     const double half_skin = 0.5 * skin_;
     bool moved = false;
-#pragma omp parallel for reduction(|| : moved) schedule(static) \
-    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
-    for (std::size_t a = 0; a < n; ++a) {
-        double d2 = 0.0, v2 = 0.0;
-        for (int d = 0; d < p.dim; ++d) {
-            const double dx = p.x[d][a] - x_at_build_[d][a];
-            d2 += dx * dx;
-            v2 += p.v[d][a] * p.v[d][a];
+    const parallel::Partition& part = partition(p);
+    parallel::ChunkQueue chunks(part, n, 512);
+#pragma omp parallel num_threads(part.parts()) reduction(|| : moved)
+    chunks.run([&](std::size_t first, std::size_t last) {
+        for (std::size_t a = first; a < last; ++a) {
+            double d2 = 0.0, v2 = 0.0;
+            for (int d = 0; d < p.dim; ++d) {
+                const double dx = p.x[d][a] - x_at_build_[d][a];
+                d2 += dx * dx;
+                v2 += p.v[d][a] * p.v[d][a];
+            }
+            const double ahead = 1.25 * std::sqrt(v2) * lookahead_dt;
+            // NaN positions force a rebuild (and fail later)
+            moved = moved || !(std::sqrt(d2) + ahead <= half_skin);
         }
-        const double ahead = 1.25 * std::sqrt(v2) * lookahead_dt;
-        // NaN positions force a rebuild (and fail later)
-        moved = moved || !(std::sqrt(d2) + ahead <= half_skin);
-    }
+    });
     return moved;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/particles.hpp"
+#include "parallel/threads.hpp"
 
 namespace regosph {
 
@@ -35,6 +36,13 @@ public:
         return {indices_.data() + offsets_[i], indices_.data() + offsets_[i + 1]};
     }
     std::size_t pair_count() const { return indices_.size(); }
+
+    // The owned particles split into one contiguous range per thread of the pair loop
+    // (parallel::threads_for(owned, kMinPairItems) threads), of about equal work: a dynamic
+    // particle costs its row length plus a fixed part, a boundary particle little. Every
+    // particle loop of a step takes its particles from it (parallel::Partition). Computed
+    // once per build and thread count; call outside parallel regions.
+    const parallel::Partition& partition(const ParticleSet& p) const;
     std::size_t build_count() const { return builds_; }
     double skin() const { return skin_; }
 
@@ -45,6 +53,8 @@ private:
     double skin_ = 0.0;
     std::size_t built_size_ = 0;  // owned + halo particles at the build
     std::size_t builds_ = 0;
+    mutable parallel::Partition partition_;
+    mutable std::size_t partition_build_ = 0;  // builds_ when partition_ was made (0: never)
 };
 
 }  // namespace regosph

@@ -7,6 +7,8 @@
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
+#include "parallel/threads.hpp"
+
 namespace regosph {
 
 using geometry::Mat3;
@@ -281,7 +283,8 @@ void RigidBodies::place(ParticleSet& p, double t,
         f.alpha = angular_acceleration(b, b.state, f.omega, b.state.torque, dim_);
         f.acc = b.state.acceleration;
     }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) \
+    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
     for (std::size_t i = 0; i < n; ++i) {
         const Body& body = (*bodies_)[static_cast<std::size_t>(p.body[i])];
         if (body.motion != Motion::rigid) continue;

@@ -9,12 +9,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
+#include <chrono>
 #include <numbers>
 #include <random>
 #include <vector>
 
 #include "geometry/lattice.hpp"
 #include "geometry/shapes.hpp"
+#include "parallel/thread_tuner.hpp"
 #include "parallel/threads.hpp"
 #include "sph/kernel.hpp"
 #include "sph/simulation.hpp"
@@ -511,6 +514,125 @@ TEST_CASE("threads are chosen from the work of a loop") {
     omp_set_num_threads(1);
     CHECK(parallel::threads_for(100000, parallel::kMinCheapItems) == 1);
     omp_set_num_threads(saved);
+}
+
+TEST_CASE("a partition cuts contiguous ranges of about equal cost") {
+    std::vector<double> cost(1000, 1.0);
+    for (std::size_t i = 500; i < 1000; ++i) cost[i] = 3.0;  // the second half costs 3 x more
+    const parallel::Partition two(cost, 2);
+    REQUIRE(two.parts() == 2);
+    CHECK(two.begin(0) == 0);
+    CHECK(two.end(1) == 1000);
+    CHECK(two.end(0) == two.begin(1));
+    // Half of the total 2000 is reached at item 500 + 500/3: the cut follows the cost.
+    CHECK(two.end(0) == 667);
+    const parallel::Partition three(cost, 3);
+    double first = 0.0;
+    for (std::size_t i = three.begin(0); i < three.end(0); ++i) first += cost[i];
+    CHECK(std::abs(first - 2000.0 / 3.0) <= 3.0);  // within one item of a third
+    // More parts than items and no cost at all still cover every item once.
+    const parallel::Partition many(std::vector<double>(3, 0.0), 5);
+    CHECK(many.parts() == 5);
+    std::size_t covered = 0;
+    for (int k = 0; k < many.parts(); ++k) {
+        CHECK(many.begin(k) <= many.end(k));
+        covered += many.end(k) - many.begin(k);
+    }
+    CHECK(covered == 3);
+}
+
+TEST_CASE("chunk queue: every item once, and a late thread's part is taken over") {
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+    const std::size_t n = 10000, halo = 37;
+    const parallel::Partition part(std::vector<double>(n, 1.0), 2);
+    std::vector<int> owner(n + halo, -1), visits(n + halo, 0);
+    parallel::ChunkQueue queue(part, n + halo, 64);
+#pragma omp parallel num_threads(2)
+    {
+        // Thread 1 joins late, like a thread woken from sleep: thread 0 does its part first,
+        // then takes over the rest of thread 1's.
+        if (omp_get_thread_num() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        queue.run([&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) {
+                owner[i] = omp_get_thread_num();
+#pragma omp atomic
+                visits[i] += 1;
+            }
+        });
+    }
+    omp_set_num_threads(saved);
+    CHECK(std::all_of(visits.begin(), visits.end(), [](int v) { return v == 1; }));
+    // Thread 0 ran all of its own part (it never waits for the other)...
+    CHECK(std::all_of(owner.begin(), owner.begin() + 5000, [](int t) { return t == 0; }));
+    // ...and most of thread 1's, halo copies included, which a 50 ms nap leaves it.
+    CHECK(std::count(owner.begin() + 5000, owner.end(), 0) > 4000);
+}
+
+TEST_CASE("thread tuner: times both counts, keeps the faster, measures again") {
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+    using parallel::ThreadTuner;
+    const auto run_window = [](ThreadTuner& t, double seconds_all, double seconds_one) {
+        for (int i = 0; i < ThreadTuner::kSettle + ThreadTuner::kWindow; ++i) {
+            t.begin_step();
+            t.record(parallel::thread_limit().load() == 1 ? seconds_one : seconds_all);
+        }
+    };
+    for (const bool one_faster : {true, false}) {
+        CAPTURE(one_faster);
+        ThreadTuner t;
+        t.begin_step();
+        CHECK(parallel::thread_limit().load() == 0);  // starts with all threads
+        CHECK(parallel::max_threads() == 2);
+        run_window(t, 1.0, one_faster ? 0.8 : 1.2);  // all threads timed
+        t.begin_step();
+        CHECK(parallel::thread_limit().load() == 1);  // now one thread is timed
+        CHECK(parallel::max_threads() == 1);
+        run_window(t, 1.0, one_faster ? 0.8 : 1.2);
+        t.begin_step();
+        CHECK(parallel::thread_limit().load() == (one_faster ? 1 : 0));  // the faster kept
+        for (int i = 0; i < ThreadTuner::kRunWindows * ThreadTuner::kWindow; ++i) {
+            t.begin_step();
+            t.record(1.0);
+        }
+        t.begin_step();
+        CHECK(parallel::thread_limit().load() == 0);  // measuring again
+        CHECK(t.steps_all() + t.steps_one() ==
+              2 * (ThreadTuner::kSettle + ThreadTuner::kWindow) +
+                  ThreadTuner::kRunWindows * ThreadTuner::kWindow);
+        t.enable(false);
+        t.begin_step();
+        CHECK(parallel::thread_limit().load() == 0);  // off: no cap
+    }
+    omp_set_num_threads(saved);
+}
+
+TEST_CASE("a run whose tuner changes the thread count gives the results of one thread") {
+    const int saved = omp_get_max_threads();
+    const int steps = 2 * (parallel::ThreadTuner::kSettle + parallel::ThreadTuner::kWindow) + 10;
+    for (const int dim : {2, 3}) {
+        CAPTURE(dim);
+        const std::array<int, 3> n = dim == 2 ? std::array<int, 3>{40, 30, 1}
+                                              : std::array<int, 3>{12, 10, 8};
+        Simulation fixed = random_body(dim, 7, 2e3, n);
+        Simulation tuned = random_body(dim, 7, 2e3, n);
+        fixed.integrator_options().tune_threads = false;
+        omp_set_num_threads(1);
+        for (int i = 0; i < steps; ++i) fixed.advance(1.0);
+        omp_set_num_threads(2);
+        for (int i = 0; i < steps; ++i) tuned.advance(1.0);  // 2 threads, then 1, then either
+        omp_set_num_threads(saved);
+        parallel::thread_limit().store(0);
+        CHECK(fixed.time() == tuned.time());
+        const ParticleSet &p1 = fixed.particles(), &p2 = tuned.particles();
+        for (int k = 0; k < 3; ++k) {
+            CHECK(p1.x[k] == p2.x[k]);  // bitwise
+            CHECK(p1.v[k] == p2.v[k]);
+        }
+        for (int c = 0; c < kSymComponents; ++c) CHECK(p1.stress[c] == p2.stress[c]);
+        CHECK(p1.rho == p2.rho);
+    }
 }
 
 TEST_CASE("results do not depend on the thread count") {

@@ -1,0 +1,56 @@
+#include "parallel/thread_tuner.hpp"
+
+#include <omp.h>
+
+#include "parallel/threads.hpp"
+
+namespace regosph::parallel {
+
+void ThreadTuner::enable(bool on) {
+    enabled_ = on;
+    phase_ = Phase::time_all;
+    step_in_phase_ = 0;
+    seconds_all_ = seconds_one_ = 0.0;
+}
+
+void ThreadTuner::set_phase(Phase phase) {
+    phase_ = phase;
+    step_in_phase_ = 0;
+}
+
+void ThreadTuner::begin_step() const {
+    if (!enabled_) {
+        thread_limit().store(0);
+        return;
+    }
+    const int limit = phase_ == Phase::time_all ? 0 : phase_ == Phase::time_one ? 1 : chosen_;
+    thread_limit().store(limit);
+}
+
+void ThreadTuner::record(double step_seconds) {
+    if (!enabled_ || omp_get_max_threads() < 2) return;
+    const bool all = thread_limit().load() != 1;
+    (all ? steps_all_ : steps_one_) += 1;
+    const bool timed = step_in_phase_ >= kSettle;
+    ++step_in_phase_;
+    switch (phase_) {
+        case Phase::time_all:
+            if (timed) seconds_all_ += step_seconds;
+            if (step_in_phase_ == kSettle + kWindow) set_phase(Phase::time_one);
+            break;
+        case Phase::time_one:
+            if (timed) seconds_one_ += step_seconds;
+            if (step_in_phase_ == kSettle + kWindow) {
+                // Equal windows: the faster total wins; ties go to all threads.
+                chosen_ = seconds_one_ < seconds_all_ ? 1 : 0;
+                seconds_all_ = seconds_one_ = 0.0;
+                set_phase(Phase::run);
+            }
+            break;
+        case Phase::run:
+            if (step_in_phase_ == kRunWindows * kWindow) set_phase(Phase::time_all);
+            break;
+    }
+}
+
+}  // namespace regosph::parallel

@@ -1,0 +1,44 @@
+// The thread count of a run chosen by measuring it. On a quiet machine two threads run a step
+// 1.3-1.9 x faster than one (bench/README.md); beside another CPU-bound job on a 2-core machine
+// they ran it ~13 % slower than one thread, since each parallel region waits for a thread that
+// shares its core with the other job. Results never depend on the count (threads.hpp), so a run
+// may change it at any step: the tuner times windows of steps with all allowed threads and with
+// one, keeps the faster for a while, and measures again.
+#pragma once
+
+#include <cstdint>
+
+namespace regosph::parallel {
+
+class ThreadTuner {
+public:
+    // Steps per measuring window (the first kSettle steps after a change are not timed: the
+    // particles' data move to the caches of the new team), and windows between measurements.
+    static constexpr int kWindow = 24;
+    static constexpr int kSettle = 4;
+    static constexpr int kRunWindows = 40;
+
+    // Off: every region may use all allowed threads (benchmarks of a fixed count, MPI runs).
+    void enable(bool on);
+    bool enabled() const { return enabled_; }
+    // Before each step: sets thread_limit() for it (one tuner works at a time in a process).
+    void begin_step() const;
+    // After each accepted step, with its wall time [s].
+    void record(double step_seconds);
+    // Steps run so far with all allowed threads and with one (enabled tuner only).
+    std::int64_t steps_all() const { return steps_all_; }
+    std::int64_t steps_one() const { return steps_one_; }
+
+private:
+    enum class Phase { time_all, time_one, run };
+    void set_phase(Phase phase);
+
+    bool enabled_ = true;
+    Phase phase_ = Phase::time_all;
+    int step_in_phase_ = 0;
+    double seconds_all_ = 0.0, seconds_one_ = 0.0;  // timed steps of the current measurement
+    int chosen_ = 0;                                 // thread_limit() of the run phase
+    std::int64_t steps_all_ = 0, steps_one_ = 0;
+};
+
+}  // namespace regosph::parallel
