@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 #include "parallel/threads.hpp"
 
 namespace regosph::parallel {
@@ -9,6 +11,8 @@ namespace regosph::parallel {
 void ThreadTuner::enable(bool on) {
     enabled_ = on;
     phase_ = Phase::time_all;
+    chosen_ = -1;
+    run_windows_ = kRunWindows;
     step_in_phase_ = 0;
     seconds_all_ = seconds_one_ = 0.0;
 }
@@ -42,13 +46,16 @@ void ThreadTuner::record(double step_seconds) {
             if (timed) seconds_one_ += step_seconds;
             if (step_in_phase_ == kSettle + kWindow) {
                 // Equal windows: the faster total wins; ties go to all threads.
-                chosen_ = seconds_one_ < seconds_all_ ? 1 : 0;
+                const int choice = seconds_one_ < seconds_all_ ? 1 : 0;
+                run_windows_ = choice == chosen_ ? std::min(2 * run_windows_, kMaxRunWindows)
+                                                 : kRunWindows;
+                chosen_ = choice;
                 seconds_all_ = seconds_one_ = 0.0;
                 set_phase(Phase::run);
             }
             break;
         case Phase::run:
-            if (step_in_phase_ == kRunWindows * kWindow) set_phase(Phase::time_all);
+            if (step_in_phase_ == run_windows_ * kWindow) set_phase(Phase::time_all);
             break;
     }
 }

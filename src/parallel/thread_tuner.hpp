@@ -13,10 +13,13 @@ namespace regosph::parallel {
 class ThreadTuner {
 public:
     // Steps per measuring window (the first kSettle steps after a change are not timed: the
-    // particles' data move to the caches of the new team), and windows between measurements.
+    // particles' data move to the caches of the new team), and windows between measurements:
+    // kRunWindows, doubled each time a measurement confirms the choice before it, up to
+    // kMaxRunWindows (the slower count then costs well under 1 % of the steps).
     static constexpr int kWindow = 24;
     static constexpr int kSettle = 4;
     static constexpr int kRunWindows = 40;
+    static constexpr int kMaxRunWindows = 320;
 
     // Off: every region may use all allowed threads (benchmarks of a fixed count, MPI runs).
     void enable(bool on);
@@ -37,7 +40,8 @@ private:
     Phase phase_ = Phase::time_all;
     int step_in_phase_ = 0;
     double seconds_all_ = 0.0, seconds_one_ = 0.0;  // timed steps of the current measurement
-    int chosen_ = 0;                                 // thread_limit() of the run phase
+    int chosen_ = -1;                                // thread_limit() of the run phase
+    int run_windows_ = kRunWindows;                  // length of the run phase [windows]
     std::int64_t steps_all_ = 0, steps_one_ = 0;
 };
 

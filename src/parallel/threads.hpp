@@ -18,11 +18,10 @@
 namespace regosph::parallel {
 
 // Least items per thread [particles] worth a thread, by the cost of one item. Measured on
-// this project's 2-core VM (bench/README.md, "Issue 14: figures"): the cheap loops of a step
-// (stage updates, the saved start, the rebuild test) ran slower on 2 threads than on 1 for the
-// collapse's 3 800 particles (a region costs ~4 us on one thread, 25-90 us when a sleeping
-// second thread must be woken, and the arrays one core wrote move to the other core's cache),
-// while the pair loops gain from 2 threads down to a few hundred particles.
+// this project's 2-core VM (bench/README.md, "Issue 14: figures"): a region costs ~4 us on
+// one thread and 25-90 us when a sleeping second thread must be woken. The loops of a step
+// take the pair loop's partition (Partition below, kMinPairItems); kMinCheapItems is for the
+// loops outside it (kinematic placement, rigid bodies, observers).
 inline constexpr std::size_t kMinCheapItems = 4096;   // ~10-40 ns each: updates, copies, checks
 inline constexpr std::size_t kMinPairItems = 64;      // ~0.3-5 us each: a particle's pair loop
 // Neighbour-row entries of a loop that does a few flops per entry (the wall extrapolation,
@@ -57,7 +56,7 @@ inline int threads_for(std::size_t n, std::size_t min_per_thread) {
 // on thread k), so that a thread reads in each loop what it wrote in the one before, from its
 // own core's caches: on this project's machine two threads that each took half of a loop by a
 // different rule than the loop before ran the rubber rings at 1.25 x one thread's speed, with
-// one partition for all loops at 1.8 x (bench/README.md, "One partition for every loop").
+// one partition for all loops at 1.8-2.0 x (bench/README.md, "Threads on a shared machine").
 class Partition {
 public:
     Partition() = default;

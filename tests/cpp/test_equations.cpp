@@ -601,6 +601,19 @@ TEST_CASE("thread tuner: times both counts, keeps the faster, measures again") {
         CHECK(t.steps_all() + t.steps_one() ==
               2 * (ThreadTuner::kSettle + ThreadTuner::kWindow) +
                   ThreadTuner::kRunWindows * ThreadTuner::kWindow);
+        // The same choice again: the next run phase lasts twice as long.
+        run_window(t, 1.0, one_faster ? 0.8 : 1.2);
+        run_window(t, 1.0, one_faster ? 0.8 : 1.2);
+        for (int i = 0; i < 2 * ThreadTuner::kRunWindows * ThreadTuner::kWindow - 1; ++i) {
+            t.begin_step();
+            CHECK(parallel::thread_limit().load() == (one_faster ? 1 : 0));
+            t.record(1.0);
+        }
+        t.begin_step();
+        CHECK(parallel::thread_limit().load() == (one_faster ? 1 : 0));
+        t.record(1.0);
+        t.begin_step();
+        CHECK(parallel::thread_limit().load() == 0);  // and then measures again
         t.enable(false);
         t.begin_step();
         CHECK(parallel::thread_limit().load() == 0);  // off: no cap
