@@ -83,8 +83,8 @@ sanitize: bootstrap
 
 # bench: one table of every speed case on 1 and $(THREADS) threads (bench/bench_table.py, load
 # average included); bench-collapse / bench-sampler / bench-rings / bench-blocks3d / bench-mpi
-# run one benchmark with its full output. No OMP_WAIT_POLICY here: the package sets passive
-# waiting itself (python/regosph/__init__.py).
+# run one benchmark with its full output. No OMP_WAIT_POLICY here: the package sets its
+# hybrid waiting itself (python/regosph/__init__.py).
 bench: build-python
 	$(ENV) $(PYTHON) bench/bench_table.py --threads $(THREADS)
 

@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 # Before PySPH: one OpenMP runtime serves both codes in this process, and regosph's package
-# makes its threads wait passively (unless OMP_WAIT_POLICY is set) only if it loads it first.
+# sets its waiting (passive after 10 000 spins, unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is
+# set) only if it loads it first.
 import regosph as rs
 
 # --- the case (PySPH rings.py; issue 3, "Benchmark") ----------------------------------------
@@ -276,7 +277,8 @@ def threads_and_load():
     """The OpenMP threads, waiting policy and load average, for the header line."""
     threads = int(os.environ.get("OMP_NUM_THREADS", "0")) or os.cpu_count()
     return (f"{threads} OpenMP threads (OMP_WAIT_POLICY "
-            f"{os.environ.get('OMP_WAIT_POLICY', 'unset: passive from regosph')}), load average "
+            f"{os.environ.get('OMP_WAIT_POLICY', 'unset')}, GOMP_SPINCOUNT "
+            f"{os.environ.get('GOMP_SPINCOUNT', 'unset')}), load average "
             f"{os.getloadavg()[0]:.2f}")
 
 
