@@ -24,7 +24,8 @@ public:
     // Off: every region may use all allowed threads (benchmarks of a fixed count, MPI runs).
     void enable(bool on);
     bool enabled() const { return enabled_; }
-    // Before each step: sets thread_limit() for it (one tuner works at a time in a process).
+    // Before each step: sets thread_limit() for it (the integrator lifts the cap again after
+    // the step).
     void begin_step() const;
     // After each accepted step, with its wall time [s].
     void record(double step_seconds);

@@ -355,6 +355,11 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     if (tuner_.enabled() != (opt_.tune_threads && mpi::size() == 1))
         tuner_.enable(opt_.tune_threads && mpi::size() == 1);
     tuner_.begin_step();
+    // The tuner's cap holds for this step only (the cap is one per process: other runs and
+    // evaluations outside a step must not inherit it), also when the step throws.
+    struct CapForThisStep {
+        ~CapForThisStep() { parallel::thread_limit().store(0); }
+    } cap_for_this_step;
     StepReport report = attempt_step(p, nl, mt, pp, time, step, dt_cap);
     tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return report;
