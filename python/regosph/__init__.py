@@ -32,8 +32,8 @@ def _hybrid_openmp_waiting():
     (OMP_WAIT_POLICY or GOMP_SPINCOUNT). GNU OpenMP reads both once, when libgomp is loaded,
     i.e. when the extension below is imported.
 
-    Spinning without end (libgomp's default, 3 ms) takes the cores the working threads need as
-    soon as another job shares the machine: the paper-resolution collapse took 2.2 x longer on
+    Spinning for long (libgomp's default, 3 ms per wait) takes the cores the working threads
+    need as soon as another job shares the machine: the paper-resolution collapse took 2.2 x longer on
     2 threads than on 1 beside one CPU-bound process. Sleeping at once costs 25-90 us per
     parallel region to wake the thread again, a large part of a step of the collapse (2926
     particles, ~1 ms on 2 threads). SPIN_ROUNDS spans the gaps between the regions of a step;

@@ -22,18 +22,17 @@ void ThreadTuner::set_phase(Phase phase) {
     step_in_phase_ = 0;
 }
 
-void ThreadTuner::begin_step() const {
-    if (!enabled_) {
-        thread_limit().store(0);
-        return;
-    }
-    const int limit = phase_ == Phase::time_all ? 0 : phase_ == Phase::time_one ? 1 : chosen_;
-    thread_limit().store(limit);
+void ThreadTuner::begin_step() {
+    if (!enabled_)
+        applied_ = 0;
+    else
+        applied_ = phase_ == Phase::time_all ? 0 : phase_ == Phase::time_one ? 1 : chosen_;
+    thread_limit() = applied_;
 }
 
 void ThreadTuner::record(double step_seconds) {
     if (!enabled_ || omp_get_max_threads() < 2) return;
-    const bool all = thread_limit().load() != 1;
+    const bool all = applied_ != 1;
     (all ? steps_all_ : steps_one_) += 1;
     const bool timed = step_in_phase_ >= kSettle;
     ++step_in_phase_;

@@ -24,9 +24,9 @@ public:
     // Off: every region may use all allowed threads (benchmarks of a fixed count, MPI runs).
     void enable(bool on);
     bool enabled() const { return enabled_; }
-    // Before each step: sets thread_limit() for it (the integrator lifts the cap again after
-    // the step).
-    void begin_step() const;
+    // Before each step: sets thread_limit() of the calling thread for it (the integrator
+    // restores the cap after the step).
+    void begin_step();
     // After each accepted step, with its wall time [s].
     void record(double step_seconds);
     // Steps run so far with all allowed threads and with one (enabled tuner only).
@@ -42,6 +42,7 @@ private:
     int step_in_phase_ = 0;
     double seconds_all_ = 0.0, seconds_one_ = 0.0;  // timed steps of the current measurement
     int chosen_ = -1;                                // thread_limit() of the run phase
+    int applied_ = 0;                                // the cap begin_step set
     int run_windows_ = kRunWindows;                  // length of the run phase [windows]
     std::int64_t steps_all_ = 0, steps_one_ = 0;
 };

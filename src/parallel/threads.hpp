@@ -1,7 +1,8 @@
 // OpenMP thread counts chosen from the work of a loop: a thread that is woken for a handful of
 // particles costs more (its wake-up, the barrier at the end, a cache line or two moving
 // between cores) than it saves. Every particle loop that opens a parallel region passes
-// `num_threads(parallel::threads_for(n, kMin...))`. Results never depend on the count: every
+// `num_threads(parallel::threads_for(n, kMin...))`, or the part count of the pair loop's
+// Partition (below), which is chosen the same way. Results never depend on the count: every
 // loop writes per-particle results, and reductions are min/max or sums in particle-id order.
 #pragma once
 
@@ -29,9 +30,11 @@ inline constexpr std::size_t kMinPairItems = 64;      // ~0.3-5 us each: a parti
 inline constexpr std::size_t kMinPairEntries = 8192;
 
 // A cap on the threads of regosph's own parallel regions below the OpenMP maximum, set by the
-// thread tuner (thread_tuner.hpp); 0: none. One per process.
-inline std::atomic<int>& thread_limit() {
-    static std::atomic<int> limit{0};
+// thread tuner (thread_tuner.hpp) for one step; 0: none. One per calling thread: the thread
+// that opens a region asks for its team, so two simulations stepped from two Python threads
+// keep their own caps.
+inline int& thread_limit() {
+    static thread_local int limit = 0;
     return limit;
 }
 
@@ -39,7 +42,7 @@ inline std::atomic<int>& thread_limit() {
 // the tuner's cap.
 inline int max_threads() {
     const int omp = omp_get_max_threads();
-    const int limit = thread_limit().load(std::memory_order_relaxed);
+    const int limit = thread_limit();
     return limit > 0 ? std::min(omp, limit) : omp;
 }
 
@@ -63,7 +66,9 @@ public:
     // `cost`: the work of each item (>= 0); `parts` >= 1 ranges, the cut after the item where
     // the running cost first reaches k / parts of the total.
     Partition(std::span<const double> cost, int parts);
-    int parts() const { return static_cast<int>(bounds_.size()) - 1; }
+    int parts() const { return bounds_.empty() ? 0 : static_cast<int>(bounds_.size()) - 1; }
+    // Threads for a region over the partition (num_threads): at least 1.
+    int team() const { return std::max(parts(), 1); }
     std::size_t size() const { return bounds_.empty() ? 0 : bounds_.back(); }
     std::size_t begin(int k) const { return bounds_[static_cast<std::size_t>(k)]; }
     std::size_t end(int k) const { return bounds_[static_cast<std::size_t>(k) + 1]; }
@@ -90,23 +95,27 @@ inline Partition::Partition(std::span<const double> cost, int parts) {
 // Chunks of the parts of a partition claimed by the threads of one parallel region: each
 // thread first runs the chunks of its own part (part k on thread k) from the front, then
 // helps with the chunks left in the other parts. A thread that is woken late (on this
-// machine a sleeping thread takes 25-90 us to join a region) thus never holds the others up:
-// they take over the end of its part. Which thread runs a chunk never changes a result (every
-// loop writes per-particle results).
+// machine a sleeping thread takes 25-90 us to join a region) thus does not leave its part
+// to wait for it: the others take over what it has not started (the barrier at the end of
+// the region still waits for it to arrive). Which thread runs a chunk never changes a result
+// (every loop writes per-particle results).
 class ChunkQueue {
 public:
     // `last`: the end of the last part (beyond partition.size() for halo copies, which then
     // belong to the last part); `chunk`: items per claim.
     ChunkQueue(const Partition& partition, std::size_t last, std::size_t chunk)
         : parts_(std::max(partition.parts(), 0)), chunk_(std::max<std::size_t>(chunk, 1)),
-          next_(new std::atomic<std::size_t>[static_cast<std::size_t>(parts_)]),
+          next_(new Counter[static_cast<std::size_t>(parts_)]),
           end_(static_cast<std::size_t>(parts_)) {
         for (int k = 0; k < parts_; ++k) {
-            next_[k].store(partition.begin(k), std::memory_order_relaxed);
+            next_[k].value.store(partition.begin(k), std::memory_order_relaxed);
             end_[static_cast<std::size_t>(k)] = k + 1 == parts_ ? std::max(last, partition.end(k))
                                                                 : partition.end(k);
+            total_ += end_[static_cast<std::size_t>(k)] - partition.begin(k);
         }
     }
+    // Items in all parts (what a count of finished items reaches at the end).
+    std::size_t total() const { return total_; }
     // Inside the parallel region, on every thread: fn(first, last) for each claimed chunk.
     template <class Fn>
     void run(Fn&& fn) {
@@ -115,7 +124,8 @@ public:
             const int k = (t + i) % parts_;
             const std::size_t end = end_[static_cast<std::size_t>(k)];
             for (;;) {
-                const std::size_t first = next_[k].fetch_add(chunk_, std::memory_order_relaxed);
+                const std::size_t first =
+                    next_[k].value.fetch_add(chunk_, std::memory_order_relaxed);
                 if (first >= end) break;
                 fn(first, std::min(end, first + chunk_));
             }
@@ -123,10 +133,14 @@ public:
     }
 
 private:
+    struct alignas(64) Counter {  // one cache line each: the threads claim in different parts
+        std::atomic<std::size_t> value{0};
+    };
     int parts_;
     std::size_t chunk_;
-    std::unique_ptr<std::atomic<std::size_t>[]> next_;
+    std::unique_ptr<Counter[]> next_;
     std::vector<std::size_t> end_;
+    std::size_t total_ = 0;
 };
 
 // Inside a parallel region: waits until `done` reaches `target` (items finished by all

@@ -728,12 +728,13 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     // Each thread stages and then runs the pair loops of its own part of the particles
     // (NeighbourList::partition), the part it updates in the integrator's loops too, and then
     // helps with what is left of the others' (parallel::ChunkQueue). The records are complete
-    // when every staged chunk is done (not a barrier: a thread that joins the region late
-    // finds its part staged by the others and does not hold them up).
+    // when every staged chunk is done (an atomic count, not a barrier: a thread that joins the
+    // region late finds its part staged by the others and does not hold them up until the
+    // region's end).
     const parallel::Partition& part = nl.partition(p);
     parallel::ChunkQueue staging(part, n_all, kStageChunk), pairs(part, n, kPairChunk);
     std::atomic<std::size_t> staged{0};
-#pragma omp parallel num_threads(part.parts()) reduction(min : dt_min)
+#pragma omp parallel num_threads(part.team()) reduction(min : dt_min)
     {
     staging.run([&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
@@ -742,7 +743,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         }
         staged.fetch_add(last - first, std::memory_order_release);
     });
-    parallel::wait_for(staged, n_all);
+    parallel::wait_for(staged, staging.total());
     // The interacting neighbours of one particle, selected just before its pair loop (a
     // buffer per thread rather than a list per particle: memory of large 3D runs).
     std::vector<std::uint32_t> selected;

@@ -133,7 +133,7 @@ void AdaptiveHeun::save_start(const ParticleSet& p, const parallel::Partition& p
     // Copied in chunks of particles, every field of a chunk by the same thread, each thread
     // its own part of the particles first (parallel::ChunkQueue).
     parallel::ChunkQueue chunks(part, n, kUpdateChunk);
-#pragma omp parallel num_threads(part.parts())
+#pragma omp parallel num_threads(part.team())
     chunks.run([&](std::size_t first, std::size_t last) {
         for (auto& [to, from] : fields)
             std::copy(from->begin() + static_cast<std::ptrdiff_t>(first),
@@ -188,9 +188,10 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     }
     const bool xsph = !k1_.dx[0].empty();
     double worst = 0.0;
-    // Each thread updates the particles whose rates it computed (parallel::ChunkQueue).
+    // Each thread updates its own part of the particles first, mostly those whose rates it
+    // computed (parallel::ChunkQueue).
     parallel::ChunkQueue chunks(part, n, kUpdateChunk);
-#pragma omp parallel num_threads(part.parts()) reduction(max : worst)
+#pragma omp parallel num_threads(part.team()) reduction(max : worst)
     chunks.run([&](std::size_t first, std::size_t last) {
         for (std::size_t a = first; a < last; ++a) {
             if (final) {
@@ -354,12 +355,13 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     const auto start = std::chrono::steady_clock::now();
     if (tuner_.enabled() != (opt_.tune_threads && mpi::size() == 1))
         tuner_.enable(opt_.tune_threads && mpi::size() == 1);
-    tuner_.begin_step();
-    // The tuner's cap holds for this step only (the cap is one per process: other runs and
-    // evaluations outside a step must not inherit it), also when the step throws.
+    // The tuner's cap holds for this step only (evaluations outside a step and other runs on
+    // this thread must not inherit it), also when the step throws.
     struct CapForThisStep {
-        ~CapForThisStep() { parallel::thread_limit().store(0); }
+        int previous = parallel::thread_limit();
+        ~CapForThisStep() { parallel::thread_limit() = previous; }
     } cap_for_this_step;
+    tuner_.begin_step();
     StepReport report = attempt_step(p, nl, mt, pp, time, step, dt_cap);
     tuner_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return report;

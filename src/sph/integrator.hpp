@@ -73,6 +73,9 @@ public:
     const IntegratorOptions& options() const { return opt_; }
     const PhaseTimes& phase_times() const { return times_; }
     const parallel::ThreadTuner& thread_tuner() const { return tuner_; }
+    // IntegratorOptions::tune_threads for the next steps (the other options are fixed when
+    // the integrator is made).
+    void set_tune_threads(bool on) { opt_.tune_threads = on; }
 
     // The bodies of the run: particles of kinematic bodies are placed at each stage time, rigid
     // bodies are advanced with the particles (rigid_dynamics.hpp) and touch other boundary

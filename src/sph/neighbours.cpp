@@ -104,7 +104,14 @@ void NeighbourList::build(const ParticleSet& p, double skin) {
 const parallel::Partition& NeighbourList::partition(const ParticleSet& p) const {
     const std::size_t n = p.owned();
     const int parts = parallel::threads_for(n, parallel::kMinPairItems);
-    if (partition_build_ != builds_ || partition_.parts() != parts || partition_.size() != n) {
+    if (partition_build_ != builds_) {
+        partitions_.clear();
+        partition_build_ = builds_;
+    }
+    if (partitions_.size() <= static_cast<std::size_t>(parts))
+        partitions_.resize(static_cast<std::size_t>(parts) + 1);
+    parallel::Partition& partition = partitions_[static_cast<std::size_t>(parts)];
+    if (partition.parts() != parts || partition.size() != n) {
         // Work per particle in units of one pair: the pair loop of a dynamic particle visits
         // its row, and its staging and per-particle rates weigh about as much as 8 pairs;
         // a boundary particle is staged (and extrapolated, next to a few dynamic ones).
@@ -115,10 +122,9 @@ const parallel::Partition& NeighbourList::partition(const ParticleSet& p) const 
                                                               : 0);
             cost[a] = p.kind[a] == ParticleKind::dynamic ? 8.0 + row_length : 1.0;
         }
-        partition_ = parallel::Partition(cost, parts);
-        partition_build_ = builds_;
+        partition = parallel::Partition(cost, parts);
     }
-    return partition_;
+    return partition;
 }
 
 bool NeighbourList::needs_rebuild(const ParticleSet& p, double lookahead_dt) const {
@@ -129,7 +135,7 @@ bool NeighbourList::needs_rebuild(const ParticleSet& p, double lookahead_dt) con
     bool moved = false;
     const parallel::Partition& part = partition(p);
     parallel::ChunkQueue chunks(part, n, 512);
-#pragma omp parallel num_threads(part.parts()) reduction(|| : moved)
+#pragma omp parallel num_threads(part.team()) reduction(|| : moved)
     chunks.run([&](std::size_t first, std::size_t last) {
         for (std::size_t a = first; a < last; ++a) {
             double d2 = 0.0, v2 = 0.0;

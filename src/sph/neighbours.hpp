@@ -41,7 +41,8 @@ public:
     // (parallel::threads_for(owned, kMinPairItems) threads), of about equal work: a dynamic
     // particle costs its row length plus a fixed part, a boundary particle little. Every
     // particle loop of a step takes its particles from it (parallel::Partition). Computed
-    // once per build and thread count; call outside parallel regions.
+    // once per build and part count (the thread tuner alternates counts); call outside
+    // parallel regions.
     const parallel::Partition& partition(const ParticleSet& p) const;
     std::size_t build_count() const { return builds_; }
     double skin() const { return skin_; }
@@ -53,8 +54,9 @@ private:
     double skin_ = 0.0;
     std::size_t built_size_ = 0;  // owned + halo particles at the build
     std::size_t builds_ = 0;
-    mutable parallel::Partition partition_;
-    mutable std::size_t partition_build_ = 0;  // builds_ when partition_ was made (0: never)
+    // Partitions of this build by part count (index), made on demand.
+    mutable std::vector<parallel::Partition> partitions_;
+    mutable std::size_t partition_build_ = 0;  // builds_ when partitions_ were made (0: never)
 };
 
 }  // namespace regosph
