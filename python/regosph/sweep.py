@@ -26,7 +26,9 @@ A row is finished, and skipped, when its directory holds
   also one started by hand),
 and, when the row has an "end_time" column, the run's end time is not earlier than it.
 A directory that holds an unfinished run gets resume_args appended (e.g. ["--restart"]) so
-the run continues from its checkpoint instead of refusing the occupied directory.
+the run continues from its checkpoint instead of refusing the occupied directory. One that was
+stopped before its first checkpoint has nothing to continue from: it is moved aside
+(<name>.stale-<k>, never deleted) and the row starts over.
 
 run_sweep writes <root>/sweep.csv (name, directory, status and the row, one line per row) and
 returns 0 when every row is finished (or, in batch mode, has its script), 1 otherwise, so
@@ -140,7 +142,7 @@ class PlannedRun:
     directory: Path
     row: dict
     finished: bool
-    resume: bool  # the directory holds an unfinished run
+    resume: bool  # the directory holds an unfinished run with a checkpoint
     command: list = field(default=None)  # for a template base
 
 
@@ -160,7 +162,7 @@ def plan_sweep(base, rows, root_dir, name=None, resume_args=()):
         d = root / n
         end = row.get("end_time")
         done = is_finished(d, float(end) if end is not None else None)
-        resume = not done and (d / "run.json").is_file()
+        resume = not done and (d / "run.json").is_file() and _has_checkpoint(d)
         cmd = None
         if not callable(base):
             cmd = command_for(base, row, d, n) + (list(resume_args) if resume else [])
@@ -190,6 +192,15 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
         if p.finished:
             status[p.name] = "skipped (finished)"
             continue
+        if not p.resume and (p.directory / "run.json").is_file():
+            # Started, but stopped before its first checkpoint: nothing to continue from, and
+            # the run would refuse the occupied directory. Kept aside (never deleted); the
+            # row starts over.
+            aside = _aside(p.directory)
+            p.directory.rename(aside)
+            if log:
+                print(f"sweep: {p.name} has no checkpoint to continue from; its directory "
+                      f"moved to {aside.name}, starting over", flush=True)
         p.directory.mkdir(parents=True, exist_ok=True)
         (p.directory / SWEEP_MARKER).unlink(missing_ok=True)
         if mode == "batch":
@@ -209,6 +220,19 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
               f"{len(scripts)} batch scripts, {len(failed)} failed"
               + (f" ({', '.join(failed)})" if failed else ""))
     return 1 if failed else 0
+
+
+def _has_checkpoint(run_dir):
+    """Whether run_dir holds a checkpoint a run can continue from."""
+    return any(Path(run_dir).glob("checkpoint_*.h5"))
+
+
+def _aside(directory):
+    """A free name next to `directory` for keeping a stale run: <name>.stale-<k>."""
+    k = 1
+    while (aside := directory.with_name(f"{directory.name}.stale-{k}")).exists():
+        k += 1
+    return aside
 
 
 def _run_local(base, p, log):

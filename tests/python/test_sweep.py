@@ -102,8 +102,9 @@ def test_finished_is_judged_from_the_run_files(tmp_path, fake):
     root = tmp_path / "sweep"
     # Run by hand to its end time (no marker): skipped.
     write_run(root / "run=A", [(0.0, particles([[0, 0]])), (0.5, particles([[0, 0]]))])
-    # Stopped before its end time: continued with the resume arguments.
+    # Stopped before its end time, with a checkpoint: continued with the resume arguments.
     write_run(root / "run=B", [(0.0, particles([[0, 0]]))], end_time=0.5)
+    (root / "run=B" / "checkpoint_000000000010.h5").write_bytes(b"")
     rows = [{"run": "A"}, {"run": "B"}]
     assert sweep.is_finished(root / "run=A") and not sweep.is_finished(root / "run=B")
     assert sweep.run_sweep(template, rows, root, resume_args=["--restart"], log=False) == 0
@@ -112,6 +113,20 @@ def test_finished_is_judged_from_the_run_files(tmp_path, fake):
     assert not sweep.is_finished(root / "run=A", end_time=1.0)
     sweep.run_sweep(template, [{"run": "A", "end_time": 1.0}], root, log=False)
     assert invocations()[-1][-2:] == ["--end-time", "1"]
+
+
+def test_a_run_stopped_before_its_first_checkpoint_starts_over(tmp_path, fake):
+    template, invocations = fake
+    root = tmp_path / "sweep"
+    # Killed a few minutes in: run.json and the first snapshot, no checkpoint.
+    write_run(root / "run=C", [(0.0, particles([[0, 0]]))], end_time=0.5)
+    assert sweep.run_sweep(template, [{"run": "C"}], root, resume_args=["--restart"],
+                           log=False) == 0
+    # Started over without the resume arguments (they would fail: no checkpoint)...
+    assert invocations() == [["--run", "C", "--output", str(root / "run=C")]]
+    assert sweep.is_finished(root / "run=C")
+    # ...and the stale directory is kept aside, not deleted.
+    assert (root / "run=C.stale-1" / "run.json").is_file()
 
 
 def test_a_failing_row_is_reported_and_the_others_run(tmp_path, fake):
