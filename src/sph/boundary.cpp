@@ -14,16 +14,10 @@ template <int Dim>
 void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
                       const std::array<std::vector<double>, 3>* wall_acc) {
     const std::size_t n = p.owned();  // halo walls get their values from their owners
+    if (nl.walls() == 0) return;  // no walls: no parallel region to open
     // The work: the dynamic neighbours of the walls (a wall's row holds only those).
-    std::size_t entries = 0, walls = 0;
-    for (std::size_t w = 0; w < n; ++w)
-        if (p.kind[w] == ParticleKind::boundary) {
-            entries += nl.row(w).size();
-            ++walls;
-        }
-    if (walls == 0) return;  // no walls: no parallel region to open
 #pragma omp parallel for schedule(dynamic, 256) \
-    num_threads(parallel::threads_for(entries, parallel::kMinPairEntries))
+    num_threads(parallel::threads_for(nl.wall_entries(), parallel::kMinPairEntries))
     for (std::size_t w = 0; w < n; ++w) {
         if (p.kind[w] != ParticleKind::boundary) continue;
         double g_rel[Dim];  // g - a_w

@@ -96,6 +96,12 @@ void NeighbourList::build(const ParticleSet& p, double skin) {
         else
             search<3>(p, skin, offsets_, indices_);
     }
+    wall_entries_ = walls_ = 0;
+    for (std::size_t w = 0; w < n; ++w)
+        if (p.kind[w] == ParticleKind::boundary) {
+            wall_entries_ += offsets_[w + 1] - offsets_[w];
+            ++walls_;
+        }
     for (int d = 0; d < 3; ++d) x_at_build_[d].assign(p.x[d].begin(), p.x[d].begin() + n);
     built_size_ = p.size();
     ++builds_;

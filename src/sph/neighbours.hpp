@@ -44,6 +44,11 @@ public:
     // once per build and part count (the thread tuner alternates counts); call outside
     // parallel regions.
     const parallel::Partition& partition(const ParticleSet& p) const;
+    // Entries of the rows of boundary particles (their dynamic neighbours within reach) and
+    // the number of boundary particles among the owned ones, counted at the build: the work of
+    // the wall extrapolation (boundary.hpp).
+    std::size_t wall_entries() const { return wall_entries_; }
+    std::size_t walls() const { return walls_; }
     std::size_t build_count() const { return builds_; }
     double skin() const { return skin_; }
 
@@ -53,6 +58,7 @@ private:
     std::array<std::vector<double>, 3> x_at_build_;
     double skin_ = 0.0;
     std::size_t built_size_ = 0;  // owned + halo particles at the build
+    std::size_t wall_entries_ = 0, walls_ = 0;
     std::size_t builds_ = 0;
     // Partitions of this build by part count (index), made on demand.
     mutable std::vector<parallel::Partition> partitions_;
