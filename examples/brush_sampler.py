@@ -400,6 +400,9 @@ def main(argv=None):
                          "(the end time is plotted when none is left)")
     ap.add_argument("--batch", action="store_true",
                     help="with --sweep: write one SLURM job script per run instead of running")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="with --sweep: runs at once, one process each with usable cores / "
+                         "jobs threads (regosph.sweep)")
     ap.add_argument("--observe-every", type=int, default=20, help="steps between tray counts")
     ap.add_argument("--spin-up", type=float, default=0.0,
                     help="[s] the brushes reach their rate linearly from rest over this time "
@@ -473,7 +476,7 @@ def sweep(args):
                 "--shield-gap", repr(args.choices.shield_gap)]
     # A directory with an unfinished run (stopped by SIGTERM, which checkpoints) continues.
     status = sw.run_sweep(command, rows, args.sweep, mode="batch" if args.batch else "local",
-                          name=lambda row: row["run"], resume_args=["--restart"])
+                          name=lambda row: row["run"], resume_args=["--restart"], jobs=args.jobs)
     finished = [Path(args.sweep) / name for name in RUNS
                 if sw.is_finished(Path(args.sweep) / name, args.end_time)]
     if finished:

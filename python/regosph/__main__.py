@@ -4,7 +4,7 @@
     python3 -m regosph plot RUN [--field speed] [--times 0.5 1.0] [--material regolith]
                                 [--loads] [--energy] --out DIR
     python3 -m regosph compare RUN... [--csv FILE | --markdown] [--times 0.5 1] [--observer tray]
-    python3 -m regosph sweep --rows TABLE --root DIR [--batch] [--name-column run] -- COMMAND...
+    python3 -m regosph sweep --rows TABLE --root DIR [--batch] [--jobs N] [--name-column run] -- COMMAND...
 
 A RUN given to compare may also be a directory of runs (a sweep's root). Errors (a missing or
 malformed run directory, ...) print one line naming the file and exit with status 2. A snapshot
@@ -167,7 +167,8 @@ def run_sweep(args):
     options = {"time": args.time, "cpus_per_task": args.cpus, "partition": args.partition}
     return sweep.run_sweep(command, rows, args.root, mode="batch" if args.batch else "local",
                            name=namer, resume_args=args.resume_args or (),
-                           batch_options=options)
+                           batch_options=options, jobs=args.jobs,
+                           threads_per_job=args.threads_per_job)
 
 
 def _prog():
@@ -218,6 +219,10 @@ def parser():
     p.add_argument("--resume-arg", action="append", dest="resume_args",
                    help="argument appended for an unfinished run directory, repeatable "
                         "(e.g. --resume-arg=--restart)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="rows run at once here, each as its own process (default 1)")
+    p.add_argument("--threads-per-job", type=int,
+                   help="OpenMP threads of each run (default: usable cores / jobs)")
     p.add_argument("--time", default="24:00:00", help="SLURM time limit")
     p.add_argument("--cpus", type=int, default=2, help="SLURM cpus per task")
     p.add_argument("--partition", help="SLURM partition")

@@ -30,12 +30,21 @@ the run continues from its checkpoint instead of refusing the occupied directory
 stopped before its first checkpoint has nothing to continue from: it is moved aside
 (<name>.stale-<k>, never deleted) and the row starts over.
 
+Local sweeps run one row at a time by default. With jobs=N (command templates only) up to N
+rows run at once, each as its own process with OMP_NUM_THREADS = threads_per_job (default:
+the usable cores divided by N, at least 1): on a machine that is not shared, N single-thread
+runs of a sweep finish sooner than the same runs one after another on N threads each, because
+independent processes scale with the cores while the threads of one run wait for each other
+(bench/README.md, "Sweeps: processes or threads"). Runs that need much memory (large 3D)
+may not fit N at once; the default stays one at a time.
+
 run_sweep writes <root>/sweep.csv (name, directory, status and the row, one line per row) and
 returns 0 when every row is finished (or, in batch mode, has its script), 1 otherwise, so
 scripts can sys.exit() with it. Batch mode writes <root>/<name>/job.sbatch and
 <root>/submit_all.sh (one sbatch line per unfinished row).
 """
 import csv
+import concurrent.futures
 import hashlib
 import inspect
 import json
@@ -170,11 +179,28 @@ def plan_sweep(base, rows, root_dir, name=None, resume_args=()):
     return planned
 
 
+def usable_cores():
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _positive_int(value, what):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{what}: expected a whole number >= 1, got {value!r}")
+    return value
+
+
 def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log=True,
-              batch_options=None):
+              batch_options=None, jobs=1, threads_per_job=None):
     """Run (mode="local") or write batch scripts for (mode="batch") every unfinished row; see
     the module docstring. batch_options: dict of SLURM settings (time "24:00:00",
-    cpus_per_task 2, partition, extra: list of further "#SBATCH" option strings).
+    cpus_per_task 2, partition, extra: list of further "#SBATCH" option strings). jobs: rows
+    run at once in local mode (command templates only), each with threads_per_job OpenMP
+    threads (default usable_cores() // jobs, at least 1; with jobs=1 and no threads_per_job
+    the runs inherit this process's environment).
     Returns 0 when every row is finished (batch: has its script), else 1."""
     if mode not in ("local", "batch"):
         raise ValueError(f"mode: {mode!r} is not 'local' or 'batch'")
@@ -183,11 +209,22 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
                          "or a callable")
     if callable(base) and mode == "batch":
         _importable(base)
+    jobs = _positive_int(jobs, "jobs")
+    if threads_per_job is not None:
+        threads_per_job = _positive_int(threads_per_job, "threads_per_job")
+    if callable(base) and (jobs > 1 or threads_per_job is not None):
+        raise ValueError("jobs, threads_per_job: a callable base runs inside this process, one "
+                         "row at a time; give a command template to run rows as processes")
+    env = None
+    if mode == "local" and (jobs > 1 or threads_per_job is not None):
+        threads = threads_per_job or max(1, usable_cores() // jobs)
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     root = Path(root_dir)
     root.mkdir(parents=True, exist_ok=True)
     planned = plan_sweep(base, rows, root, name, resume_args)
     status = {}
     scripts = []
+    local = []  # rows to run here
     for p in planned:
         if p.finished:
             status[p.name] = "skipped (finished)"
@@ -207,8 +244,15 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
             scripts.append(write_batch_script(base, p, batch_options or {}))
             status[p.name] = "batch script"
         else:
-            ok = _run_local(base, p, log)
-            status[p.name] = "done" if ok else "failed"
+            local.append(p)
+    if jobs == 1:
+        for p in local:
+            status[p.name] = "done" if _run_local(base, p, log, env) else "failed"
+    else:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = {p.name: pool.submit(_run_local, base, p, log, env) for p in local}
+            for n, f in futures.items():
+                status[n] = "done" if f.result() else "failed"
     if mode == "batch":
         _write_submit_all(root, scripts)
     _write_table(root, planned, status)
@@ -235,7 +279,7 @@ def _aside(directory):
     return aside
 
 
-def _run_local(base, p, log):
+def _run_local(base, p, log, env=None):
     started = time.time()
     if log:
         print(f"sweep: {p.name} -> {p.directory}", flush=True)
@@ -249,7 +293,8 @@ def _run_local(base, p, log):
         command = f"{base.__module__}.{base.__qualname__}"
     else:
         with open(p.directory / "sweep.log", "w") as out:
-            ok = subprocess.run(p.command, stdout=out, stderr=subprocess.STDOUT).returncode == 0
+            ok = subprocess.run(p.command, stdout=out, stderr=subprocess.STDOUT,
+                                env=env).returncode == 0
         command = p.command
         if not ok:
             print(f"sweep: {p.name} failed; see {p.directory / 'sweep.log'}", file=sys.stderr)

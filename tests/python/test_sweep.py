@@ -191,3 +191,89 @@ def test_read_rows(tmp_path):
         sweep.read_rows(tmp_path / "bad.csv")
     with pytest.raises(FileNotFoundError, match="no such parameter table"):
         sweep.read_rows(tmp_path / "none.csv")
+
+
+# A stand-in that proves rows run at once: each waits (up to 20 s) until every row of the
+# sweep has started, and records the OpenMP thread count it was given.
+MEETING_SETUP = textwrap.dedent("""
+    import os, sys, time
+    run, output, rows, meeting = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    os.makedirs(meeting, exist_ok=True)
+    open(os.path.join(meeting, run), "w").write(os.environ.get("OMP_NUM_THREADS", "unset"))
+    deadline = time.time() + 20
+    while len(os.listdir(meeting)) < rows:
+        if time.time() > deadline:
+            sys.exit(run + ": the other rows never started")
+        time.sleep(0.05)
+""")
+
+
+def test_jobs_run_rows_at_once_with_their_share_of_the_cores(tmp_path, monkeypatch):
+    script = tmp_path / "meeting.py"
+    script.write_text(MEETING_SETUP)
+    meeting = tmp_path / "meeting"
+    template = [sys.executable, str(script), "{run}", "{output}", "3", str(meeting)]
+    rows = [{"run": r} for r in ("A", "B", "C")]
+    monkeypatch.setattr(sweep, "usable_cores", lambda: 7)
+    # Three rows that each wait for the other two: only three at once can finish.
+    status = sweep.run_sweep(template, rows, tmp_path / "s", name=lambda r: r["run"], log=False,
+                             jobs=3)
+    assert status == 0
+    # 7 cores / 3 jobs: 2 threads each, whatever this process was given.
+    assert {p.name: p.read_text() for p in meeting.iterdir()} == {"A": "2", "B": "2", "C": "2"}
+    with open(tmp_path / "s" / "sweep.csv") as f:
+        assert [r["status"] for r in csv.DictReader(f)] == ["done"] * 3
+    # threads_per_job given: that count, also for one row at a time.
+    meeting2 = tmp_path / "meeting2"
+    monkeypatch.setenv("OMP_NUM_THREADS", "5")
+    status = sweep.run_sweep(template[:-2] + ["1", str(meeting2)], rows[:1], tmp_path / "t",
+                             name=lambda r: r["run"], log=False, threads_per_job=3)
+    assert status == 0 and (meeting2 / "A").read_text() == "3"
+    # jobs=1 without threads_per_job: the runs inherit this process's environment.
+    meeting3 = tmp_path / "meeting3"
+    status = sweep.run_sweep(template[:-2] + ["1", str(meeting3)], rows[:1], tmp_path / "u",
+                             name=lambda r: r["run"], log=False)
+    assert status == 0 and (meeting3 / "A").read_text() == "5"
+
+
+def test_rows_that_wait_for_each_other_fail_one_at_a_time(tmp_path):
+    # The converse of the test above, so that it can fail: two rows run one after another
+    # never meet (the meeting times out after 20 s; here 2 s are enough to tell).
+    script = tmp_path / "meeting.py"
+    script.write_text(MEETING_SETUP.replace("time.time() + 20", "time.time() + 2"))
+    meeting = tmp_path / "meeting"
+    template = [sys.executable, str(script), "{run}", "{output}", "2", str(meeting)]
+    status = sweep.run_sweep(template, [{"run": "A"}, {"run": "B"}], tmp_path / "s",
+                             name=lambda r: r["run"], log=False, jobs=1)
+    assert status == 1
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
+def test_bad_jobs(tmp_path, bad):
+    with pytest.raises(ValueError, match="jobs: expected a whole number >= 1"):
+        sweep.run_sweep(["x"], [{"a": 1}], tmp_path, jobs=bad)
+    with pytest.raises(ValueError, match="threads_per_job: expected a whole number >= 1"):
+        sweep.run_sweep(["x"], [{"a": 1}], tmp_path, threads_per_job=bad)
+
+
+def test_jobs_need_a_command_template(tmp_path):
+    with pytest.raises(ValueError, match="a callable base runs inside this process"):
+        sweep.run_sweep(lambda out, **row: 0, [{"a": 1}], tmp_path, jobs=2)
+
+
+def test_cli_passes_jobs(tmp_path):
+    script = tmp_path / "meeting.py"
+    script.write_text(MEETING_SETUP)
+    (tmp_path / "rows.csv").write_text("run\nA\nB\n")
+    meeting = tmp_path / "meeting"
+    r = subprocess.run([sys.executable, "-m", "regosph", "sweep", "--rows",
+                        str(tmp_path / "rows.csv"), "--root", str(tmp_path / "s"),
+                        "--name-column", "run", "--jobs", "2", "--threads-per-job", "1", "--",
+                        sys.executable, str(script), "{run}", "{output}", "2", str(meeting)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in meeting.iterdir()) == ["A", "B"]
+    r = subprocess.run([sys.executable, "-m", "regosph", "sweep", "--rows",
+                        str(tmp_path / "rows.csv"), "--root", str(tmp_path / "t"), "--jobs", "0",
+                        "--", "x"], capture_output=True, text=True)
+    assert r.returncode == 2 and "jobs: expected a whole number >= 1" in r.stderr

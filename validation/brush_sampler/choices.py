@@ -79,7 +79,7 @@ def planned_rows(baseline_dir=None):
     return rows
 
 
-def run_missing(runs_dir, baseline_dir):
+def run_missing(runs_dir, baseline_dir, jobs=1):
     """Runs (or continues) the planned runs through regosph.sweep; a row's choices become the
     example's --bristle-rows, --tray-clearance and --shield-gap."""
     rows, names = [], {}
@@ -92,7 +92,7 @@ def run_missing(runs_dir, baseline_dir):
                "--spacing", repr(SPACING), "--output", "{output}",
                "--checkpoint-minutes", str(conv.CHECKPOINT_MINUTES)]
     return run_sweep(command, rows, runs_dir, name=lambda row: names[tuple(row.values())],
-                     resume_args=["--restart"])
+                     resume_args=["--restart"], jobs=jobs)
 
 
 def analysed(run_dir):
@@ -162,10 +162,12 @@ def main(argv=None):
     ap.add_argument("--baseline-dir", required=True,
                     help="convergence.py's runs directory (the default geometry at 2.50 mm)")
     ap.add_argument("--run-missing", action="store_true")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="with --run-missing: runs at once, one process each (regosph.sweep)")
     ap.add_argument("--out", default=str(HERE / "choices"))
     args = ap.parse_args(argv)
     if args.run_missing:
-        run_missing(args.runs_dir, args.baseline_dir)
+        run_missing(args.runs_dir, args.baseline_dir, args.jobs)
     table = collect(args.runs_dir, args.baseline_dir)
     if not table:
         print(f"no finished runs in {args.runs_dir} or {args.baseline_dir}", file=sys.stderr)

@@ -3,7 +3,7 @@
 compared in mass, and the findings recomputed at the finest one.
 
     /usr/bin/python3 validation/brush_sampler/convergence.py --runs-dir runs/sampler_convergence
-        [--runs E0 E3 P0 P5 P6] [--spacings 2.5e-3 1.75e-3 1.25e-3] [--run-missing]
+        [--runs E0 E3 P0 P5 P6] [--spacings 2.5e-3 1.75e-3 1.25e-3] [--run-missing [--jobs N]]
 
 Runs live in <runs-dir>/<run>_<spacing in mm>mm. With --run-missing they are run (or continued
 from their checkpoints, every 10 wall minutes) one after another through regosph.sweep, which
@@ -44,14 +44,14 @@ def run_name(run, spacing):
     return f"{run}_{spacing * 1e3:.2f}mm"
 
 
-def run_missing(runs_dir, runs, spacings):
+def run_missing(runs_dir, runs, spacings, jobs=1):
     rows = [{"run": r, "spacing": repr(s), "end_time": repr(study.END_TIME)}
             for s in spacings for r in runs]  # every run coarse first: early answers
     command = [sys.executable, str(REPO / "examples" / "brush_sampler.py"), "--run", "{run}",
                "--spacing", "{spacing}", "--output", "{output}",
                "--checkpoint-minutes", str(CHECKPOINT_MINUTES)]
     return run_sweep(command, rows, runs_dir, name=lambda row: run_name(row["run"], float(row["spacing"])),
-                     resume_args=["--restart"])
+                     resume_args=["--restart"], jobs=jobs)
 
 
 def particle_mass(run_dir):
@@ -207,6 +207,8 @@ def main(argv=None):
     ap.add_argument("--runs", nargs="+", default=list(CORE_RUNS))
     ap.add_argument("--spacings", type=float, nargs="+", default=list(SPACINGS))
     ap.add_argument("--run-missing", action="store_true")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="with --run-missing: runs at once, one process each (regosph.sweep)")
     ap.add_argument("--out", default=str(HERE / "convergence"))
     args = ap.parse_args(argv)
     unknown = [r for r in args.runs if r not in study.bs.RUNS]
@@ -214,7 +216,7 @@ def main(argv=None):
         ap.error(f"--runs: {', '.join(unknown)} not in the run table ({', '.join(study.bs.RUNS)})")
     spacings = sorted(args.spacings, reverse=True)
     if args.run_missing:
-        run_missing(args.runs_dir, args.runs, spacings)
+        run_missing(args.runs_dir, args.runs, spacings, args.jobs)
     table, series = collect(args.runs_dir, args.runs, spacings)
     if not table:
         print(f"no finished runs in {args.runs_dir}", file=sys.stderr)
