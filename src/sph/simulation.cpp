@@ -165,8 +165,15 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
     std::int64_t next_id = particles_.size() == 0
                                ? 0
                                : *std::max_element(particles_.id.begin(), particles_.id.end()) + 1;
-    Body body{name, material, motion, spacing, smoothing_length, positions.size(), next_id,
-              prescribed, {}};
+    Body body;
+    body.name = name;
+    body.material = material;
+    body.motion = motion;
+    body.spacing = spacing;
+    body.smoothing_length = smoothing_length;
+    body.particle_count = positions.size();
+    body.first_id = next_id;
+    body.kinematics = prescribed;
     particles_.reserve(particles_.size() + positions.size());
     for (const auto& pos : positions) {
         geometry::Point x = pos;
