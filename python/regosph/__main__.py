@@ -222,7 +222,8 @@ def parser():
     p.add_argument("--jobs", type=int, default=1,
                    help="rows run at once here, each as its own process (default 1)")
     p.add_argument("--threads-per-job", type=int,
-                   help="OpenMP threads of each run (default: usable cores / jobs)")
+                   help="OpenMP threads of each run (default with --jobs N > 1: usable "
+                        "cores / N; with one job the runs inherit OMP_NUM_THREADS)")
     p.add_argument("--time", default="24:00:00", help="SLURM time limit")
     p.add_argument("--cpus", type=int, default=2, help="SLURM cpus per task")
     p.add_argument("--partition", help="SLURM partition")

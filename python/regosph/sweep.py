@@ -1,5 +1,5 @@
-"""Parameter sweeps: one run directory per parameter row, run here one after another or
-written as one SLURM batch script per row (never submitted).
+"""Parameter sweeps: one run directory per parameter row, run here (one after another, or N
+at once) or written as one SLURM batch script per row (never submitted).
 
     from regosph.sweep import run_sweep
     rows = [{"run": name} for name in ("E0", "E1", "P0")]
@@ -36,7 +36,12 @@ the usable cores divided by N, at least 1): on a machine that is not shared, N s
 runs of a sweep finish sooner than the same runs one after another on N threads each, because
 independent processes scale with the cores while the threads of one run wait for each other
 (bench/README.md, "Sweeps: processes or threads"). Runs that need much memory (large 3D)
-may not fit N at once; the default stays one at a time.
+may not fit N at once; the default stays one at a time. jobs applies to local sweeps only.
+
+An interrupt (Ctrl-C, or SIGINT to the sweep) starts no further row: the runs under way get
+SIGTERM, write a checkpoint and stop (a second interrupt kills them), sweep.csv records them
+as "interrupted" and the rows not started as "not run", and the interrupt is raised again.
+Rerunning the sweep continues the interrupted runs from their checkpoints.
 
 run_sweep writes <root>/sweep.csv (name, directory, status and the row, one line per row) and
 returns 0 when every row is finished (or, in batch mode, has its script), 1 otherwise, so
@@ -51,8 +56,10 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,6 +219,9 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
     jobs = _positive_int(jobs, "jobs")
     if threads_per_job is not None:
         threads_per_job = _positive_int(threads_per_job, "threads_per_job")
+    if mode == "batch" and (jobs > 1 or threads_per_job is not None):
+        raise ValueError("jobs, threads_per_job: batch mode writes one job script per row; "
+                         "set the cores of each job with batch_options['cpus_per_task']")
     if callable(base) and (jobs > 1 or threads_per_job is not None):
         raise ValueError("jobs, threads_per_job: a callable base runs inside this process, one "
                          "row at a time; give a command template to run rows as processes")
@@ -245,14 +255,31 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
             status[p.name] = "batch script"
         else:
             local.append(p)
-    if jobs == 1:
+    children = _Children()
+    try:
+        if jobs == 1:
+            for p in local:
+                status[p.name] = _status(_run_local(base, p, log, env, children))
+        else:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+                futures = {p.name: pool.submit(_run_local, base, p, log, env, children)
+                           for p in local}
+                try:
+                    for n, f in futures.items():
+                        status[n] = _status(f.result())
+                except BaseException:
+                    children.stop()  # before the pool's exit waits for its workers
+                    raise
+    except BaseException:
+        children.stop()
         for p in local:
-            status[p.name] = "done" if _run_local(base, p, log, env) else "failed"
-    else:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {p.name: pool.submit(_run_local, base, p, log, env) for p in local}
-            for n, f in futures.items():
-                status[n] = "done" if f.result() else "failed"
+            status.setdefault(p.name, "interrupted" if p.name in children.started
+                              else "not run")
+        _write_table(root, planned, status)
+        if log:
+            print(f"sweep {root}: interrupted; the runs under way were asked to checkpoint "
+                  "and stop (rerun the sweep to continue them)", file=sys.stderr)
+        raise
     if mode == "batch":
         _write_submit_all(root, scripts)
     _write_table(root, planned, status)
@@ -279,8 +306,58 @@ def _aside(directory):
     return aside
 
 
-def _run_local(base, p, log, env=None):
+def _status(ok):
+    return {True: "done", False: "failed", None: "not run"}[ok]
+
+
+class _Children:
+    """The runs a local sweep has started. stop(): no further row starts, and those under way
+    get SIGTERM (a regosph run finishes its step, writes a checkpoint and exits) and are
+    waited for; an interrupt during the wait kills them."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.running = set()
+        self.started = set()  # row names
+        self.stopping = False
+
+    def start(self, name, command, out, env):
+        """The started process, or None once stop() was called."""
+        with self.lock:
+            if self.stopping:
+                return None
+            proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+            self.running.add(proc)
+            self.started.add(name)
+            return proc
+
+    def finished(self, proc):
+        with self.lock:
+            self.running.discard(proc)
+
+    def stop(self):
+        with self.lock:
+            self.stopping = True
+            running = list(self.running)
+        for proc in running:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        try:
+            for proc in running:
+                proc.wait()
+        except BaseException:
+            for proc in running:
+                proc.kill()
+            raise
+
+
+def _run_local(base, p, log, env=None, children=None):
+    """Runs one row here: True when it succeeded, False when it failed, None when the sweep
+    was interrupted before it started."""
     started = time.time()
+    children = children or _Children()
+    if children.stopping:
+        return None
     if log:
         print(f"sweep: {p.name} -> {p.directory}", flush=True)
     if callable(base):
@@ -293,9 +370,18 @@ def _run_local(base, p, log, env=None):
         command = f"{base.__module__}.{base.__qualname__}"
     else:
         with open(p.directory / "sweep.log", "w") as out:
-            ok = subprocess.run(p.command, stdout=out, stderr=subprocess.STDOUT,
-                                env=env).returncode == 0
+            try:
+                proc = children.start(p.name, p.command, out, env)
+            except OSError as e:  # e.g. the program does not exist: this row fails
+                print(f"sweep: {p.name} failed to start: {e}", file=sys.stderr)
+                return False
+            if proc is None:
+                return None
+            ok = proc.wait() == 0  # an interrupt here leaves proc to children.stop()
+            children.finished(proc)
         command = p.command
+        if not ok and children.stopping:
+            return False  # stopped by the sweep's interrupt, reported there
         if not ok:
             print(f"sweep: {p.name} failed; see {p.directory / 'sweep.log'}", file=sys.stderr)
     if ok:

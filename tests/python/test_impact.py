@@ -58,3 +58,37 @@ def test_uehara_law_and_its_exponents():
     assert d == pytest.approx(0.14 / mu * math.sqrt(5.2) * 0.0254 ** (2 / 3) * 0.2 ** (1 / 3))
     assert post.uehara_depth(7800, 1500, 0.0254, 1.6, 24.0) / d == pytest.approx(2.0)
     assert post.uehara_depth(4 * 7800, 1500, 0.0254, 0.2, 24.0) / d == pytest.approx(2.0)
+
+
+def test_low_gravity_comparison_reads_the_series():
+    """validation/impact_low_gravity/study.py compares its fixed-speed series with the
+    experiments: depth ratios to the highest gravity, and the exponent of the stopping time
+    on g over the runs that stopped."""
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    # Loaded under its own name: other studies' scripts are also called study.py.
+    spec = importlib.util.spec_from_file_location(
+        "impact_low_gravity_study", root / "validation" / "impact_low_gravity" / "study.py")
+    lowg = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lowg)
+
+    g = np.array([9.81, 0.981, 0.0981, 0.00981])
+    t = list(0.04 * (g[:3] / 9.81) ** -0.5) + [math.nan]   # the last never stops
+    df = pd.DataFrame({"run": [f"v1_g{x:.4g}" for x in g] + ["m0.3_g1", "m0.3_g0.2"],
+                       "gravity_m_s2": list(g) + [1.0, 0.2],
+                       "speed_m_s": [1.0] * 4 + [0.3, 0.3],
+                       "depth": [0.02, 0.022, 0.05, 0.08, 0.01, 0.0105],
+                       "stopping_time": t + [0.1, 0.1]})
+    lines = lowg.gravity_dependence(df)
+    row = [line for line in lines if line.startswith("| 0.981")][0]
+    assert "| 1.100 |" in row and row.endswith("yes |")   # 10 % deeper: within 20 %
+    assert [line for line in lines if line.startswith("| 0.0981")][0].endswith("no |")
+    fits = [line for line in lines if line.startswith("Stopping time against gravity")]
+    assert "exponent -0.50" in fits[0] and "left out, not stopped by the end: v1_g0.00981" in fits[0]
+    assert "exponent 0.00" in fits[1]                     # Murdoch window: same duration
+    assert [line for line in lines if line.startswith("| 0.2 ")][0].endswith("yes |")
+    assert "needs at least two gravities" in lowg.series_table(df.iloc[:1], "x")[0]
+    names = [c[0] for c in lowg.cases([9.81, 0.981])]
+    assert names == ["v1_g9.81", "v1_g0.981", "fr2_g0.981", "m0.3_g1", "m0.3_g0.2"]
+    assert [c[0] for c in lowg.cases([9.81], murdoch=False)] == ["v1_g9.81"]

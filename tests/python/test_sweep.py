@@ -1,9 +1,11 @@
 """regosph.sweep: run names, command templates, skipping finished rows, batch scripts."""
 import csv
 import json
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -237,8 +239,8 @@ def test_jobs_run_rows_at_once_with_their_share_of_the_cores(tmp_path, monkeypat
 
 
 def test_rows_that_wait_for_each_other_fail_one_at_a_time(tmp_path):
-    # The converse of the test above, so that it can fail: two rows run one after another
-    # never meet (the meeting times out after 20 s; here 2 s are enough to tell).
+    # The converse of the test above, so that it can fail: of two rows run one after another
+    # the first waits for the second in vain (2 s here) and fails.
     script = tmp_path / "meeting.py"
     script.write_text(MEETING_SETUP.replace("time.time() + 20", "time.time() + 2"))
     meeting = tmp_path / "meeting"
@@ -246,10 +248,14 @@ def test_rows_that_wait_for_each_other_fail_one_at_a_time(tmp_path):
     status = sweep.run_sweep(template, [{"run": "A"}, {"run": "B"}], tmp_path / "s",
                              name=lambda r: r["run"], log=False, jobs=1)
     assert status == 1
+    with open(tmp_path / "s" / "sweep.csv") as f:
+        assert next(csv.DictReader(f))["status"] == "failed"
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
 def test_bad_jobs(tmp_path, bad):
+    with pytest.raises(ValueError, match="batch mode writes one job script per row"):
+        sweep.run_sweep(["x"], [{"a": 1}], tmp_path, mode="batch", jobs=2)
     with pytest.raises(ValueError, match="jobs: expected a whole number >= 1"):
         sweep.run_sweep(["x"], [{"a": 1}], tmp_path, jobs=bad)
     with pytest.raises(ValueError, match="threads_per_job: expected a whole number >= 1"):
@@ -277,3 +283,61 @@ def test_cli_passes_jobs(tmp_path):
                         str(tmp_path / "rows.csv"), "--root", str(tmp_path / "t"), "--jobs", "0",
                         "--", "x"], capture_output=True, text=True)
     assert r.returncode == 2 and "jobs: expected a whole number >= 1" in r.stderr
+
+
+def test_a_row_that_cannot_start_fails_and_the_others_run(tmp_path, fake):
+    template, invocations = fake
+    rows = [{"run": "A"}, {"run": "B"}]
+    for jobs in (1, 2):
+        root = tmp_path / f"s{jobs}"
+        missing = [str(tmp_path / "no-such-program")] + template[1:]
+        assert sweep.run_sweep(missing, rows, root, name=lambda r: r["run"], log=False,
+                               jobs=jobs) == 1
+        with open(root / "sweep.csv") as f:
+            assert [r["status"] for r in csv.DictReader(f)] == ["failed", "failed"]
+    # The same rows with a program that exists run, two at once.
+    root = tmp_path / "mixed"
+    assert sweep.run_sweep(template, rows, root, name=lambda r: r["run"], log=False,
+                           jobs=2) == 0
+    assert sorted(c[1] for c in invocations()) == ["A", "B"]
+
+
+# A run that stops on SIGTERM as a regosph run does (checkpoint, exit), recording that it did.
+TERM_SETUP = textwrap.dedent("""
+    import os, signal, sys, time
+    run, output, flags = sys.argv[1], sys.argv[2], sys.argv[3]
+    def term(*_):
+        open(os.path.join(flags, run + ".term"), "w").close()
+        sys.exit(3)
+    signal.signal(signal.SIGTERM, term)
+    open(os.path.join(flags, run + ".started"), "w").close()
+    time.sleep(60)
+""")
+
+
+def test_an_interrupt_stops_the_runs_under_way_and_starts_no_more(tmp_path):
+    script = tmp_path / "term.py"
+    script.write_text(TERM_SETUP)
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    root = tmp_path / "s"
+    code = textwrap.dedent(f"""
+        from regosph import sweep
+        sweep.run_sweep([{sys.executable!r}, {str(script)!r}, "{{run}}", "{{output}}",
+                         {str(flags)!r}], [{{"run": r}} for r in "ABCD"], {str(root)!r},
+                        name=lambda r: r["run"], log=False, jobs=2)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while len(list(flags.glob("*.started"))) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    assert sorted(p.name for p in flags.glob("*.started")) == ["A.started", "B.started"]
+    proc.send_signal(signal.SIGINT)  # to the sweep only, as a scheduler or kill would
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
+    # The two runs under way got SIGTERM; C and D never started.
+    assert sorted(p.name for p in flags.iterdir()) == ["A.started", "A.term", "B.started",
+                                                       "B.term"]
+    with open(root / "sweep.csv") as f:
+        assert [(r["name"], r["status"]) for r in csv.DictReader(f)] == [
+            ("A", "interrupted"), ("B", "interrupted"), ("C", "not run"), ("D", "not run")]

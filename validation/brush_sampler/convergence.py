@@ -6,7 +6,8 @@ compared in mass, and the findings recomputed at the finest one.
         [--runs E0 E3 P0 P5 P6] [--spacings 2.5e-3 1.75e-3 1.25e-3] [--run-missing [--jobs N]]
 
 Runs live in <runs-dir>/<run>_<spacing in mm>mm. With --run-missing they are run (or continued
-from their checkpoints, every 10 wall minutes) one after another through regosph.sweep, which
+from their checkpoints, every 10 wall minutes) through regosph.sweep, one after another or
+--jobs N at once (one process per core: the faster way on a workstation), which
 records each run's wall time; runs of hours can be stopped and resumed across sessions. Only
 the region the brushes reach is refined: the sampler's bed is the graded fill of
 examples/brush_sampler.py (an inner region at the spacing, two damping zones at 2 and 4 times
