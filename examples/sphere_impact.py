@@ -81,25 +81,44 @@ def metadata(speed, spacing, bed_depth, gravity, diameter, sphere_density, drop_
             "friction_angle_deg": repr(GLASS_BEADS["friction_angle"])}
 
 
-def run_case(runs_dir, name, speed, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
-             gravity=9.81, sphere_density=STEEL, drop_height=float("nan"), end_time=0.15,
-             diameter=DIAMETER):
-    """One impact into <runs_dir>/<name> unless it has finished there, from the bed prepared
-    once per gravity and resolution in <runs_dir>/bed_g<gravity>_dx<spacing>; returns the
-    run directory. For the studies in validation/."""
-    from regosph import post
+def bed_dir(runs_dir, gravity, spacing):
+    """The bed of one gravity and resolution, shared by the runs of a study."""
+    return os.path.join(runs_dir, f"bed_g{gravity:g}_dx{spacing:g}")
 
-    bed = ensure_bed(os.path.join(runs_dir, f"bed_g{gravity:g}_dx{spacing:g}"), spacing,
-                     bed_depth, bed_radius, gravity)
-    out = os.path.join(runs_dir, name)
-    if os.path.isfile(os.path.join(out, "run.json")) and post.Run(out).finished:
-        return out
-    sim = build(bed, speed, spacing, bed_depth, bed_radius, gravity, diameter, sphere_density)
-    sim.run(end_time, output_dir=out, snapshot_interval=end_time / 10, diagnostics_every=5,
-            overwrite=True, progress_interval=0.0,
-            metadata=metadata(speed, spacing, bed_depth, gravity, diameter, sphere_density,
-                              drop_height))
-    return out
+
+def run_cases(runs_dir, cases, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
+              diameter=DIAMETER, jobs=1):
+    """The impacts of `cases` into <runs_dir>/<name>, for the studies in validation/.
+
+    cases: dicts with name, gravity [m/s^2], sphere_density [kg/m^3], end_time [s] and either
+    drop_height [m] (speed sqrt(2 g h), recorded for the Uehara law) or speed [m/s]. The beds
+    (one per gravity, <runs_dir>/bed_g<gravity>_dx<spacing>) are prepared here first; the runs
+    go through regosph.sweep as this script's command line: finished runs are skipped, a
+    stopped one continues from its checkpoint (every 10 wall minutes), and jobs > 1 runs that
+    many at once, one process each. Returns the run directories that finished, in case order.
+    """
+    from regosph import sweep
+
+    for g in sorted({c["gravity"] for c in cases}, reverse=True):
+        ensure_bed(bed_dir(runs_dir, g, spacing), spacing, bed_depth, bed_radius, g)
+    rows, names = [], {}
+    for c in cases:
+        row = {"bed": bed_dir(runs_dir, c["gravity"], spacing), "gravity": repr(c["gravity"]),
+               "sphere_density": repr(c["sphere_density"]), "end_time": repr(c["end_time"])}
+        if "drop_height" in c:
+            row["drop_height"] = repr(c["drop_height"])
+        else:
+            row["speed"] = repr(c["speed"])
+        rows.append(row)
+        names[tuple(row.items())] = c["name"]
+    command = [sys.executable, os.path.abspath(__file__), "--output", "{output}",
+               "--spacing", repr(spacing), "--bed-depth", repr(bed_depth),
+               "--bed-radius", repr(bed_radius), "--diameter", repr(diameter),
+               "--checkpoint-minutes", "10"]
+    sweep.run_sweep(command, rows, runs_dir, name=lambda row: names[tuple(row.items())],
+                    resume_args=["--restart"], jobs=jobs)
+    return [os.path.join(runs_dir, c["name"]) for c in cases
+            if sweep.is_finished(os.path.join(runs_dir, c["name"]), c["end_time"])]
 
 
 def analyse(run_dir):
@@ -130,18 +149,21 @@ def analyse(run_dir):
 
 def study_arguments(doc, out_default):
     """The options the impact studies share: --runs-dir, --out, --spacing (2.5 mm: ~10
-    particles across the ball)."""
+    particles across the ball), --jobs."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--runs-dir", required=True)
     ap.add_argument("--out", default=str(out_default))
     ap.add_argument("--spacing", type=float, default=0.0025, help="[m]")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="runs at once, one process each (regosph.sweep)")
     return ap
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--drop-height", type=float, default=0.2, help="[m]; or --speed")
-    ap.add_argument("--speed", type=float, default=None, help="[m/s] at the surface")
+    ap.add_argument("--speed", type=float, default=None,
+                    help="[m/s] at the surface (the drop height is then not recorded)")
     ap.add_argument("--gravity", type=float, default=9.81, help="[m/s^2]")
     ap.add_argument("--diameter", type=float, default=DIAMETER, help="[m]")
     ap.add_argument("--sphere-density", type=float, default=STEEL, help="[kg/m^3]")
@@ -154,6 +176,7 @@ def main():
     run_control.add_arguments(ap)
     args = ap.parse_args()
     speed = args.speed if args.speed is not None else math.sqrt(2 * args.gravity * args.drop_height)
+    drop_height = args.drop_height if args.speed is None else float("nan")  # what set the speed
     try:
         ensure_bed(args.bed, args.spacing, args.bed_depth, args.bed_radius, args.gravity)
         sim = build(args.bed, speed, args.spacing, args.bed_depth, args.bed_radius,
@@ -163,7 +186,7 @@ def main():
         return run_control.EXIT_REFUSED
     return run_control.run(sim, args, metadata(speed, args.spacing, args.bed_depth, args.gravity,
                                                args.diameter, args.sphere_density,
-                                               args.drop_height), diagnostics_every=5)
+                                               drop_height), diagnostics_every=5)
 
 
 if __name__ == "__main__":

@@ -92,3 +92,29 @@ def test_low_gravity_comparison_reads_the_series():
     names = [c[0] for c in lowg.cases([9.81, 0.981])]
     assert names == ["v1_g9.81", "v1_g0.981", "fr2_g0.981", "m0.3_g1", "m0.3_g0.2"]
     assert [c[0] for c in lowg.cases([9.81], murdoch=False)] == ["v1_g9.81"]
+
+
+def test_impact_runs_go_through_the_sweep(tmp_path):
+    """examples/sphere_impact.run_cases (the impact studies' runner): the bed once per gravity,
+    the runs as sweep rows (the example's command line), the drop height recorded only when
+    it set the speed, and finished runs skipped when run again."""
+    import importlib
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+    si = importlib.import_module("sphere_impact")
+    cases = [{"name": "drop", "gravity": G, "drop_height": 0.05, "sphere_density": si.STEEL,
+              "end_time": 0.05},
+             {"name": "thrown", "gravity": G, "speed": 1.0, "sphere_density": si.GLASS,
+              "end_time": 0.05}]
+    runs = si.run_cases(str(tmp_path), cases, spacing=0.01, bed_radius=0.16)
+    assert runs == [str(tmp_path / "drop"), str(tmp_path / "thrown")]
+    assert sorted(p.name for p in tmp_path.glob("bed_*")) == ["bed_g9.81_dx0.01"]
+    drop, thrown = (si.analyse(r) for r in runs)
+    assert drop["drop_height_m"] == 0.05 and drop["speed_m_s"] == pytest.approx(math.sqrt(2 * G * 0.05))
+    assert math.isnan(thrown["drop_height_m"]) and thrown["speed_m_s"] == 1.0
+    assert thrown["sphere_density_kg_m3"] == si.GLASS
+    assert 0 < drop["depth"] < 0.05 and 0 < thrown["depth"] < 0.05
+    marker = (tmp_path / "drop" / "sweep_done.json").stat().st_mtime_ns
+    assert si.run_cases(str(tmp_path), cases, spacing=0.01, bed_radius=0.16) == runs
+    assert (tmp_path / "drop" / "sweep_done.json").stat().st_mtime_ns == marker  # not rerun

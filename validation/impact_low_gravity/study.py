@@ -4,7 +4,7 @@ same impact speed at g, g/10, g/100 and g/1000, and a series at fixed Froude num
 Fr = v / sqrt(g D) (the speed scaled with sqrt(g)).
 
     /usr/bin/python3 validation/impact_low_gravity/study.py --runs-dir runs/lowg
-        [--spacing 0.0025] [--gravities ...] [--no-murdoch]
+        [--spacing 0.0025] [--gravities ...] [--no-murdoch] [--jobs 2]
 
 Also a pair at 0.3 m/s and 1.0 / 0.2 m/s^2, inside the window of Murdoch et al.'s
 experiments (--no-murdoch leaves it out). Writes into --out (default: this directory)
@@ -129,11 +129,15 @@ def main():
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for name, g, v in cases(args.gravities, not args.no_murdoch):
-        end = args.end_time if args.end_time else END_TIME * math.sqrt(G0 / g)
-        d = si.run_case(args.runs_dir, name, v, spacing=args.spacing, gravity=g, end_time=end)
-        rows.append(si.analyse(d))
+    todo = [{"name": name, "gravity": g, "speed": v, "sphere_density": si.STEEL,
+             "end_time": args.end_time if args.end_time else END_TIME * math.sqrt(G0 / g)}
+            for name, g, v in cases(args.gravities, not args.no_murdoch)]
+    runs = si.run_cases(args.runs_dir, todo, spacing=args.spacing, jobs=args.jobs)
+    if len(runs) < len(todo):
+        print(f"{len(todo) - len(runs)} of {len(todo)} runs have not finished "
+              f"(see {args.runs_dir}/sweep.csv)", file=sys.stderr)
+        return 2
+    rows = [si.analyse(d) for d in runs]
     df = pd.DataFrame(rows)
     df.to_csv(out / "results.csv", index=False)
     import matplotlib

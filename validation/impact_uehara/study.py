@@ -4,6 +4,7 @@
 Katsuragi & Durian (2007) force law fitted to one trajectory.
 
     /usr/bin/python3 validation/impact_uehara/study.py --runs-dir runs/uehara [--spacing 0.0025]
+        [--jobs 2]
 
 Runs (examples/sphere_impact.py, a quarter sphere between free-slip symmetry planes) every
 drop height of DROP_HEIGHTS for steel and glass spheres that has not finished, then writes
@@ -56,13 +57,15 @@ def main():
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for name in args.spheres:
-        for h in args.drop_heights:
-            d = si.run_case(args.runs_dir, f"h{h:g}_{name}", math.sqrt(2 * 9.81 * h),
-                            spacing=args.spacing, sphere_density=DENSITIES[name],
-                            drop_height=h, end_time=args.end_time)
-            rows.append(si.analyse(d))
+    cases = [{"name": f"h{h:g}_{name}", "gravity": 9.81, "drop_height": h,
+              "sphere_density": DENSITIES[name], "end_time": args.end_time}
+             for name in args.spheres for h in args.drop_heights]
+    runs = si.run_cases(args.runs_dir, cases, spacing=args.spacing, jobs=args.jobs)
+    if len(runs) < len(cases):
+        print(f"{len(cases) - len(runs)} of {len(cases)} runs have not finished "
+              f"(see {args.runs_dir}/sweep.csv)", file=sys.stderr)
+        return 2
+    rows = [si.analyse(d) for d in runs]
     df = pd.DataFrame(rows)
     df["ratio"] = df["depth"] / df["uehara_depth"]
     df.to_csv(out / "results.csv", index=False)
