@@ -121,6 +121,15 @@ def run_cases(runs_dir, cases, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
             if sweep.is_finished(os.path.join(runs_dir, c["name"]), c["end_time"])]
 
 
+def all_finished(runs, cases, runs_dir):
+    """Whether run_cases finished every case; if not, says how many did not (stderr)."""
+    if len(runs) == len(cases):
+        return True
+    print(f"{len(cases) - len(runs)} of {len(cases)} runs have not finished "
+          f"(see {runs_dir}/sweep.csv)", file=sys.stderr)
+    return False
+
+
 def analyse(run_dir):
     """The penetration of one run: a dict of its parameters (from the metadata), the final
     depth, stopping time and peak deceleration (post.impact_summary), the Uehara et al. (2003)

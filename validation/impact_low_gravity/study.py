@@ -133,9 +133,7 @@ def main():
              "end_time": args.end_time if args.end_time else END_TIME * math.sqrt(G0 / g)}
             for name, g, v in cases(args.gravities, not args.no_murdoch)]
     runs = si.run_cases(args.runs_dir, todo, spacing=args.spacing, jobs=args.jobs)
-    if len(runs) < len(todo):
-        print(f"{len(todo) - len(runs)} of {len(todo)} runs have not finished "
-              f"(see {args.runs_dir}/sweep.csv)", file=sys.stderr)
+    if not si.all_finished(runs, todo, args.runs_dir):
         return 2
     rows = [si.analyse(d) for d in runs]
     df = pd.DataFrame(rows)

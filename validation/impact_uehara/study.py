@@ -61,9 +61,7 @@ def main():
               "sphere_density": DENSITIES[name], "end_time": args.end_time}
              for name in args.spheres for h in args.drop_heights]
     runs = si.run_cases(args.runs_dir, cases, spacing=args.spacing, jobs=args.jobs)
-    if len(runs) < len(cases):
-        print(f"{len(cases) - len(runs)} of {len(cases)} runs have not finished "
-              f"(see {args.runs_dir}/sweep.csv)", file=sys.stderr)
+    if not si.all_finished(runs, cases, args.runs_dir):
         return 2
     rows = [si.analyse(d) for d in runs]
     df = pd.DataFrame(rows)
