@@ -25,7 +25,9 @@ A row is finished, and skipped, when its directory holds
 - a run.json and a snapshot at its run.end_time_s (a regosph run that reached its end time,
   also one started by hand),
 and, when the row has an "end_time" column, the run's end time is not earlier than it.
-A directory that holds an unfinished run gets resume_args appended (e.g. ["--restart"]) so
+A row whose run is under way elsewhere (its run.lock held by a live run: another sweep, a run
+started by hand) is left alone and reported as "in use". A directory that holds an
+unfinished run gets resume_args appended (e.g. ["--restart"]) so
 the run continues from its checkpoint instead of refusing the occupied directory. One that was
 stopped before its first checkpoint has nothing to continue from: it is moved aside
 (<name>.stale-<k>, never deleted) and the row starts over.
@@ -50,6 +52,7 @@ scripts can sys.exit() with it. Batch mode writes <root>/<name>/job.sbatch and
 """
 import csv
 import concurrent.futures
+import fcntl
 import hashlib
 import inspect
 import json
@@ -239,6 +242,12 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
         if p.finished:
             status[p.name] = "skipped (finished)"
             continue
+        holder = lock_holder(p.directory)
+        if holder:  # a run under way (another sweep, by hand): neither touched nor started
+            status[p.name] = f"in use by {holder}"
+            if log:
+                print(f"sweep: {p.name} is in use by {holder}; left alone", flush=True)
+            continue
         if not p.resume and (p.directory / "run.json").is_file():
             # Started, but stopped before its first checkpoint: nothing to continue from, and
             # the run would refuse the occupied directory. Kept aside (never deleted); the
@@ -284,13 +293,35 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
         _write_submit_all(root, scripts)
     _write_table(root, planned, status)
     failed = [n for n, s in status.items() if s == "failed"]
+    busy = [n for n, s in status.items() if s.startswith("in use")]
     if log:
         print(f"sweep {root}: {len(planned)} rows, "
               f"{sum(s.startswith('skipped') for s in status.values())} already finished, "
               f"{sum(s == 'done' for s in status.values())} run, "
               f"{len(scripts)} batch scripts, {len(failed)} failed"
-              + (f" ({', '.join(failed)})" if failed else ""))
-    return 1 if failed else 0
+              + (f" ({', '.join(failed)})" if failed else "")
+              + (f", {len(busy)} in use elsewhere ({', '.join(busy)})" if busy else ""))
+    return 1 if failed or busy else 0
+
+
+def lock_holder(run_dir):
+    """Who holds the run lock of run_dir ("process <pid> on host '<host>'"), or None: a
+    regosph run keeps an exclusive flock on <run_dir>/run.lock while it runs
+    (src/io/run_lock.hpp), which a shared flock here cannot get past."""
+    try:
+        fd = os.open(Path(run_dir) / "run.lock", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = os.read(fd, 512).decode(errors="replace")
+            fields = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+            return f"process {fields.get('pid', '?')} on host '{fields.get('host', '?')}'"
+        return None
+    finally:
+        os.close(fd)
 
 
 def _has_checkpoint(run_dir):

@@ -341,3 +341,42 @@ def test_an_interrupt_stops_the_runs_under_way_and_starts_no_more(tmp_path):
     with open(root / "sweep.csv") as f:
         assert [(r["name"], r["status"]) for r in csv.DictReader(f)] == [
             ("A", "interrupted"), ("B", "interrupted"), ("C", "not run"), ("D", "not run")]
+
+
+# Holds run.lock of a directory as a running regosph run does (an exclusive flock), until
+# killed.
+HOLDER = textwrap.dedent("""
+    import fcntl, os, sys, time
+    fd = os.open(os.path.join(sys.argv[1], "run.lock"), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, f"pid={os.getpid()}\\nhost=here\\nstarted=now\\n".encode())
+    print("held", flush=True)
+    time.sleep(60)
+""")
+
+
+def test_a_run_under_way_elsewhere_is_left_alone(tmp_path, fake):
+    template, invocations = fake
+    root = tmp_path / "s"
+    busy = root / "E0"
+    busy.mkdir(parents=True)
+    (busy / "run.json").write_text("{}")  # started, no checkpoint yet
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(busy)], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert sweep.lock_holder(busy) == f"process {holder.pid} on host 'here'"
+        rows = [{"run": "E0"}, {"run": "E1"}]
+        assert sweep.run_sweep(template, rows, root, name=lambda r: r["run"], log=False) == 1
+        # Not moved aside, not started; the other row ran.
+        assert (busy / "run.json").is_file() and not list(root.glob("E0.stale-*"))
+        assert [c[1] for c in invocations()] == ["E1"]
+        with open(root / "sweep.csv") as f:
+            assert next(csv.DictReader(f))["status"] == f"in use by process {holder.pid} on host 'here'"
+    finally:
+        holder.kill()
+        holder.wait()
+    # The lock file stays behind but nobody holds it: the row starts over.
+    assert sweep.lock_holder(busy) is None
+    assert sweep.run_sweep(template, rows, root, name=lambda r: r["run"], log=False) == 0
+    assert [c[1] for c in invocations()] == ["E1", "E0"] and list(root.glob("E0.stale-*"))
