@@ -101,21 +101,21 @@ def run_cases(runs_dir, cases, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
 
     for g in sorted({c["gravity"] for c in cases}, reverse=True):
         ensure_bed(bed_dir(runs_dir, g, spacing), spacing, bed_depth, bed_radius, g)
-    rows, names = [], {}
+    rows = []
     for c in cases:
-        row = {"bed": bed_dir(runs_dir, c["gravity"], spacing), "gravity": repr(c["gravity"]),
+        row = {"case": c["name"], "bed": bed_dir(runs_dir, c["gravity"], spacing),
+               "gravity": repr(c["gravity"]),
                "sphere_density": repr(c["sphere_density"]), "end_time": repr(c["end_time"])}
         if "drop_height" in c:
             row["drop_height"] = repr(c["drop_height"])
         else:
             row["speed"] = repr(c["speed"])
         rows.append(row)
-        names[tuple(row.items())] = c["name"]
     command = [sys.executable, os.path.abspath(__file__), "--output", "{output}",
                "--spacing", repr(spacing), "--bed-depth", repr(bed_depth),
                "--bed-radius", repr(bed_radius), "--diameter", repr(diameter),
                "--checkpoint-minutes", "10"]
-    sweep.run_sweep(command, rows, runs_dir, name=lambda row: names[tuple(row.items())],
+    sweep.run_sweep(command, rows, runs_dir, name="case",
                     resume_args=["--restart"], jobs=jobs)
     return [os.path.join(runs_dir, c["name"]) for c in cases
             if sweep.is_finished(os.path.join(runs_dir, c["name"]), c["end_time"])]

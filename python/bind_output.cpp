@@ -5,6 +5,7 @@
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "core/fields.hpp"
+#include "io/run_lock.hpp"
 #include "parallel/mpi_env.hpp"
 
 namespace regosph::python {
@@ -46,6 +47,11 @@ void bind_output(py::module_& m) {
         .def_readonly("artificial_stress_dissipation", &Diagnostics::artificial_stress_dissipation)
         .def_readonly("body_work", &Diagnostics::body_work)
         .def_readonly("energy_residual", &Diagnostics::energy_residual);
+    m.def(
+        "run_lock_holder",
+        [](const std::string& dir) { return io::RunLock::holder(dir); }, py::arg("run_dir"),
+        "Who holds the lock of run_dir now (\"process <pid> on host '<host>' (started ...)\"), "
+        "or None when no live run on this host holds it (src/io/run_lock.hpp).");
 }
 
 namespace {

@@ -159,14 +159,11 @@ def run_sweep(args):
     if not command:
         raise ValueError("command: give the command template after '--'")
     rows = sweep.read_rows(args.rows)
-    namer = None
-    if args.name_column:
-        if any(args.name_column not in r for r in rows):
-            raise ValueError(f"--name-column: {args.name_column!r} is not a column of {args.rows}")
-        namer = lambda row: str(row[args.name_column])  # noqa: E731
+    if args.name_column and any(args.name_column not in r for r in rows):
+        raise ValueError(f"--name-column: {args.name_column!r} is not a column of {args.rows}")
     options = {"time": args.time, "cpus_per_task": args.cpus, "partition": args.partition}
     return sweep.run_sweep(command, rows, args.root, mode="batch" if args.batch else "local",
-                           name=namer, resume_args=args.resume_args or (),
+                           name=args.name_column, resume_args=args.resume_args or (),
                            batch_options=options, jobs=args.jobs,
                            threads_per_job=args.threads_per_job)
 
@@ -215,7 +212,9 @@ def parser():
     p.add_argument("--rows", required=True, help="CSV (header = columns) or JSON list of rows")
     p.add_argument("--root", required=True, help="directory of the run directories")
     p.add_argument("--batch", action="store_true", help="write SLURM scripts instead of running")
-    p.add_argument("--name-column", help="name run directories after this column")
+    p.add_argument("--name-column",
+                   help="name run directories after this column (a label: passed to the "
+                        "command only through its {placeholder})")
     p.add_argument("--resume-arg", action="append", dest="resume_args",
                    help="argument appended for an unfinished run directory, repeatable "
                         "(e.g. --resume-arg=--restart)")

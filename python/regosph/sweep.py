@@ -14,7 +14,9 @@ The base is a command template (a list of strings) or a Python callable:
 - callable: called as base(output_dir, **row); raising or returning a non-zero int fails the
   row. For batch scripts it must be importable (a module-level function).
 
-Run directories are <root>/<name>; the default name joins "column=value" pairs with "__" in
+Run directories are <root>/<name>. name= is a function of the row, or the name of a column
+that holds each run's name: that column is a label, passed to a command template only where a
+placeholder asks for it (a callable gets the whole row). The default name joins "column=value" pairs with "__" in
 the row's column order, with characters other than letters, digits and ".+-=" replaced by "_"
 (e.g. "gravity_m_s2=0.0057__rpm=100"); names longer than 100 characters are cut and end in a
 hash of the row. Two rows with the same name are an error.
@@ -52,7 +54,6 @@ scripts can sys.exit() with it. Batch mode writes <root>/<name>/job.sbatch and
 """
 import csv
 import concurrent.futures
-import fcntl
 import hashlib
 import inspect
 import json
@@ -66,6 +67,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ._core import run_lock_holder
 
 SWEEP_MARKER = "sweep_done.json"
 _UNSAFE = re.compile(r"[^A-Za-z0-9.+\-=]")
@@ -110,10 +113,11 @@ def _rows(rows):
     return rows
 
 
-def command_for(template, row, output, name):
-    """The command line of one row: placeholders filled, unused columns appended."""
+def command_for(template, row, output, name, label=()):
+    """The command line of one row: placeholders filled, unused columns appended, except the
+    columns in `label` (the one that names the run), which only placeholders pass."""
     values = {**{k: _text(v) for k, v in row.items()}, "output": str(output), "name": name}
-    used = set()
+    used = set(label)
     cmd = []
     for part in template:
         for key in _PLACEHOLDER.findall(part):
@@ -172,7 +176,12 @@ def plan_sweep(base, rows, root_dir, name=None, resume_args=()):
     namer = name or run_name
     planned, seen = [], {}
     for i, row in enumerate(rows):
-        n = namer(row)
+        if isinstance(name, str):  # the column that names the run
+            if name not in row:
+                raise ValueError(f"rows[{i}]: no column {name!r} to name the run by")
+            n = _text(row[name])
+        else:
+            n = namer(row)
         if not n or _UNSAFE.sub("_", n) != n:
             raise ValueError(f"rows[{i}]: run name {n!r} is empty or not filesystem-safe")
         if n in seen:
@@ -184,7 +193,8 @@ def plan_sweep(base, rows, root_dir, name=None, resume_args=()):
         resume = not done and (d / "run.json").is_file() and _has_checkpoint(d)
         cmd = None
         if not callable(base):
-            cmd = command_for(base, row, d, n) + (list(resume_args) if resume else [])
+            label = (name,) if isinstance(name, str) else ()
+            cmd = command_for(base, row, d, n, label) + (list(resume_args) if resume else [])
         planned.append(PlannedRun(n, d, row, done, resume, cmd))
     return planned
 
@@ -305,23 +315,9 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
 
 
 def lock_holder(run_dir):
-    """Who holds the run lock of run_dir ("process <pid> on host '<host>'"), or None: a
-    regosph run keeps an exclusive flock on <run_dir>/run.lock while it runs
-    (src/io/run_lock.hpp), which a shared flock here cannot get past."""
-    try:
-        fd = os.open(Path(run_dir) / "run.lock", os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            text = os.read(fd, 512).decode(errors="replace")
-            fields = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
-            return f"process {fields.get('pid', '?')} on host '{fields.get('host', '?')}'"
-        return None
-    finally:
-        os.close(fd)
+    """Who holds the run lock of run_dir ("process <pid> on host '<host>' (started ...)"), or
+    None: the test the runs themselves make (RunLock, src/io/run_lock.hpp)."""
+    return run_lock_holder(str(run_dir))
 
 
 def _has_checkpoint(run_dir):

@@ -61,8 +61,8 @@ bool process_exists(long pid) {
     return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
 }
 
-std::string in_use(const fs::path& dir, const Holder& h) {
-    return "run directory '" + dir.string() + "' is in use by " + describe(h) +
+std::string in_use(const fs::path& dir, const std::string& who) {
+    return "run directory '" + dir.string() + "' is in use by " + who +
            ": wait until that run ends (or stop it), or choose another output directory";
 }
 
@@ -93,7 +93,7 @@ RunLock::RunLock(const fs::path& dir, bool take_over_foreign) : file_(dir / kLoc
             const Holder h = read_holder(fd_);
             ::close(fd_);
             fd_ = -1;
-            throw std::invalid_argument(in_use(dir, h));
+            throw std::invalid_argument(in_use(dir, describe(h)));
         }
         // Other errors: a file system without flock. Then only the process id can tell.
         if (!same_file(fd_, file_)) {  // removed by its holder meanwhile: start again
@@ -116,7 +116,7 @@ RunLock::RunLock(const fs::path& dir, bool take_over_foreign) : file_(dir / kLoc
             } else if (!flocked && process_exists(old.pid)) {
                 ::close(fd_);
                 fd_ = -1;
-                throw std::invalid_argument(in_use(dir, old));
+                throw std::invalid_argument(in_use(dir, describe(old)));
             }
             taken_over_ = describe(old);
         }
@@ -143,15 +143,21 @@ RunLock::~RunLock() {
     ::close(fd_);  // drops the flock
 }
 
-void RunLock::check_not_held(const fs::path& dir) {
+std::optional<std::string> RunLock::holder(const fs::path& dir) {
     const fs::path file = dir / kLockFileName;
     const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0) return std::nullopt;
     // A shared flock fails only while an owner holds its exclusive one.
     const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
     const Holder h = read_holder(fd);
     ::close(fd);
-    if (held) throw std::invalid_argument(in_use(dir, h));
+    if (!held) return std::nullopt;
+    return describe(h);
+}
+
+void RunLock::check_not_held(const fs::path& dir) {
+    if (const auto who = holder(dir))
+        throw std::invalid_argument(in_use(dir, *who));
 }
 
 }  // namespace regosph::io

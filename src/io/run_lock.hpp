@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace regosph::io {
@@ -32,6 +33,10 @@ public:
     // Throws std::invalid_argument naming the holder when a live run on this host holds the
     // lock of `dir`; does nothing otherwise. Takes nothing: for early, read-only checks.
     static void check_not_held(const std::filesystem::path& dir);
+
+    // Who holds the lock of `dir` now ("process 123 on host 'a' (started ...)"), or nothing
+    // when no live run on this host holds it. Takes nothing. (Python: regosph.sweep.lock_holder)
+    static std::optional<std::string> holder(const std::filesystem::path& dir);
 
 private:
     std::filesystem::path file_;

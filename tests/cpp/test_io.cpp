@@ -352,9 +352,13 @@ TEST_CASE("run lock: one run per directory; stale and foreign locks (issue 15, i
         CHECK_MESSAGE(msg.find("in use by process " + std::to_string(::getpid())) !=
                           std::string::npos, msg);
         CHECK_THROWS_AS(regosph::io::RunLock::check_not_held(tmp.path), std::invalid_argument);
+        const auto who = regosph::io::RunLock::holder(tmp.path);
+        REQUIRE(who);
+        CHECK(who->rfind("process " + std::to_string(::getpid()) + " on host '", 0) == 0);
     }
     CHECK_FALSE(fs::exists(file));  // released
     regosph::io::RunLock::check_not_held(tmp.path);
+    CHECK_FALSE(regosph::io::RunLock::holder(tmp.path));
 
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);

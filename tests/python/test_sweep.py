@@ -70,6 +70,21 @@ def test_command_template_fills_placeholders_and_appends_the_rest():
         sweep.command_for(["x", "{phi}"], {"run": "E0"}, Path("/r"), "E0")
 
 
+def test_a_label_column_names_the_run_and_is_not_passed(tmp_path, fake):
+    # Two rows of one run with different choices: the label column "case" names them and
+    # reaches the command only through a placeholder.
+    template, invocations = fake
+    rows = [{"case": "P6_slow", "run": "P6", "rpm": 100}, {"case": "P6_fast", "run": "P6", "rpm": 500}]
+    root = tmp_path / "s"
+    assert sweep.run_sweep(template, rows, root, name="case", log=False) == 0
+    assert [c[2:] for c in invocations()] == [["--output", str(root / "P6_slow"), "--rpm", "100"],
+                                              ["--output", str(root / "P6_fast"), "--rpm", "500"]]
+    assert sweep.command_for(["x", "{case}"], rows[0], Path("/r"), "P6_slow", ("case",)) == [
+        "x", "P6_slow", "--run", "P6", "--rpm", "100"]
+    with pytest.raises(ValueError, match=r"rows\[1\]: no column 'case'"):
+        sweep.plan_sweep(["x"], [rows[0], {"run": "P7"}], tmp_path, name="case")
+
+
 def test_bad_rows(tmp_path):
     with pytest.raises(ValueError, match=r"rows\[0\] and rows\[1\] both map to the run name"):
         sweep.plan_sweep(["x"], [{"run": "A", "rpm": 1}, {"run": "A", "rpm": 2}], tmp_path,
@@ -365,14 +380,15 @@ def test_a_run_under_way_elsewhere_is_left_alone(tmp_path, fake):
                               text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        assert sweep.lock_holder(busy) == f"process {holder.pid} on host 'here'"
+        assert sweep.lock_holder(busy) == f"process {holder.pid} on host 'here' (started now)"
         rows = [{"run": "E0"}, {"run": "E1"}]
         assert sweep.run_sweep(template, rows, root, name=lambda r: r["run"], log=False) == 1
         # Not moved aside, not started; the other row ran.
         assert (busy / "run.json").is_file() and not list(root.glob("E0.stale-*"))
         assert [c[1] for c in invocations()] == ["E1"]
         with open(root / "sweep.csv") as f:
-            assert next(csv.DictReader(f))["status"] == f"in use by process {holder.pid} on host 'here'"
+            assert (next(csv.DictReader(f))["status"]
+                    == f"in use by process {holder.pid} on host 'here' (started now)")
     finally:
         holder.kill()
         holder.wait()

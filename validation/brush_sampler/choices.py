@@ -82,16 +82,15 @@ def planned_rows(baseline_dir=None):
 def run_missing(runs_dir, baseline_dir, jobs=1):
     """Runs (or continues) the planned runs through regosph.sweep; a row's choices become the
     example's --bristle-rows, --tray-clearance and --shield-gap."""
-    rows, names = [], {}
+    rows = []
     for r, v in planned_rows(baseline_dir):
         c = VARIANTS[v][0]
-        rows.append({"run": r, "bristle_rows": str(c.bristle_rows),
+        rows.append({"case": f"{r}_{v}", "run": r, "bristle_rows": str(c.bristle_rows),
                      "tray_clearance": repr(c.tray_clearance), "shield_gap": repr(c.shield_gap)})
-        names[tuple(rows[-1].values())] = f"{r}_{v}"
     command = [sys.executable, str(REPO / "examples" / "brush_sampler.py"), "--run", "{run}",
                "--spacing", repr(SPACING), "--output", "{output}",
                "--checkpoint-minutes", str(conv.CHECKPOINT_MINUTES)]
-    return run_sweep(command, rows, runs_dir, name=lambda row: names[tuple(row.values())],
+    return run_sweep(command, rows, runs_dir, name="case",
                      resume_args=["--restart"], jobs=jobs)
 
 
