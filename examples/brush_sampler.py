@@ -44,6 +44,7 @@ import numpy as np
 
 import regosph as rs
 from regosph import run_control
+from regosph import sweep as sw
 
 # --- the run table of SPEC.md section 8 -------------------------------------------------------
 G_EARTH, G_PHOBOS = 9.81, 5.7e-3  # m/s^2
@@ -400,9 +401,7 @@ def main(argv=None):
                          "(the end time is plotted when none is left)")
     ap.add_argument("--batch", action="store_true",
                     help="with --sweep: write one SLURM job script per run instead of running")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="with --sweep: runs at once, one process each with usable cores / "
-                         "jobs threads (regosph.sweep)")
+    sw.add_jobs_argument(ap, "with --sweep: ")
     ap.add_argument("--observe-every", type=int, default=20, help="steps between tray counts")
     ap.add_argument("--spin-up", type=float, default=0.0,
                     help="[s] the brushes reach their rate linearly from rest over this time "
@@ -460,7 +459,6 @@ def plot_times(requested, end_time):
 
 def sweep(args):
     """All runs of the table into <DIR>/<run>, skipping finished ones (regosph.sweep)."""
-    from regosph import sweep as sw
 
     rows = [{"run": name} for name in RUNS]
     command = [sys.executable, os.path.abspath(__file__), "--run", "{run}", "--output", "{output}",

@@ -23,7 +23,7 @@ import os
 import sys
 
 import regosph as rs
-from regosph import run_control
+from regosph import run_control, sweep
 
 import prepared_bed
 
@@ -97,7 +97,6 @@ def run_cases(runs_dir, cases, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
     stopped one continues from its checkpoint (every 10 wall minutes), and jobs > 1 runs that
     many at once, one process each. Returns the run directories that finished, in case order.
     """
-    from regosph import sweep
 
     for g in sorted({c["gravity"] for c in cases}, reverse=True):
         ensure_bed(bed_dir(runs_dir, g, spacing), spacing, bed_depth, bed_radius, g)
@@ -105,7 +104,8 @@ def run_cases(runs_dir, cases, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
     for c in cases:
         row = {"case": c["name"], "bed": bed_dir(runs_dir, c["gravity"], spacing),
                "gravity": repr(c["gravity"]),
-               "sphere_density": repr(c["sphere_density"]), "end_time": repr(c["end_time"])}
+               "sphere_density": repr(c["sphere_density"]), "end_time": repr(c["end_time"]),
+               "snapshot_interval": repr(c["end_time"] / 10)}  # ten snapshots a run
         if "drop_height" in c:
             row["drop_height"] = repr(c["drop_height"])
         else:
@@ -163,8 +163,7 @@ def study_arguments(doc, out_default):
     ap.add_argument("--runs-dir", required=True)
     ap.add_argument("--out", default=str(out_default))
     ap.add_argument("--spacing", type=float, default=0.0025, help="[m]")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="runs at once, one process each (regosph.sweep)")
+    sweep.add_jobs_argument(ap)
     return ap
 
 

@@ -28,11 +28,14 @@ A row is finished, and skipped, when its directory holds
   also one started by hand),
 and, when the row has an "end_time" column, the run's end time is not earlier than it.
 A row whose run is under way elsewhere (its run.lock held by a live run: another sweep, a run
-started by hand) is left alone and reported as "in use". A directory that holds an
-unfinished run gets resume_args appended (e.g. ["--restart"]) so
-the run continues from its checkpoint instead of refusing the occupied directory. One that was
-stopped before its first checkpoint has nothing to continue from: it is moved aside
-(<name>.stale-<k>, never deleted) and the row starts over.
+started by hand; or written on another host, e.g. a batch job, which cannot be checked from
+here) is left alone and reported as "in use". A directory that holds an unfinished run gets
+resume_args appended (e.g. ["--restart"]) so the run continues from its checkpoint; without
+resume_args such a row fails (the run refuses the occupied directory). One that was stopped
+before its first checkpoint has nothing to continue from: it is moved aside
+(<name>.stale-<k>, never deleted) and the row starts over. These decisions are made for each
+row just before it starts, so a row that waited in the queue while another sweep ran it is
+not started twice.
 
 Local sweeps run one row at a time by default. With jobs=N (command templates only) up to N
 rows run at once, each as its own process with OMP_NUM_THREADS = threads_per_job (default:
@@ -42,18 +45,20 @@ independent processes scale with the cores while the threads of one run wait for
 (bench/README.md, "Sweeps: processes or threads"). Runs that need much memory (large 3D)
 may not fit N at once; the default stays one at a time. jobs applies to local sweeps only.
 
-An interrupt (Ctrl-C, or SIGINT to the sweep) starts no further row: the runs under way get
+An interrupt (Ctrl-C, SIGINT, or SIGTERM to a local sweep) starts no further row: the runs under way get
 SIGTERM, write a checkpoint and stop (a second interrupt kills them), sweep.csv records them
 as "interrupted" and the rows not started as "not run", and the interrupt is raised again.
-Rerunning the sweep continues the interrupted runs from their checkpoints.
+Rerunning the sweep (with resume_args) continues the interrupted runs from their checkpoints.
 
 run_sweep writes <root>/sweep.csv (name, directory, status and the row, one line per row) and
 returns 0 when every row is finished (or, in batch mode, has its script), 1 otherwise, so
 scripts can sys.exit() with it. Batch mode writes <root>/<name>/job.sbatch and
 <root>/submit_all.sh (one sbatch line per unfinished row).
 """
+import contextlib
 import csv
 import concurrent.futures
+import functools
 import hashlib
 import inspect
 import json
@@ -199,6 +204,14 @@ def plan_sweep(base, rows, root_dir, name=None, resume_args=()):
     return planned
 
 
+def add_jobs_argument(ap, when=""):
+    """--jobs N of a script that runs its cases through run_sweep (`when`: e.g. "with
+    --run-missing: ")."""
+    ap.add_argument("--jobs", type=int, default=1,
+                    help=f"{when}runs at once, each its own process with the usable cores / "
+                         "N OpenMP threads (regosph.sweep; default 1)")
+
+
 def usable_cores():
     """The cores this process may run on (its CPU affinity), at least 1."""
     try:
@@ -245,50 +258,44 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
     root = Path(root_dir)
     root.mkdir(parents=True, exist_ok=True)
     planned = plan_sweep(base, rows, root, name, resume_args)
+    label = (name,) if isinstance(name, str) else ()
     status = {}
     scripts = []
-    local = []  # rows to run here
+    local = []  # rows to run here; claimed (checked again) just before each starts
     for p in planned:
-        if p.finished:
-            status[p.name] = "skipped (finished)"
-            continue
-        holder = lock_holder(p.directory)
-        if holder:  # a run under way (another sweep, by hand): neither touched nor started
-            status[p.name] = f"in use by {holder}"
-            if log:
-                print(f"sweep: {p.name} is in use by {holder}; left alone", flush=True)
-            continue
-        if not p.resume and (p.directory / "run.json").is_file():
-            # Started, but stopped before its first checkpoint: nothing to continue from, and
-            # the run would refuse the occupied directory. Kept aside (never deleted); the
-            # row starts over.
-            aside = _aside(p.directory)
-            p.directory.rename(aside)
-            if log:
-                print(f"sweep: {p.name} has no checkpoint to continue from; its directory "
-                      f"moved to {aside.name}, starting over", flush=True)
-        p.directory.mkdir(parents=True, exist_ok=True)
-        (p.directory / SWEEP_MARKER).unlink(missing_ok=True)
         if mode == "batch":
-            scripts.append(write_batch_script(base, p, batch_options or {}))
-            status[p.name] = "batch script"
+            claimed, why = _claim(base, p, resume_args, label, log)
+            if claimed:
+                scripts.append(write_batch_script(base, claimed, batch_options or {}))
+                status[p.name] = "batch script"
+            else:
+                status[p.name] = why
+        elif p.finished:
+            status[p.name] = "skipped (finished)"
         else:
             local.append(p)
     children = _Children()
+    run = functools.partial(_run_local, base, resume_args=resume_args, label=label, log=log,
+                            env=env, children=children)
     try:
-        if jobs == 1:
-            for p in local:
-                status[p.name] = _status(_run_local(base, p, log, env, children))
-        else:
-            with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-                futures = {p.name: pool.submit(_run_local, base, p, log, env, children)
-                           for p in local}
-                try:
-                    for n, f in futures.items():
-                        status[n] = _status(f.result())
-                except BaseException:
-                    children.stop()  # before the pool's exit waits for its workers
-                    raise
+        with _sigterm_as_interrupt(mode == "local" and local):
+            if jobs == 1:
+                for p in local:
+                    status[p.name] = run(p)
+            else:
+                with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+                    futures = {p.name: pool.submit(run, p) for p in local}
+                    try:
+                        for n, f in futures.items():
+                            status[n] = f.result()
+                    except BaseException:
+                        children.stop()  # before the pool's exit waits for its workers
+                        raise
+                    finally:  # rows that ended before an interrupt keep what they did
+                        for n, f in futures.items():
+                            if n not in status and f.done() and not f.cancelled() \
+                                    and f.exception() is None:
+                                status[n] = f.result()
     except BaseException:
         children.stop()
         for p in local:
@@ -333,10 +340,6 @@ def _aside(directory):
     return aside
 
 
-def _status(ok):
-    return {True: "done", False: "failed", None: "not run"}[ok]
-
-
 class _Children:
     """The runs a local sweep has started. stop(): no further row starts, and those under way
     get SIGTERM (a regosph run finishes its step, writes a checkpoint and exits) and are
@@ -378,16 +381,58 @@ class _Children:
             raise
 
 
-def _run_local(base, p, log, env=None, children=None):
-    """Runs one row here: True when it succeeded, False when it failed, None when the sweep
-    was interrupted before it started."""
+def _claim(base, p, resume_args, label, log):
+    """Decides, just before a row starts (or gets its batch script), what is to be done with
+    its directory: (PlannedRun to run, None), or (None, status) when it is finished or in use
+    meanwhile. A directory that holds an unfinished run with a checkpoint is resumed; one that
+    was started but stopped before its first checkpoint is moved aside."""
+    end = p.row.get("end_time")
+    if is_finished(p.directory, float(end) if end is not None else None):
+        return None, "skipped (finished)"
+    holder = lock_holder(p.directory)
+    if holder:  # a run under way (another sweep, by hand, a job): neither touched nor started
+        if log:
+            print(f"sweep: {p.name} is in use by {holder}; left alone", flush=True)
+        return None, f"in use by {holder}"
+    resume = (p.directory / "run.json").is_file() and _has_checkpoint(p.directory)
+    if not resume and (p.directory / "run.json").is_file():
+        # Started, but stopped before its first checkpoint: nothing to continue from, and
+        # the run would refuse the occupied directory. Kept aside (never deleted); the row
+        # starts over.
+        aside = _aside(p.directory)
+        p.directory.rename(aside)
+        if log:
+            print(f"sweep: {p.name} has no checkpoint to continue from; its directory "
+                  f"moved to {aside.name}, starting over", flush=True)
+    p.directory.mkdir(parents=True, exist_ok=True)
+    (p.directory / SWEEP_MARKER).unlink(missing_ok=True)
+    command = None
+    if not callable(base):
+        command = (command_for(base, p.row, p.directory, p.name, label)
+                   + (list(resume_args) if resume else []))
+    return PlannedRun(p.name, p.directory, p.row, False, resume, command), None
+
+
+def _run_local(base, p, resume_args=(), label=(), log=True, env=None, children=None):
+    """Runs one row here; returns its status: "done", "failed", "skipped (finished)" or
+    "in use by ..." (decided just before the start), "not run" when the sweep was being
+    stopped before the row started."""
     started = time.time()
     children = children or _Children()
     if children.stopping:
-        return None
+        return "not run"
+    try:
+        claimed, why = _claim(base, p, resume_args, label, log)
+    except OSError as e:  # the directory cannot be made or moved: this row fails
+        print(f"sweep: {p.name} failed: {e}", file=sys.stderr)
+        return "failed"
+    if claimed is None:
+        return why
+    p = claimed
     if log:
         print(f"sweep: {p.name} -> {p.directory}", flush=True)
     if callable(base):
+        children.started.add(p.name)
         try:
             result = base(p.directory, **p.row)
             ok = result is None or result == 0
@@ -396,24 +441,51 @@ def _run_local(base, p, log, env=None, children=None):
             ok = False
         command = f"{base.__module__}.{base.__qualname__}"
     else:
-        with open(p.directory / "sweep.log", "w") as out:
-            try:
+        try:
+            # Appended: a resumed run keeps the log of its earlier parts.
+            with open(p.directory / "sweep.log", "a") as out:
+                out.write(f"# sweep: {time.strftime('%Y-%m-%dT%H:%M:%S%z')} "
+                          f"{'resumed' if p.resume else 'started'}: "
+                          f"{' '.join(shlex.quote(c) for c in p.command)}\n")
+                out.flush()
                 proc = children.start(p.name, p.command, out, env)
-            except OSError as e:  # e.g. the program does not exist: this row fails
-                print(f"sweep: {p.name} failed to start: {e}", file=sys.stderr)
-                return False
-            if proc is None:
-                return None
-            ok = proc.wait() == 0  # an interrupt here leaves proc to children.stop()
-            children.finished(proc)
+                if proc is None:
+                    return "not run"
+                ok = proc.wait() == 0  # an interrupt here leaves proc to children.stop()
+                children.finished(proc)
+        except OSError as e:  # the log cannot be written, the program does not exist
+            print(f"sweep: {p.name} failed to start: {e}", file=sys.stderr)
+            return "failed"
         command = p.command
         if not ok and children.stopping:
-            return False  # stopped by the sweep's interrupt, reported there
+            return "interrupted"  # stopped by the sweep's interrupt
         if not ok:
             print(f"sweep: {p.name} failed; see {p.directory / 'sweep.log'}", file=sys.stderr)
-    if ok:
+    if not ok:
+        return "failed"
+    try:
         _write_marker(p.directory, p.row, command, time.time() - started)
-    return ok
+    except OSError as e:
+        print(f"sweep: {p.name} ran, but its marker could not be written: {e}", file=sys.stderr)
+    return "done"
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt(active):
+    """While a local sweep runs (active), SIGTERM (kill, a scheduler) stops it like Ctrl-C:
+    the runs under way checkpoint and stop, and sweep.csv is written. Only the main thread
+    can install a handler; elsewhere SIGTERM keeps its own meaning."""
+    if not active or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _write_marker(directory, row, command, seconds):

@@ -74,6 +74,28 @@ bool same_file(int fd, const fs::path& path) {
            a.st_ino == b.st_ino;
 }
 
+// What a lock file says about its writer, once the caller could not get past its flock
+// (`busy`: another open file holds it) or could (`busy` false; `no_flock`: the file system
+// has no flock, so only the process id can tell).
+enum class Verdict { free, live, foreign };
+Verdict judge(const Holder& h, bool busy, bool no_flock, const std::string& host) {
+    if (busy) return Verdict::live;
+    if (h.pid == 0 || (h.pid == ::getpid() && h.host == host)) return Verdict::free;
+    if (h.host != host) return Verdict::foreign;  // flock may not reach across hosts
+    return no_flock && process_exists(h.pid) ? Verdict::live : Verdict::free;
+}
+
+// flock(fd, operation | LOCK_NB), retried for ~50 ms while it finds the lock busy: a check
+// (RunLock::holder) takes a shared lock for a moment, and must not make a run that starts
+// just then believe the directory is in use. Returns 0 or the errno of the last attempt.
+int flock_patiently(int fd, int operation) {
+    for (int attempt = 0;; ++attempt) {
+        if (::flock(fd, operation | LOCK_NB) == 0) return 0;
+        if (errno != EWOULDBLOCK || attempt == 10) return errno;
+        ::usleep(5000);
+    }
+}
+
 }  // namespace
 
 RunLock::RunLock(const fs::path& dir, bool take_over_foreign) : file_(dir / kLockFileName) {
@@ -88,8 +110,9 @@ RunLock::RunLock(const fs::path& dir, bool take_over_foreign) : file_(dir / kLoc
     for (int attempt = 0; attempt < 10; ++attempt) {
         fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (fd_ < 0) fail("create");
-        bool flocked = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
-        if (!flocked && errno == EWOULDBLOCK) {
+        const int flock_error = flock_patiently(fd_, LOCK_EX);
+        const bool flocked = flock_error == 0;
+        if (flock_error == EWOULDBLOCK) {
             const Holder h = read_holder(fd_);
             ::close(fd_);
             fd_ = -1;
@@ -102,24 +125,18 @@ RunLock::RunLock(const fs::path& dir, bool take_over_foreign) : file_(dir / kLoc
             continue;
         }
         const Holder old = read_holder(fd_);
-        if (old.pid != 0 && old.pid != ::getpid()) {
-            if (old.host != host) {
-                if (!take_over_foreign) {
-                    ::close(fd_);
-                    fd_ = -1;
-                    throw std::invalid_argument(
-                        "run directory '" + dir.string() + "' is locked by " + describe(old) +
-                        ", another host: regosph cannot tell from here whether that run still "
-                        "lives. If it does not, take its lock over explicitly (take_over_lock, "
-                        "--take-over-lock)");
-                }
-            } else if (!flocked && process_exists(old.pid)) {
-                ::close(fd_);
-                fd_ = -1;
-                throw std::invalid_argument(in_use(dir, describe(old)));
-            }
-            taken_over_ = describe(old);
+        const Verdict verdict = judge(old, false, !flocked, host);
+        if (verdict == Verdict::live || (verdict == Verdict::foreign && !take_over_foreign)) {
+            ::close(fd_);
+            fd_ = -1;
+            if (verdict == Verdict::live) throw std::invalid_argument(in_use(dir, describe(old)));
+            throw std::invalid_argument(
+                "run directory '" + dir.string() + "' is locked by " + describe(old) +
+                ", another host: regosph cannot tell from here whether that run still "
+                "lives. If it does not, take its lock over explicitly (take_over_lock, "
+                "--take-over-lock)");
         }
+        if (old.pid != 0 && old.pid != ::getpid()) taken_over_ = describe(old);
         const std::string text = "pid=" + std::to_string(::getpid()) + "\nhost=" + host +
                                  "\nstarted=" + utc_timestamp() + "\n";
         if (::ftruncate(fd_, 0) != 0 ||
@@ -143,21 +160,31 @@ RunLock::~RunLock() {
     ::close(fd_);  // drops the flock
 }
 
-std::optional<std::string> RunLock::holder(const fs::path& dir) {
-    const fs::path file = dir / kLockFileName;
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
+namespace {
+// The holder of dir's lock and what it is, without taking the lock (a shared flock, for a
+// moment). Free when there is no lock file.
+std::pair<Holder, Verdict> inspect(const fs::path& dir) {
+    const int fd = ::open((dir / kLockFileName).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return {Holder{}, Verdict::free};
     // A shared flock fails only while an owner holds its exclusive one.
-    const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    const int error = ::flock(fd, LOCK_SH | LOCK_NB) == 0 ? 0 : errno;
     const Holder h = read_holder(fd);
     ::close(fd);
-    if (!held) return std::nullopt;
-    return describe(h);
+    return {h, judge(h, error == EWOULDBLOCK, error != 0 && error != EWOULDBLOCK, this_host())};
+}
+}  // namespace
+
+std::optional<std::string> RunLock::holder(const fs::path& dir) {
+    const auto [h, verdict] = inspect(dir);
+    if (verdict == Verdict::live) return describe(h);
+    if (verdict == Verdict::foreign)
+        return describe(h) + ", another host (regosph cannot tell from here whether it still runs)";
+    return std::nullopt;
 }
 
 void RunLock::check_not_held(const fs::path& dir) {
-    if (const auto who = holder(dir))
-        throw std::invalid_argument(in_use(dir, *who));
+    const auto [h, verdict] = inspect(dir);
+    if (verdict == Verdict::live) throw std::invalid_argument(in_use(dir, describe(h)));
 }
 
 }  // namespace regosph::io

@@ -31,11 +31,15 @@ public:
     const std::string& taken_over() const { return taken_over_; }
 
     // Throws std::invalid_argument naming the holder when a live run on this host holds the
-    // lock of `dir`; does nothing otherwise. Takes nothing: for early, read-only checks.
+    // lock of `dir`; does nothing otherwise (a lock from another host is the constructor's
+    // to judge, which may take it over). Takes nothing: for early, read-only checks.
     static void check_not_held(const std::filesystem::path& dir);
 
-    // Who holds the lock of `dir` now ("process 123 on host 'a' (started ...)"), or nothing
-    // when no live run on this host holds it. Takes nothing. (Python: regosph.sweep.lock_holder)
+    // Who holds the lock of `dir`, as the constructor would judge it: a live run on this host
+    // ("process 123 on host 'a' (started ...)"), or a lock written on another host (that
+    // description plus ", another host (...)": it may still run there). Nothing when the lock
+    // is free or left by a run on this host that ended. Takes nothing.
+    // (Python: regosph.sweep.lock_holder, which leaves such rows alone.)
     static std::optional<std::string> holder(const std::filesystem::path& dir);
 
 private:

@@ -364,12 +364,20 @@ TEST_CASE("run lock: one run per directory; stale and foreign locks (issue 15, i
     ::gethostname(host, sizeof host - 1);
     // Left by a process of this host that no longer holds it: taken over.
     std::ofstream(file) << "pid=999999999\nhost=" << host << "\nstarted=2020-01-01T00:00:00Z\n";
+    CHECK_FALSE(regosph::io::RunLock::holder(tmp.path));  // stale: free for the taking
     {
         regosph::io::RunLock lock(tmp.path, false);
         CHECK(lock.taken_over().find("process 999999999") != std::string::npos);
     }
     // Left by a process of another host: only on request.
     std::ofstream(file) << "pid=12\nhost=some-other-node\nstarted=2020-01-01T00:00:00Z\n";
+    // A sweep must leave it alone (it may be a job running there); a restart's early check
+    // leaves the decision to the lock itself.
+    const auto foreign = regosph::io::RunLock::holder(tmp.path);
+    REQUIRE(foreign);
+    CHECK_MESSAGE(foreign->find("process 12 on host 'some-other-node'") == 0, *foreign);
+    CHECK_MESSAGE(foreign->find("another host") != std::string::npos, *foreign);
+    regosph::io::RunLock::check_not_held(tmp.path);
     const std::string msg = error_message([&] { regosph::io::RunLock lock(tmp.path, false); });
     CHECK_MESSAGE(msg.find("some-other-node") != std::string::npos, msg);
     CHECK_MESSAGE(msg.find("take_over_lock") != std::string::npos, msg);

@@ -2,6 +2,7 @@
 import csv
 import json
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -267,19 +268,20 @@ def test_rows_that_wait_for_each_other_fail_one_at_a_time(tmp_path):
         assert next(csv.DictReader(f))["status"] == "failed"
 
 
+def test_jobs_are_refused_where_they_cannot_apply(tmp_path):
+    for options in ({"jobs": 2}, {"threads_per_job": 1}):
+        with pytest.raises(ValueError, match="batch mode writes one job script per row"):
+            sweep.run_sweep(["x"], [{"a": 1}], tmp_path, mode="batch", **options)
+        with pytest.raises(ValueError, match="a callable base runs inside this process"):
+            sweep.run_sweep(lambda out, **row: 0, [{"a": 1}], tmp_path, **options)
+
+
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
 def test_bad_jobs(tmp_path, bad):
-    with pytest.raises(ValueError, match="batch mode writes one job script per row"):
-        sweep.run_sweep(["x"], [{"a": 1}], tmp_path, mode="batch", jobs=2)
     with pytest.raises(ValueError, match="jobs: expected a whole number >= 1"):
         sweep.run_sweep(["x"], [{"a": 1}], tmp_path, jobs=bad)
     with pytest.raises(ValueError, match="threads_per_job: expected a whole number >= 1"):
         sweep.run_sweep(["x"], [{"a": 1}], tmp_path, threads_per_job=bad)
-
-
-def test_jobs_need_a_command_template(tmp_path):
-    with pytest.raises(ValueError, match="a callable base runs inside this process"):
-        sweep.run_sweep(lambda out, **row: 0, [{"a": 1}], tmp_path, jobs=2)
 
 
 def test_cli_passes_jobs(tmp_path):
@@ -330,7 +332,9 @@ TERM_SETUP = textwrap.dedent("""
 """)
 
 
-def test_an_interrupt_stops_the_runs_under_way_and_starts_no_more(tmp_path):
+@pytest.mark.parametrize("signum, jobs", [(signal.SIGINT, 2), (signal.SIGTERM, 2),
+                                          (signal.SIGTERM, 1)])
+def test_an_interrupt_stops_the_runs_under_way_and_starts_no_more(tmp_path, signum, jobs):
     script = tmp_path / "term.py"
     script.write_text(TERM_SETUP)
     flags = tmp_path / "flags"
@@ -340,31 +344,32 @@ def test_an_interrupt_stops_the_runs_under_way_and_starts_no_more(tmp_path):
         from regosph import sweep
         sweep.run_sweep([{sys.executable!r}, {str(script)!r}, "{{run}}", "{{output}}",
                          {str(flags)!r}], [{{"run": r}} for r in "ABCD"], {str(root)!r},
-                        name=lambda r: r["run"], log=False, jobs=2)
+                        name=lambda r: r["run"], log=False, jobs={jobs})
     """)
     proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    under_way = "AB"[:jobs]
     deadline = time.time() + 30
-    while len(list(flags.glob("*.started"))) < 2 and time.time() < deadline:
+    while len(list(flags.glob("*.started"))) < jobs and time.time() < deadline:
         time.sleep(0.05)
-    assert sorted(p.name for p in flags.glob("*.started")) == ["A.started", "B.started"]
-    proc.send_signal(signal.SIGINT)  # to the sweep only, as a scheduler or kill would
+    assert sorted(p.name for p in flags.glob("*.started")) == [f"{r}.started" for r in under_way]
+    proc.send_signal(signum)  # to the sweep only, as kill or a scheduler would
     _, err = proc.communicate(timeout=30)
     assert proc.returncode != 0 and "KeyboardInterrupt" in err
-    # The two runs under way got SIGTERM; C and D never started.
-    assert sorted(p.name for p in flags.iterdir()) == ["A.started", "A.term", "B.started",
-                                                       "B.term"]
+    # The runs under way got SIGTERM; the others never started.
+    assert sorted(p.name for p in flags.iterdir()) == sorted(
+        f"{r}.{what}" for r in under_way for what in ("started", "term"))
     with open(root / "sweep.csv") as f:
         assert [(r["name"], r["status"]) for r in csv.DictReader(f)] == [
-            ("A", "interrupted"), ("B", "interrupted"), ("C", "not run"), ("D", "not run")]
+            (r, "interrupted" if r in under_way else "not run") for r in "ABCD"]
 
 
 # Holds run.lock of a directory as a running regosph run does (an exclusive flock), until
 # killed.
 HOLDER = textwrap.dedent("""
-    import fcntl, os, sys, time
+    import fcntl, os, socket, sys, time
     fd = os.open(os.path.join(sys.argv[1], "run.lock"), os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
-    os.write(fd, f"pid={os.getpid()}\\nhost=here\\nstarted=now\\n".encode())
+    os.write(fd, f"pid={os.getpid()}\\nhost={socket.gethostname()}\\nstarted=now\\n".encode())
     print("held", flush=True)
     time.sleep(60)
 """)
@@ -378,9 +383,10 @@ def test_a_run_under_way_elsewhere_is_left_alone(tmp_path, fake):
     (busy / "run.json").write_text("{}")  # started, no checkpoint yet
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(busy)], stdout=subprocess.PIPE,
                               text=True)
+    here = socket.gethostname()
     try:
         assert holder.stdout.readline().strip() == "held"
-        assert sweep.lock_holder(busy) == f"process {holder.pid} on host 'here' (started now)"
+        assert sweep.lock_holder(busy) == f"process {holder.pid} on host '{here}' (started now)"
         rows = [{"run": "E0"}, {"run": "E1"}]
         assert sweep.run_sweep(template, rows, root, name=lambda r: r["run"], log=False) == 1
         # Not moved aside, not started; the other row ran.
@@ -388,7 +394,7 @@ def test_a_run_under_way_elsewhere_is_left_alone(tmp_path, fake):
         assert [c[1] for c in invocations()] == ["E1"]
         with open(root / "sweep.csv") as f:
             assert (next(csv.DictReader(f))["status"]
-                    == f"in use by process {holder.pid} on host 'here' (started now)")
+                    == f"in use by process {holder.pid} on host '{here}' (started now)")
     finally:
         holder.kill()
         holder.wait()
@@ -396,3 +402,37 @@ def test_a_run_under_way_elsewhere_is_left_alone(tmp_path, fake):
     assert sweep.lock_holder(busy) is None
     assert sweep.run_sweep(template, rows, root, name=lambda r: r["run"], log=False) == 0
     assert [c[1] for c in invocations()] == ["E1", "E0"] and list(root.glob("E0.stale-*"))
+
+
+def test_a_run_locked_on_another_host_is_left_alone(tmp_path, fake):
+    # A batch job on a compute node that has not written its first checkpoint: from the
+    # login node nothing tells whether it still runs, so the sweep must not move it aside.
+    template, invocations = fake
+    root = tmp_path / "s"
+    job = root / "E0"
+    job.mkdir(parents=True)
+    (job / "run.json").write_text("{}")
+    (job / "run.lock").write_text("pid=12\nhost=node-17\nstarted=2026-01-01T00:00:00Z\n")
+    assert sweep.run_sweep(template, [{"run": "E0"}], root, name=lambda r: r["run"],
+                           log=False) == 1
+    assert invocations() == [] and (job / "run.json").is_file()
+    with open(root / "sweep.csv") as f:
+        status = next(csv.DictReader(f))["status"]
+    assert status.startswith("in use by process 12 on host 'node-17'") and "another host" in status
+
+
+def test_a_row_is_checked_again_just_before_it_starts(tmp_path, fake):
+    # Another sweep finished E1 while this one was running E0: E1 is not run twice.
+    template, invocations = fake
+    root = tmp_path / "s"
+    rows = [{"run": "E0"}, {"run": "E1"}]
+    planned = sweep.plan_sweep(template, rows, root, name=lambda r: r["run"])
+    assert not any(p.finished for p in planned)
+    (root / "E1").mkdir(parents=True)
+    (root / "E1" / sweep.SWEEP_MARKER).write_text("{}")
+    assert sweep._run_local(template, planned[1], log=False) == "skipped (finished)"
+    assert sweep._run_local(template, planned[0], log=False) == "done"
+    assert [c[1] for c in invocations()] == ["E0"]
+    # A resumed run appends to its log.
+    log = (root / "E0" / "sweep.log").read_text()
+    assert log.startswith("# sweep: ") and "started: " in log

@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO / "examples"))
 
 import convergence as conv  # noqa: E402
 import study  # noqa: E402
-from regosph.sweep import is_finished, run_sweep  # noqa: E402
+from regosph.sweep import add_jobs_argument, is_finished, run_sweep  # noqa: E402
 
 SPACING = 2.5e-3  # m, the default resolution (the convergence study's coarsest)
 D = study.bs.DEFAULT_CHOICES
@@ -161,8 +161,7 @@ def main(argv=None):
     ap.add_argument("--baseline-dir", required=True,
                     help="convergence.py's runs directory (the default geometry at 2.50 mm)")
     ap.add_argument("--run-missing", action="store_true")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="with --run-missing: runs at once, one process each (regosph.sweep)")
+    add_jobs_argument(ap, "with --run-missing: ")
     ap.add_argument("--out", default=str(HERE / "choices"))
     args = ap.parse_args(argv)
     if args.run_missing:

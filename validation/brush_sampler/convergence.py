@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO / "examples"))
 
 import study  # noqa: E402
 from regosph import post  # noqa: E402
-from regosph.sweep import is_finished, run_sweep  # noqa: E402
+from regosph.sweep import add_jobs_argument, is_finished, run_sweep  # noqa: E402
 
 CORE_RUNS = ("E0", "E3", "P0", "P5", "P6")  # the runs behind the findings (issue 16)
 SPACINGS = (2.5e-3, 1.75e-3, 1.25e-3)      # m, inner region
@@ -208,8 +208,7 @@ def main(argv=None):
     ap.add_argument("--runs", nargs="+", default=list(CORE_RUNS))
     ap.add_argument("--spacings", type=float, nargs="+", default=list(SPACINGS))
     ap.add_argument("--run-missing", action="store_true")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="with --run-missing: runs at once, one process each (regosph.sweep)")
+    add_jobs_argument(ap, "with --run-missing: ")
     ap.add_argument("--out", default=str(HERE / "convergence"))
     args = ap.parse_args(argv)
     unknown = [r for r in args.runs if r not in study.bs.RUNS]

@@ -79,6 +79,7 @@ def series_table(sel, label):
     if len(stopped) >= 2:
         slope = float(np.polyfit(np.log(stopped["gravity_m_s2"]),
                                  np.log(stopped["stopping_time"]), 1)[0])
+        slope = round(slope, 2) + 0.0  # as printed, and never "-0.00"
         fit = f"exponent {slope:.2f}"
     else:
         fit = "no exponent (fewer than two runs stopped)"
@@ -92,8 +93,10 @@ def gravity_dependence(df):
     """The comparison with LITERATURE: the fixed-speed series from g0 down (Altshuler et
     al.'s g^(-1/2) settling time, against 0 for Murdoch et al.'s collision duration) and the
     series inside Murdoch et al.'s window (their depth independent of gravity)."""
-    lines = [f"Fixed speed {SPEED:g} m/s, from g0 down (outside both experiments' ranges: "
-             "a depth that changes with gravity here does not contradict them):", ""]
+    lines = [f"Fixed speed {SPEED:g} m/s, from g0 down (outside both experiments' conditions: "
+             "Murdoch et al. impacted at 0.02-0.4 m/s under 0.2-1 m/s^2, Altshuler et al. "
+             "released their objects at rest; a depth that changes with gravity here does not "
+             "contradict them):", ""]
     lines += series_table(df[df["run"].str.startswith("v")], "fixed-speed series")
     lines += ["", "Altshuler et al.: exponent -0.5 for objects settling from rest; Murdoch et "
               "al.: 0 (the collision lasts as long at every gravity).", "",
