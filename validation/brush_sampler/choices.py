@@ -87,10 +87,7 @@ def run_missing(runs_dir, baseline_dir, jobs=1):
         c = VARIANTS[v][0]
         rows.append({"case": f"{r}_{v}", "run": r, "bristle_rows": str(c.bristle_rows),
                      "tray_clearance": repr(c.tray_clearance), "shield_gap": repr(c.shield_gap)})
-    command = [sys.executable, str(REPO / "examples" / "brush_sampler.py"), "--run", "{run}",
-               "--spacing", repr(SPACING), "--output", "{output}",
-               "--checkpoint-minutes", str(conv.CHECKPOINT_MINUTES)]
-    return run_sweep(command, rows, runs_dir, name="case",
+    return run_sweep(conv.sampler_command(repr(SPACING)), rows, runs_dir, name="case",
                      resume_args=["--restart"], jobs=jobs)
 
 

@@ -45,13 +45,19 @@ def run_name(run, spacing):
     return f"{run}_{spacing * 1e3:.2f}mm"
 
 
+def sampler_command(spacing="{spacing}"):
+    """The command template of one sampler run of these studies (regosph.sweep): checkpoints
+    every CHECKPOINT_MINUTES, so a run stopped between sessions continues."""
+    return [sys.executable, str(REPO / "examples" / "brush_sampler.py"), "--run", "{run}",
+            "--spacing", spacing, "--output", "{output}",
+            "--checkpoint-minutes", str(CHECKPOINT_MINUTES)]
+
+
 def run_missing(runs_dir, runs, spacings, jobs=1):
     rows = [{"run": r, "spacing": repr(s), "end_time": repr(study.END_TIME)}
             for s in spacings for r in runs]  # every run coarse first: early answers
-    command = [sys.executable, str(REPO / "examples" / "brush_sampler.py"), "--run", "{run}",
-               "--spacing", "{spacing}", "--output", "{output}",
-               "--checkpoint-minutes", str(CHECKPOINT_MINUTES)]
-    return run_sweep(command, rows, runs_dir, name=lambda row: run_name(row["run"], float(row["spacing"])),
+    return run_sweep(sampler_command(), rows, runs_dir,
+                     name=lambda row: run_name(row["run"], float(row["spacing"])),
                      resume_args=["--restart"], jobs=jobs)
 
 
