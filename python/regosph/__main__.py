@@ -161,6 +161,10 @@ def run_sweep(args):
     rows = sweep.read_rows(args.rows)
     if args.name_column and any(args.name_column not in r for r in rows):
         raise ValueError(f"--name-column: {args.name_column!r} is not a column of {args.rows}")
+    if args.name_column and not any("{" + args.name_column + "}" in part for part in command):
+        print(f"warning: --name-column {args.name_column}: the command has no "
+              f"{{{args.name_column}}}, so that column names the run directories but does not "
+              "reach the runs", file=sys.stderr)
     options = {"time": args.time, "cpus_per_task": args.cpus, "partition": args.partition}
     return sweep.run_sweep(command, rows, args.root, mode="batch" if args.batch else "local",
                            name=args.name_column, resume_args=args.resume_args or (),

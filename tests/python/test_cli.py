@@ -83,6 +83,13 @@ def test_sweep_command(tmp_path):
             "run", "--", "/usr/bin/python3", "-c", setup, "{run}", "{output}")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "s" / "B" / "args.txt").read_text() == f"B {tmp_path / 's' / 'B'} --speed 2"
+    assert "warning" not in r.stderr
+    # The label column without its placeholder names the runs but is not passed: said.
+    r = cli("sweep", "--rows", tmp_path / "rows.csv", "--root", tmp_path / "l", "--name-column",
+            "run", "--", "/usr/bin/python3", "-c", setup, "x", "{output}")
+    assert r.returncode == 0, r.stderr
+    assert "the command has no {run}" in r.stderr
+    assert (tmp_path / "l" / "A" / "args.txt").read_text() == f"x {tmp_path / 'l' / 'A'} --speed 1"
     r = cli("sweep", "--rows", tmp_path / "rows.csv", "--root", tmp_path / "s", "--batch",
             "--", "/usr/bin/python3", "-c", setup, "{run}", "{output}")
     assert r.returncode == 0, r.stderr
