@@ -196,12 +196,21 @@ def plan_sweep(base, rows, root_dir, name=None, resume_args=()):
         end = row.get("end_time")
         done = is_finished(d, float(end) if end is not None else None)
         resume = not done and (d / "run.json").is_file() and _has_checkpoint(d)
-        cmd = None
-        if not callable(base):
-            label = (name,) if isinstance(name, str) else ()
-            cmd = command_for(base, row, d, n, label) + (list(resume_args) if resume else [])
-        planned.append(PlannedRun(n, d, row, done, resume, cmd))
+        planned.append(PlannedRun(n, d, row, done, resume,
+                                  _command(base, row, d, n, _label(name), resume, resume_args)))
     return planned
+
+
+def _label(name):
+    """The label column of name= (a column name), as command_for takes it."""
+    return (name,) if isinstance(name, str) else ()
+
+
+def _command(base, row, directory, name, label, resume, resume_args):
+    """A row's command line (None for a callable base), resume_args appended when resuming."""
+    if callable(base):
+        return None
+    return command_for(base, row, directory, name, label) + (list(resume_args) if resume else [])
 
 
 def add_jobs_argument(ap, when=""):
@@ -258,7 +267,7 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
     root = Path(root_dir)
     root.mkdir(parents=True, exist_ok=True)
     planned = plan_sweep(base, rows, root, name, resume_args)
-    label = (name,) if isinstance(name, str) else ()
+    label = _label(name)
     status = {}
     scripts = []
     local = []  # rows to run here; claimed (checked again) just before each starts
@@ -406,10 +415,7 @@ def _claim(base, p, resume_args, label, log):
                   f"moved to {aside.name}, starting over", flush=True)
     p.directory.mkdir(parents=True, exist_ok=True)
     (p.directory / SWEEP_MARKER).unlink(missing_ok=True)
-    command = None
-    if not callable(base):
-        command = (command_for(base, p.row, p.directory, p.name, label)
-                   + (list(resume_args) if resume else []))
+    command = _command(base, p.row, p.directory, p.name, label, resume, resume_args)
     return PlannedRun(p.name, p.directory, p.row, False, resume, command), None
 
 
