@@ -459,7 +459,6 @@ def plot_times(requested, end_time):
 
 def sweep(args):
     """All runs of the table into <DIR>/<run>, skipping finished ones (regosph.sweep)."""
-
     rows = [{"run": name} for name in RUNS]
     command = [sys.executable, os.path.abspath(__file__), "--run", "{run}", "--output", "{output}",
                "--resolution", args.resolution, "--end-time", repr(args.end_time),

@@ -97,7 +97,6 @@ def run_cases(runs_dir, cases, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
     stopped one continues from its checkpoint (every 10 wall minutes), and jobs > 1 runs that
     many at once, one process each. Returns the run directories that finished, in case order.
     """
-
     for g in sorted({c["gravity"] for c in cases}, reverse=True):
         ensure_bed(bed_dir(runs_dir, g, spacing), spacing, bed_depth, bed_radius, g)
     rows = []
