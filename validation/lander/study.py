@@ -14,7 +14,8 @@ writes into --out (default: quick_2d/ or study_3d/ here):
   results.csv   one row per run: the bounce (post.bounce: e_n, e_t, e, outgoing angle and
                 spin, energy ratio, peak acceleration, contact duration, penetration) and the
                 ejecta (post.mass_above_speed: the largest mass seen in a snapshot faster
-                than each speed of EJECTA_SPEEDS, and than Ryugu's escape speed), steps and
+                than each speed of EJECTA_SPEEDS, and than Ryugu's escape speed; kg per
+                metre in plane strain, kg of the whole lander's impact in 3D), steps and
                 wall time
   bounce.png    the lander's height and speed against time, per run
   ejecta.png    M(>v) per run
@@ -102,15 +103,29 @@ def analyse(run_dir):
     row["vx_in"], row["vy_in"] = b["v_in"][:2]
     row["vx_out"], row["vy_out"] = b["v_out"][:2]
     speeds = EJECTA_SPEEDS + (post.RYUGU_ESCAPE_SPEED,)
-    ejecta = np.max([post.mass_above_speed(s, speeds, material="regolith")
-                     for s in run.snapshots()], axis=0)
+    ejecta = ejecta_mass(run, speeds)
+    unit = ejecta_unit(run)
     for v, m in zip(EJECTA_SPEEDS, ejecta):
-        row[f"mass_above_{v:g}_m_s_kg_per_m"] = float(m)
-    row["escaping_mass_kg_per_m"] = float(ejecta[-1])
+        row[f"mass_above_{v:g}_m_s_{unit}"] = float(m)
+    row[f"escaping_mass_{unit}"] = float(ejecta[-1])
     wall = Path(run_dir) / "wall.json"
     if wall.is_file():
         row.update(json.loads(wall.read_text()))
     return row
+
+
+def ejecta_unit(run):
+    """kg per metre of depth in plane strain, kg in 3D."""
+    return "kg_per_m" if run.dim == 2 else "kg"
+
+
+def ejecta_mass(run, speeds):
+    """M(>v) for each of `speeds`: the largest regolith mass seen in a snapshot faster than v
+    (post.mass_above_speed), per metre of depth in plane strain; in 3D of the whole lander's
+    impact, i.e. twice the half model's (the symmetry plane z = 0 halves the domain)."""
+    m = np.max([post.mass_above_speed(s, speeds, material="regolith") for s in run.snapshots()],
+               axis=0)
+    return m if ejecta_unit(run) == "kg_per_m" else 2.0 * m
 
 
 def checks(rows):
@@ -164,11 +179,10 @@ def plots(runs, out):
     for d in runs:
         run = post.Run(d)
         speeds = np.geomspace(1e-3, 1.0, 60)
-        m = np.max([post.mass_above_speed(s, speeds, material="regolith")
-                    for s in run.snapshots()], axis=0)
-        ax.loglog(speeds, np.maximum(m, 1e-6), label=d.name)
+        ax.loglog(speeds, np.maximum(ejecta_mass(run, speeds), 1e-6), label=d.name)
+        unit = "kg/m" if ejecta_unit(run) == "kg_per_m" else "kg"
     ax.axvline(post.RYUGU_ESCAPE_SPEED, color="k", ls=":", label="Ryugu escape speed")
-    ax.set(xlabel="v [m/s]", ylabel="M(>v) [kg/m]")
+    ax.set(xlabel="v [m/s]", ylabel=f"M(>v) [{unit}]")
     ax.legend(fontsize=7)
     post.save(fig, out / "ejecta.png")
 
@@ -211,6 +225,11 @@ def main():
             f"{post.RYUGU_ESCAPE_SPEED:.3f} m/s.", "", post.to_markdown(table, ".3g"), "",
             "## Acceptance", ""]
     text += [f"- {'PASS' if ok else 'FAIL'}: {name} ({detail})" for name, ok, detail in results]
+    ejecta = [c for c in rows[0] if c.startswith(("mass_above_", "escaping_mass_"))]
+    per = "per metre of depth" if args.dim == 2 else "of the whole impact: twice the half model"
+    text += ["", "## Ejecta", "", "M(>v): the largest regolith mass seen in a snapshot faster "
+             f"than v ({per}); escaping: faster than Ryugu's escape speed.", "",
+             post.to_markdown(pd.DataFrame(rows)[["run"] + ejecta], ".3g")]
     text += ["", "## Finding: the shallow bed returns more energy", ""] + finding(rows)
     deepest = max(r["penetration"] for r in rows)
     shallowest = min(r["bed_depth_m"] for r in rows)
