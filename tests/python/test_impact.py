@@ -93,6 +93,22 @@ def test_low_gravity_comparison_reads_the_series():
     assert names == ["v1_g9.81", "v1_g0.981", "fr2_g0.981", "m0.3_g1", "m0.3_g0.2"]
     assert [c[0] for c in lowg.cases([9.81], murdoch=False)] == ["v1_g9.81"]
 
+    # The fixed-Froude series in Froude units: a run that obeys the scaling (depth fixed,
+    # time as sqrt(D/g), deceleration as g) gives the same row at every gravity; one that
+    # does not, a different one.
+    D = 0.0254
+    fr = pd.DataFrame({"run": ["v1_g9.81", "fr2_g0.981", "fr2_g0.0981", "v1_g0.981"],
+                       "gravity_m_s2": [9.81, 0.981, 0.0981, 0.981],
+                       "speed_m_s": [1.0, 0.316, 0.1, 1.0],
+                       "depth": [0.02, 0.02, 0.03, 0.05],
+                       "stopping_time": [0.04 * math.sqrt(10.0 ** k) for k in (0, 1)] + [0.4, 0.1],
+                       "peak_deceleration": [80.0, 8.0, 0.8, 50.0]})
+    rows = [line.split("|")[3:6] for line in lowg.froude_table(fr) if line[2:3].isdigit()]
+    assert len(rows) == 3                                  # v1_g0.981 is not in the series
+    assert rows[0] == rows[1]                              # g and g/10 obey the scaling
+    assert rows[2][0].strip() == f"{0.03 / D:.3f}" and rows[2] != rows[0]
+    assert "needs at least two" in lowg.froude_table(fr.iloc[:1])[0]
+
 
 def test_impact_runs_go_through_the_sweep(tmp_path):
     """examples/sphere_impact.run_cases (the impact studies' runner): the bed once per gravity,

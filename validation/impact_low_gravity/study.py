@@ -89,6 +89,28 @@ def series_table(sel, label):
     return lines
 
 
+def froude_table(df):
+    """Markdown lines: the fixed-Froude series (the g0 run of the fixed-speed series is its
+    first member) in the units of Froude scaling: depth / D, stopping time sqrt(g / D) and
+    peak deceleration / g. A bed whose resistance is frictional (proportional to rho g z) and
+    an impact at fixed Fr give the same three numbers at every gravity; what changes shows the
+    part of the resistance that does not scale with g (the bed's elastic stiffness and
+    the sphere's inertia against it)."""
+    sel = df[df["run"].str.startswith("fr") |
+             ((df["run"].str.startswith("v")) & (df["gravity_m_s2"] == G0))]
+    sel = sel.sort_values("gravity_m_s2", ascending=False)
+    if len(sel) < 2:
+        return ["The fixed-Froude series needs at least two gravities."]
+    lines = ["| gravity [m/s^2] | speed [m/s] | depth / D | stopping time sqrt(g/D) | "
+             "peak deceleration / g |", "|---|---|---|---|---|"]
+    for _, r in sel.iterrows():
+        g = r["gravity_m_s2"]
+        lines.append(f"| {g:.4g} | {r['speed_m_s']:.3g} | {r['depth'] / si.DIAMETER:.3f} | "
+                     f"{r['stopping_time'] * math.sqrt(g / si.DIAMETER):.3f} | "
+                     f"{r['peak_deceleration'] / g:.3g} |")
+    return lines
+
+
 def gravity_dependence(df):
     """The comparison with LITERATURE: the fixed-speed series from g0 down (Altshuler et
     al.'s g^(-1/2) settling time, against 0 for Murdoch et al.'s collision duration) and the
@@ -98,6 +120,9 @@ def gravity_dependence(df):
              "released their objects at rest; a depth that changes with gravity here does not "
              "contradict them):", ""]
     lines += series_table(df[df["run"].str.startswith("v")], "fixed-speed series")
+    lines += ["", f"Fixed Froude number {FROUDE:.3g} (the speed scaled with sqrt(g)), in the "
+              "units of Froude scaling, the same at every gravity if the bed's resistance were "
+              "purely frictional:", ""] + froude_table(df)
     lines += ["", "Altshuler et al.: exponent -0.5 for objects settling from rest; Murdoch et "
               "al.: 0 (the collision lasts as long at every gravity).", "",
               f"Inside Murdoch et al.'s window, {MURDOCH_SPEED:g} m/s at "
