@@ -19,8 +19,9 @@ import regosph as rs
 import lander_2d
 import prepared_bed
 
-HALF_MASS = lander_2d.LANDER_MASS / 2                       # kg
-HALF_INERTIA = (0.081 / 2, 0.121 / 2, 0.100 / 2)            # kg m^2 about x, y, z
+COPIES = 2                  # the whole impact is the modelled half and its mirror image in z = 0
+HALF_MASS = lander_2d.LANDER_MASS / COPIES                  # kg
+HALF_INERTIA = tuple(i / COPIES for i in (0.081, 0.121, 0.100))  # kg m^2 about x, y, z
 BED_BREADTH = 0.4                                            # m, along z from the plane
 
 

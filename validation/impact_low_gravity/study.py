@@ -94,8 +94,8 @@ def froude_table(df):
     first member) in the units of Froude scaling: depth / D, stopping time sqrt(g / D) and
     peak deceleration / g. A bed whose resistance is frictional (proportional to rho g z) and
     an impact at fixed Fr give the same three numbers at every gravity; what changes shows the
-    part of the resistance that does not scale with g (the bed's elastic stiffness and
-    the sphere's inertia against it)."""
+    part of the resistance that does not scale with g (the bed's fixed elastic moduli, and the
+    artificial viscosity, whose alpha term scales with the sound speed)."""
     sel = df[df["run"].str.startswith("fr") |
              ((df["run"].str.startswith("v")) & (df["gravity_m_s2"] == G0))]
     sel = sel.sort_values("gravity_m_s2", ascending=False)

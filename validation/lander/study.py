@@ -106,7 +106,7 @@ def analyse(run_dir):
     row["vx_out"], row["vy_out"] = b["v_out"][:2]
     speeds = EJECTA_SPEEDS + (post.RYUGU_ESCAPE_SPEED,)
     ejecta = ejecta_mass(run, speeds)
-    unit = ejecta_unit(run)
+    unit = EJECTA_UNITS[run.dim][0]
     for v, m in zip(EJECTA_SPEEDS, ejecta):
         row[f"mass_above_{v:g}_m_s_{unit}"] = float(m)
     row[f"escaping_mass_{unit}"] = float(ejecta[-1])
@@ -116,18 +116,19 @@ def analyse(run_dir):
     return row
 
 
-def ejecta_unit(run):
-    """kg per metre of depth in plane strain, kg in 3D."""
-    return "kg_per_m" if run.dim == 2 else "kg"
+# The ejecta's mass per dimension: column suffix, unit, what it is of, and the copies of the
+# modelled domain that make the whole impact (lander_3d models one half).
+EJECTA_UNITS = {2: ("kg_per_m", "kg/m", "per metre of depth", 1),
+                3: ("kg", "kg", "of the whole impact: the half model and its mirror image",
+                    lander_3d.COPIES)}
 
 
 def ejecta_mass(run, speeds):
     """M(>v) for each of `speeds`: the largest regolith mass seen in a snapshot faster than v
-    (post.mass_above_speed), per metre of depth in plane strain; in 3D of the whole lander's
-    impact, i.e. twice the half model's (the symmetry plane z = 0 halves the domain)."""
+    (post.mass_above_speed), in EJECTA_UNITS[run.dim]."""
     m = np.max([post.mass_above_speed(s, speeds, material="regolith") for s in run.snapshots()],
                axis=0)
-    return m if ejecta_unit(run) == "kg_per_m" else 2.0 * m
+    return EJECTA_UNITS[run.dim][3] * m
 
 
 def checks(rows):
@@ -187,9 +188,8 @@ def plots(runs, out):
         run = post.Run(d)
         speeds = np.geomspace(1e-3, 1.0, 60)
         ax.loglog(speeds, np.maximum(ejecta_mass(run, speeds), 1e-6), label=d.name)
-        unit = "kg/m" if ejecta_unit(run) == "kg_per_m" else "kg"
     ax.axvline(post.RYUGU_ESCAPE_SPEED, color="k", ls=":", label="Ryugu escape speed")
-    ax.set(xlabel="v [m/s]", ylabel=f"M(>v) [{unit}]")
+    ax.set(xlabel="v [m/s]", ylabel=f"M(>v) [{EJECTA_UNITS[run.dim][1]}]")
     ax.legend(fontsize=7)
     post.save(fig, out / "ejecta.png")
 
@@ -233,9 +233,9 @@ def main():
             "## Acceptance", ""]
     text += [f"- {'PASS' if ok else 'FAIL'}: {name} ({detail})" for name, ok, detail in results]
     ejecta = [c for c in rows[0] if c.startswith(("mass_above_", "escaping_mass_"))]
-    per = "per metre of depth" if args.dim == 2 else "of the whole impact: twice the half model"
     text += ["", "## Ejecta", "", "M(>v): the largest regolith mass seen in a snapshot faster "
-             f"than v ({per}); escaping: faster than Ryugu's escape speed.", "",
+             f"than v ({EJECTA_UNITS[args.dim][2]}); escaping: faster than Ryugu's escape "
+             "speed.", "",
              post.to_markdown(pd.DataFrame(rows)[["run"] + ejecta], ".3g")]
     text += ["", "## Finding: the shallow bed returns more energy", ""] + finding(rows)
     deepest = max(r["penetration"] for r in rows)
