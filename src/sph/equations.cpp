@@ -7,6 +7,10 @@
 #include <stdexcept>
 #include <type_traits>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "parallel/threads.hpp"
 #include "sph/gradient_correction.hpp"
 #include "sph/kernel.hpp"
@@ -109,8 +113,64 @@ struct Record {
     static constexpr int art = stress + kStress;  // artificial stress R [Pa m^6/kg^2], kTensor
     static constexpr int balsara = ArtStress ? art + kTensor : art;  // Balsara's f [-]
     static constexpr int size = Prepass ? balsara + 1 : balsara;
+    // Doubles from one record to the next: whole cache lines (8 doubles), so that a block of
+    // partners' records is read with aligned vector loads and transposed (load_block).
+    static constexpr int stride = (size + 7) / 8 * 8;
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
 };
+
+// Copies the records of the kBlock partners `block` into blk[field][lane] (a transpose). With
+// AVX-512, eight records at a time: each group of eight fields is read with one aligned
+// 512-bit load per record and transposed in registers (unpack, then two rounds of
+// permutations), instead of the one load and insert per lane and field that the compiler
+// makes of a gather on this target. Exact copies either way: the results do not depend on
+// the path.
+template <int Stride>
+inline void load_block(const double* rec, const std::uint32_t* block,
+                       double (&blk)[Stride][kBlock]) {
+    static_assert(Stride % 8 == 0, "records are whole cache lines");
+#if defined(__AVX512F__)
+    static_assert(kBlock == 8, "the transpose takes eight records");
+    const __m512i lo2 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+    const __m512i hi2 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    const __m512i lo4 = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11);
+    const __m512i hi4 = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
+    const double* r[8];
+    for (int k = 0; k < 8; ++k) r[k] = rec + static_cast<std::size_t>(block[k]) * Stride;
+    for (int g = 0; g < Stride; g += 8) {
+        __m512d row[8];
+        for (int k = 0; k < 8; ++k) row[k] = _mm512_load_pd(r[k] + g);
+        // Pairs of lanes: t[2j] holds fields 0, 2, 4, 6 of records 2j and 2j + 1, t[2j + 1]
+        // fields 1, 3, 5, 7.
+        __m512d t[8];
+        // (The masked forms with every lane selected: the plain ones start from an undefined
+        // vector, which GCC 12 reports as maybe uninitialised.)
+        for (int j = 0; j < 4; ++j) {
+            t[2 * j] = _mm512_mask_unpacklo_pd(row[2 * j], 0xff, row[2 * j], row[2 * j + 1]);
+            t[2 * j + 1] = _mm512_mask_unpackhi_pd(row[2 * j], 0xff, row[2 * j], row[2 * j + 1]);
+        }
+        // Quads of lanes: u[4i + m] holds fields m' and m' + 4 of records 4i .. 4i + 3, with
+        // m' = 0, 2, 1, 3 for m = 0, 1, 2, 3.
+        __m512d u[8];
+        for (int i = 0; i < 2; ++i) {
+            u[4 * i + 0] = _mm512_permutex2var_pd(t[4 * i], lo2, t[4 * i + 2]);
+            u[4 * i + 1] = _mm512_permutex2var_pd(t[4 * i], hi2, t[4 * i + 2]);
+            u[4 * i + 2] = _mm512_permutex2var_pd(t[4 * i + 1], lo2, t[4 * i + 3]);
+            u[4 * i + 3] = _mm512_permutex2var_pd(t[4 * i + 1], hi2, t[4 * i + 3]);
+        }
+        static constexpr int kField[4] = {0, 2, 1, 3};
+        for (int m = 0; m < 4; ++m) {
+            _mm512_store_pd(blk[g + kField[m]], _mm512_permutex2var_pd(u[m], lo4, u[4 + m]));
+            _mm512_store_pd(blk[g + kField[m] + 4], _mm512_permutex2var_pd(u[m], hi4, u[4 + m]));
+        }
+    }
+#else
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        const double* r = rec + static_cast<std::size_t>(block[k]) * Stride;
+        for (int f = 0; f < Stride; ++f) blk[f][k] = r[f];
+    }
+#endif
+}
 
 // The record's stress slot in runs with the gradient pre-pass: P = sigma L / rho^2 in full
 // (row-major) from L and f of the pre-pass (`pre`), and Balsara's f.
@@ -141,7 +201,7 @@ template <int Dim, bool ArtStress, bool Prepass>
 void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vector<double>& rho0,
                   std::size_t i, StagedParticles& st) {
     using R = Record<Dim, ArtStress, Prepass>;
-    double* const rec = st.record.data() + i * R::size;
+    double* const rec = st.record.data() + i * R::stride;
     const bool boundary = p.kind[i] == ParticleKind::boundary;
     const int mat = p.material[i];
     const double inv_rho = 1.0 / p.rho[i];
@@ -191,11 +251,11 @@ std::vector<double> size_staging(const ParticleSet& p, const MaterialTable& mt, 
     const std::size_t n = p.size();
     // The pair loop indexes records with 32-bit signed integers (gathers with 32-bit indices).
     using R = Record<Dim, ArtStress, Prepass>;
-    if (n >= std::size_t{0x7fffffff} / R::size)
+    if (n >= std::size_t{0x7fffffff} / R::stride)
         throw std::length_error("compute_derivatives: too many particles on one rank for the "
                                 "32-bit record index");
-    st.record_size = R::size;
-    st.record.resize(n * R::size);
+    st.record_size = R::stride;
+    st.record.resize(n * R::stride);
     if (mt.any_artificial_stress && mt.artificial_stress_power == 0) {
         st.n_art.resize(n);
         st.inv_w_rest.resize(n);
@@ -217,7 +277,7 @@ void stage_load_body(const ParticleSet& p, const LoadRequest& request, std::size
     st.load_body[i] = collected ? p.body[i] : -1;
     const bool slips = wall && body < request.wall_friction.size() &&
                        request.wall_friction[body] >= 0.0;
-    if (slips) st.record[i * R::size + R::key] = -2.0 - request.wall_friction[body];
+    if (slips) st.record[i * R::stride + R::key] = -2.0 - request.wall_friction[body];
 }
 
 // Where the loads of one dynamic particle on bodies go (body_loads.hpp), for the pair loops
@@ -242,7 +302,7 @@ bool wall_normal(const StagedParticles& st, const double* rec_a,
     bool any = false;
     for (int d = 0; d < Dim; ++d) n[d] = 0.0;
     for (const std::uint32_t b : partners) {
-        const double* rec_b = st.record.data() + static_cast<std::size_t>(b) * R::size;
+        const double* rec_b = st.record.data() + static_cast<std::size_t>(b) * R::stride;
         if (!(rec_b[R::key] <= -2.0)) continue;  // not a slip wall (Record::key)
         if (!any) first_wall = b;
         double dx[Dim], r2 = 0.0;
@@ -304,7 +364,7 @@ void add_load_shares(const double* rec, const std::uint32_t* block, double m_a,
         if (out.empty() || out.back().id != sink.id_a || out.back().body != body)
             out.push_back(LoadShare{sink.id_a, body, {}, {}});
         LoadShare& share = out.back();
-        const double* x_b = rec + static_cast<std::size_t>(block[k]) * R::size + R::x;
+        const double* x_b = rec + static_cast<std::size_t>(block[k]) * R::stride + R::x;
         double f[3] = {0.0, 0.0, 0.0}, r[3] = {0.0, 0.0, 0.0};
         for (int d = 0; d < Dim; ++d) {
             f[d] = -m_a * pair_force[d][k];
@@ -391,7 +451,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                      const LoadSink& sink) {
     using R = Record<Dim, ArtStress, Prepass>;
     const double* const rec = st.record.data();
-    const double* const rec_a = rec + a * R::size;
+    const double* const rec_a = rec + a * R::stride;
     const double rho_a = rec_a[R::rho];
     const double inv_rho_a = 1.0 / rho_a;
     const double h_a = rec_a[R::h];
@@ -436,7 +496,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
                 const std::uint32_t b = partners[base + k];
-                const std::int32_t ib = static_cast<std::int32_t>(b) * R::size;  // record of b
+                const std::int32_t ib = static_cast<std::int32_t>(b) * R::stride;  // record of b
                 double r2 = 0.0;
                 for (int d = 0; d < Dim; ++d)
                     r2 += (xa[d] - rec[ib + R::x + d]) * (xa[d] - rec[ib + R::x + d]);
@@ -446,21 +506,23 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 fn_pow[k] = std::pow(f, std::max(st.n_art[a], st.n_art[b]));
             }
         }
+        // The partners' records, field by field (blk[field][lane]): the vectorised loop then
+        // reads each field with contiguous loads instead of one load per lane.
+        alignas(64) double blk[R::stride][kBlock];
+        load_block<R::stride>(rec, partners.data() + base, blk);
 #pragma omp simd
         for (std::size_t k = 0; k < kBlock; ++k) {
-            const std::uint32_t b = partners[base + k];
-            const std::int32_t ib = static_cast<std::int32_t>(b) * R::size;  // record of b
             double dx[Dim];
             double r2 = 0.0;
             for (int d = 0; d < Dim; ++d) {
-                dx[d] = xa[d] - rec[ib + R::x + d];
+                dx[d] = xa[d] - blk[R::x + d][k];
                 r2 += dx[d] * dx[d];
             }
-            const double h_ab = 0.5 * (h_a + rec[ib + R::h]);
+            const double h_ab = 0.5 * (h_a + blk[R::h][k]);
             // The padding (b = a, r = 0) gets r = 2 h: every kernel factor is 0 there.
             const bool inside = interacts(r2, h_ab);
             const double r = inside ? std::sqrt(r2) : 2.0 * h_ab;
-            const double rho_sum = rho_a + rec[ib + R::rho];
+            const double rho_sum = rho_a + blk[R::rho][k];
             // One division gives 1 / (h r) for the kernel and 1 / ((r^2 + eps h^2) rho_sum) for
             // the viscosity.
             const double denom = (inside ? r2 : r * r) + pp.av_epsilon * h_ab * h_ab;
@@ -473,13 +535,13 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             double vr = 0.0, dv_dot_grad = 0.0;
             for (int d = 0; d < Dim; ++d) {
                 grad[d] = kf.gradient * dx[d];  // grad_a W_ab
-                dv[d] = va[d] - rec[ib + R::v + d];
+                dv[d] = va[d] - blk[R::v + d][k];
                 vr += dv[d] * dx[d];
                 dv_dot_grad += dv[d] * grad[d];
             }
-            const double m_b = rec[ib + R::mass];
+            const double m_b = blk[R::mass][k];
 
-            div[k] += pair_terms::continuity(rec[ib + R::volume], dv_dot_grad);
+            div[k] += pair_terms::continuity(blk[R::volume][k], dv_dot_grad);
 
             // A free-slip or Coulomb wall partner: only the normal part of the relative
             // velocity enters the strain rate.
@@ -487,7 +549,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             double dv_l[Dim];
             for (int d = 0; d < Dim; ++d) dv_l[d] = dv[d];
             if constexpr (Loads) {
-                const double key_b = rec[ib + R::key];
+                const double key_b = blk[R::key][k];
                 mu_b = inside && key_b <= -2.0 ? -2.0 - key_b : -1.0;
                 double normal[Dim];
                 pair_terms::along<Dim>(dv, n_wall, normal);
@@ -500,21 +562,21 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
 
             // Artificial viscosity, approaching pairs only. A boundary partner has no sound
             // speed of its own (its model is rigid): the pair uses c_a.
-            const double c_b = rec[ib + R::c_visc] < 0.0 ? c_a : rec[ib + R::c_visc];
+            const double c_b = blk[R::c_visc][k] < 0.0 ? c_a : blk[R::c_visc][k];
             const double nu = pair_terms::viscosity_nu(h_ab, vr, rho_sum, inv);
             const double pi_approaching =
                 pair_terms::viscosity_pi(pp.av_alpha, pp.av_beta, c_a, c_b, nu, denom, inv);
             const bool approaching = inside && vr < 0.0;
             double pi_ab = approaching ? pi_approaching : 0.0;
             if constexpr (Prepass)  // Balsara: (f_a + f_b) / 2, a wall partner takes f_a
-                pi_ab *= 0.5 * (f_a + (rec[ib + R::c_visc] < 0.0 ? f_a : rec[ib + R::balsara]));
+                pi_ab *= 0.5 * (f_a + (blk[R::c_visc][k] < 0.0 ? f_a : blk[R::balsara][k]));
             max_nu[k] = approaching ? std::max(max_nu[k], -nu) : max_nu[k];
 
             double t[Dim];
-            pair_terms::momentum<Dim, Prepass>(sa, rec, ib + R::stress, pi_ab, grad, t);
+            pair_terms::momentum<Dim, Prepass>(sa, &blk[R::stress][k], kBlock, pi_ab, grad, t);
             for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * t[i];
             // Energy budget: a wall partner's share is whole, a dynamic one's half.
-            const double share = rec[ib + R::c_visc] < 0.0 ? m_b : 0.5 * m_b;
+            const double share = blk[R::c_visc][k] < 0.0 ? m_b : 0.5 * m_b;
             work[k] += share * pair_terms::pair_work<Dim>(dv, t);
             visc[k] += share * pi_ab * dv_dot_grad;
             if constexpr (Loads) {
@@ -532,7 +594,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                         whole_weight +
                     fn_pow[k];
                 double ta[Dim];
-                pair_terms::artificial_stress<Dim>(ra, rec, ib + R::art, grad, ta);
+                pair_terms::artificial_stress<Dim>(ra, &blk[R::art][k], kBlock, grad, ta);
                 for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * fn * ta[i];
                 art_work[k] += share * fn * pair_terms::pair_work<Dim>(dv, ta);
                 if constexpr (Loads) {
@@ -548,7 +610,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             if constexpr (Xsph) {
                 double w_ab = kernel::normalisation<Dim>(1.0) * kernel::shape(kf.q);  // W(r, h)
                 for (int d = 0; d < Dim; ++d) w_ab *= kf.inv_h;
-                const double same = rec[ib + R::key] == key_a ? 1.0 : 0.0;
+                const double same = blk[R::key][k] == key_a ? 1.0 : 0.0;
                 const double w = pair_terms::xsph_weight(same, m_b, w_ab, inv, denom);
                 for (int d = 0; d < Dim; ++d) xsph[d][k] -= w * dv[d];  // dv = v_a - v_b
             }
@@ -596,7 +658,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 for (int i = 0; i < Dim; ++i) F[i] += wall_force[i][k];
                 limit += wall_limit[k];
             }
-            const double* const rec_wall = rec + static_cast<std::size_t>(first_wall) * R::size;
+            const double* const rec_wall = rec + static_cast<std::size_t>(first_wall) * R::stride;
             for (int i = 0; i < Dim; ++i) s.wall_v[i] = rec_wall[R::v + i];
             // The wall's mu_w, from the key of its record (-2 - mu_w).
             if (-2.0 - rec_wall[R::key] > 0.0) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/aligned_allocator.hpp"
 #include "core/particles.hpp"
 #include "materials/material.hpp"
 #include "sph/body_loads.hpp"
@@ -54,11 +55,12 @@ struct MaterialTable {
 // Per-particle quantities the pair loop reads, staged once per evaluation so that the loop
 // does no divisions by density and finds all it needs of a neighbour in one place.
 struct StagedParticles {
-    // One record of `record_size` doubles per particle (layout: Record in equations.cpp):
+    // One record per particle, `record_size` doubles apart (whole cache lines; layout: Record
+    // in equations.cpp):
     // position, h, velocity, density, mass, volume m / rho, artificial-viscosity sound speed
     // (< 0 for boundary particles), XSPH key (material index, -1 for boundary particles),
     // sigma / rho^2 and the artificial stress R, in SI units.
-    std::vector<double> record;
+    std::vector<double, AlignedAllocator<double>> record;  // from a cache-line boundary
     int record_size = 0;
     // Artificial stress with no common whole exponent (MaterialTable::artificial_stress_power
     // == 0): the exponent n of each particle (0 where its material does not use it) and

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace regosph::pair_terms {
@@ -53,21 +54,22 @@ inline double viscosity_pi(double alpha, double beta, double c_a, double c_b, do
 }
 
 // Momentum (eq. 37) per unit m_b: [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab
-// [m/s^2 per kg]; s_a and s_b = records[b_offset ...] are sigma / rho^2 in packed form (b as
-// a base array and a 32-bit offset, which the vectorised loop turns into gathers). dv_a/dt
-// gets m_b times this, and the particle b (of a body) feels -m_a m_b times it.
+// [m/s^2 per kg]; s_a and s_b are sigma / rho^2 in packed form, b's slot k at
+// s_b[k * b_stride] (the pair loop keeps a block of partners field by field, so its lanes
+// read b with contiguous loads). dv_a/dt gets m_b times this, and the particle b (of a body)
+// feels -m_a m_b times it.
 // Full: s_a and s_b are full Dim x Dim matrices (row-major), sigma L / rho^2 with the kernel
 // correction L of each particle: the variational form of Bonet & Lok (1999),
 // [sigma_a L_a / rho_a^2 + sigma_b L_b / rho_b^2 - Pi_ab I] . grad_a W_ab
 // (gradient_correction.hpp), the same arithmetic as above when L = I.
 template <int Dim, bool Full = false>
-inline void momentum(const double* s_a, const double* records, std::int32_t b_offset,
+inline void momentum(const double* s_a, const double* s_b, std::size_t b_stride,
                      double pi_ab, const double (&grad)[Dim], double (&t)[Dim]) {
     for (int i = 0; i < Dim; ++i) {
         t[i] = -pi_ab * grad[i];
         for (int j = 0; j < Dim; ++j) {
             const int slot = Full ? i * Dim + j : packed_slot<Dim>[i][j];
-            t[i] += (s_a[slot] + records[b_offset + slot]) * grad[j];
+            t[i] += (s_a[slot] + s_b[slot * b_stride]) * grad[j];
         }
     }
 }
@@ -82,16 +84,16 @@ inline double pair_work(const double (&dv)[Dim], const double (&t)[Dim]) {
 }
 
 // Monaghan's (2000) artificial stress per unit m_b f_ab^n: (R_a + R_b) . grad_a W_ab, R in
-// packed form [Pa m^6/kg^2] (Gray, Monaghan & Swift 2001 eq. 4.3), R_b = records[b_offset ...].
+// packed form [Pa m^6/kg^2] (Gray, Monaghan & Swift 2001 eq. 4.3), R_b's slot k at r_b[k * b_stride].
 // dv_a/dt gets m_b f_ab^n times this.
 template <int Dim>
-inline void artificial_stress(const double* r_a, const double* records, std::int32_t b_offset,
+inline void artificial_stress(const double* r_a, const double* r_b, std::size_t b_stride,
                               const double (&grad)[Dim], double (&t)[Dim]) {
     for (int i = 0; i < Dim; ++i) {
         t[i] = 0.0;
         for (int j = 0; j < Dim; ++j) {
             const int slot = packed_slot<Dim>[i][j];
-            t[i] += (r_a[slot] + records[b_offset + slot]) * grad[j];
+            t[i] += (r_a[slot] + r_b[slot * b_stride]) * grad[j];
         }
     }
 }
