@@ -823,7 +823,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
             }
             // The interacting neighbours, padded to whole blocks.
             const std::span<const std::uint32_t> row = nl.row(a);
-            selected.resize(row.size() + kBlock);
+            selected.resize(row.size() + kSelectSlack);
             const std::uint32_t count = select_interacting<Dim>(p, a, row, selected.data());
             const std::size_t n_partners = (count + kBlock - 1) / kBlock * kBlock;
             const std::span<const std::uint32_t> partners(selected.data(), n_partners);

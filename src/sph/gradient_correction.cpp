@@ -83,7 +83,7 @@ void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialT
                 if (a >= n || p.kind[a] != ParticleKind::dynamic) continue;
                 const int mat = p.material[a];
                 const std::span<const std::uint32_t> row = nl.row(a);
-                selected.resize(row.size() + kBlock);
+                selected.resize(row.size() + kSelectSlack);
                 const std::uint32_t count = select_interacting<Dim>(p, a, row, selected.data());
                 const std::size_t n_partners = (count + kBlock - 1) / kBlock * kBlock;
                 double M[Dim][Dim], G[Dim][Dim], L[Dim][Dim];

@@ -11,6 +11,10 @@
 
 #include "core/particles.hpp"
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace regosph {
 
 // Whether a and b interact: 0 < r_ab < h_ab. A NaN distance counts as interacting, so that
@@ -27,9 +31,14 @@ inline bool interacts(double r2, double h_ab) { return !(r2 >= h_ab * h_ab) & (r
 // are a fixed function of its neighbour row, the same on any number of threads.
 constexpr std::size_t kBlock = 8;
 
-// Copies the entries of `row` that interact with particle a to `out`, in row order (every
-// entry is written, the count advances when the pair interacts), pads the last block with a
-// itself and returns the number of interacting ones. The Verlet list's skin entries and
+// Room the selection needs in `out` beyond the row's length: the padding of the last block,
+// and the whole vector stores of the AVX-512 path.
+constexpr std::size_t kSelectSlack = 16;
+static_assert(kSelectSlack >= kBlock, "room for the padding of the last block");
+
+// Copies the entries of `row` that interact with particle a to `out` (row.size() +
+// kSelectSlack entries), in row order, pads the last block with a itself and returns the
+// number of interacting ones. The Verlet list's skin entries and
 // coincident particles never reach the pair terms.
 template <int Dim>
 std::uint32_t select_interacting(const ParticleSet& p, std::size_t a,
@@ -54,10 +63,25 @@ std::uint32_t select_interacting(const ParticleSet& p, std::size_t a,
             for (int d = 0; d < Dim; ++d) r2 += (xa[d] - x[d][b]) * (xa[d] - x[d][b]);
             keep[k] = interacts(r2, 0.5 * (h_a + h[b])) ? 1 : 0;
         }
+#if defined(__AVX512F__)
+        // Sixteen entries at a time: the kept ones packed to the front of a register (in row
+        // order) and the whole register stored at out + count; `out` has kSelectSlack entries
+        // beyond the row for the lanes past the count.
+        for (std::size_t k = 0; k < len; k += 16) {
+            const __mmask16 in_row = static_cast<__mmask16>(
+                len - k >= 16 ? 0xffff : (1u << (len - k)) - 1u);
+            const __m512i flags = _mm512_maskz_loadu_epi32(in_row, keep + k);
+            const __m512i entries = _mm512_maskz_loadu_epi32(in_row, row.data() + base + k);
+            const __mmask16 kept = _mm512_test_epi32_mask(flags, flags);
+            _mm512_storeu_si512(out + count, _mm512_maskz_compress_epi32(kept, entries));
+            count += static_cast<std::uint32_t>(__builtin_popcount(kept));
+        }
+#else
         for (std::size_t k = 0; k < len; ++k) {
             out[count] = row[base + k];
             count += keep[k];
         }
+#endif
     }
     for (std::uint32_t k = count; k % kBlock != 0; ++k) out[k] = static_cast<std::uint32_t>(a);
     return count;
