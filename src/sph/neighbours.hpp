@@ -55,6 +55,7 @@ public:
 private:
     std::vector<std::size_t> offsets_;
     std::vector<std::uint32_t> indices_;
+    std::vector<std::vector<std::uint32_t>> rows_;  // the build's block buffer (neighbours.cpp)
     std::array<std::vector<double>, 3> x_at_build_;
     double skin_ = 0.0;
     std::size_t built_size_ = 0;  // owned + halo particles at the build
