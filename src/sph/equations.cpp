@@ -122,9 +122,9 @@ struct Record {
 // Copies the records of the kBlock partners `block` into blk[field][lane] (a transpose). With
 // AVX-512, eight records at a time: each group of eight fields is read with one aligned
 // 512-bit load per record and transposed in registers (unpack, then two rounds of
-// permutations), instead of the one load and insert per lane and field that the compiler
-// makes of a gather on this target. Exact copies either way: the results do not depend on
-// the path.
+// permutations), instead of one load and one insert per lane and field: GCC 12 knows this
+// project's CPU only as znver3, whose tuning never emits gather instructions (bench/README.md,
+// "Sixth round"). Exact copies either way: the results do not depend on the path.
 template <int Stride>
 inline void load_block(const double* rec, const std::uint32_t* block,
                        double (&blk)[Stride][kBlock]) {
@@ -249,7 +249,8 @@ template <int Dim, bool ArtStress, bool Prepass>
 std::vector<double> size_staging(const ParticleSet& p, const MaterialTable& mt, bool loads,
                                  StagedParticles& st) {
     const std::size_t n = p.size();
-    // The pair loop indexes records with 32-bit signed integers (gathers with 32-bit indices).
+    // Records are indexed with 32-bit signed offsets (the per-pair artificial-stress exponent,
+    // gather).
     using R = Record<Dim, ArtStress, Prepass>;
     if (n >= std::size_t{0x7fffffff} / R::stride)
         throw std::length_error("compute_derivatives: too many particles on one rank for the "
