@@ -249,12 +249,7 @@ template <int Dim, bool ArtStress, bool Prepass>
 std::vector<double> size_staging(const ParticleSet& p, const MaterialTable& mt, bool loads,
                                  StagedParticles& st) {
     const std::size_t n = p.size();
-    // Records are indexed with 32-bit signed offsets (the per-pair artificial-stress exponent,
-    // gather).
     using R = Record<Dim, ArtStress, Prepass>;
-    if (n >= std::size_t{0x7fffffff} / R::stride)
-        throw std::length_error("compute_derivatives: too many particles on one rank for the "
-                                "32-bit record index");
     st.record_size = R::stride;
     st.record.resize(n * R::stride);
     if (mt.any_artificial_stress && mt.artificial_stress_power == 0) {
@@ -494,23 +489,22 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     // Energy budget (PairSums::work, ...), likewise apart.
     double work[kBlock] = {}, visc[kBlock] = {}, art_work[kBlock] = {};
     for (std::size_t base = 0; base < partners.size(); base += kBlock) {
+        // The partners' records, field by field (blk[field][lane]): the vectorised loop then
+        // reads each field with contiguous loads instead of one load per lane.
+        alignas(64) double blk[R::stride][kBlock];
+        load_block<R::stride>(rec, partners.data() + base, blk);
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
                 const std::uint32_t b = partners[base + k];
-                const std::int32_t ib = static_cast<std::int32_t>(b) * R::stride;  // record of b
                 double r2 = 0.0;
                 for (int d = 0; d < Dim; ++d)
-                    r2 += (xa[d] - rec[ib + R::x + d]) * (xa[d] - rec[ib + R::x + d]);
-                const double h_ab = 0.5 * (h_a + rec[ib + R::h]);
+                    r2 += (xa[d] - blk[R::x + d][k]) * (xa[d] - blk[R::x + d][k]);
+                const double h_ab = 0.5 * (h_a + blk[R::h][k]);
                 const double f = kernel::shape(std::sqrt(r2) / h_ab) * 0.5 *
                                  (st.inv_w_rest[a] + st.inv_w_rest[b]);
                 fn_pow[k] = std::pow(f, std::max(st.n_art[a], st.n_art[b]));
             }
         }
-        // The partners' records, field by field (blk[field][lane]): the vectorised loop then
-        // reads each field with contiguous loads instead of one load per lane.
-        alignas(64) double blk[R::stride][kBlock];
-        load_block<R::stride>(rec, partners.data() + base, blk);
 #pragma omp simd
         for (std::size_t k = 0; k < kBlock; ++k) {
             double dx[Dim];

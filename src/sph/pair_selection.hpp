@@ -38,8 +38,8 @@ static_assert(kSelectSlack >= kBlock, "room for the padding of the last block");
 
 // Copies the entries of `row` that interact with particle a to `out` (row.size() +
 // kSelectSlack entries), in row order, pads the last block with a itself and returns the
-// number of interacting ones. The Verlet list's skin entries and
-// coincident particles never reach the pair terms.
+// number of interacting ones. The Verlet list's skin entries and coincident particles never
+// reach the pair terms.
 template <int Dim>
 std::uint32_t select_interacting(const ParticleSet& p, std::size_t a,
                                  std::span<const std::uint32_t> row, std::uint32_t* out) {
