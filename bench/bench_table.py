@@ -11,12 +11,19 @@ with OMP_NUM_THREADS set. Columns: particles (dynamic), threads, M particle-step
 1 thread, ratio regosph / PySPH on the same threads. The load average is printed at the start
 and before each run: on a shared machine the figures mean little without it.
 
-    PYTHONPATH=build/python /usr/bin/python3 bench/bench_table.py [--threads 2]
+Each case runs --repeat rounds of (1 thread, N threads), back to back, so that the two runs of
+a round see the same state of the machine. The table gives the median over the rounds (of the
+rate, and of each run's regosph / PySPH ratio) and the range of the rate: on this project's
+VM one run's speed drifts by up to +-30 % from minute to minute (bench/README.md), and a
+single run can put a speed-up anywhere between 1.3 and 2.
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/bench_table.py [--threads 2] [--repeat 3]
         [--cases collapse sampler rings blocks3d busy busy-tuned] [--json FILE]
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -63,13 +70,14 @@ def figures(case, data):
     return g["particles"], g["particle_steps_per_s"], p["particle_steps_per_s"] if p else None
 
 
-def run(case, threads, args, tmp):
-    out = str(Path(tmp) / f"{case}_{threads}.json")
+def run(case, threads, args, tmp, round_):
+    out = str(Path(tmp) / f"{case}_{threads}_{round_}.json")
     cmd = CASES[case](out, args) if case in ("collapse", "sampler", "busy", "busy-tuned") else \
         CASES[case](out, args, check=threads > 1)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     load = os.getloadavg()[0]
-    print(f"# {case}, {threads} thread(s), load average {load:.2f}: {' '.join(cmd)}", flush=True)
+    print(f"# {case}, {threads} thread(s), round {round_ + 1}, load average {load:.2f}: "
+          f"{' '.join(cmd)}", flush=True)
     proc = subprocess.run([sys.executable, str(BENCH / cmd[0])] + cmd[1:], env=env,
                           capture_output=True, text=True)
     for line in proc.stdout.splitlines():
@@ -78,8 +86,23 @@ def run(case, threads, args, tmp):
         print(proc.stderr[-2000:], file=sys.stderr)
         return {"case": case, "threads": threads, "load": load, "failed": proc.returncode}
     n, rate, peer = figures(case, json.loads(Path(out).read_text()))
-    return {"case": case, "threads": threads, "load": load, "particles": n, "rate": rate,
-            "pysph": peer}
+    return {"case": case, "threads": threads, "round": round_, "load": load, "particles": n,
+            "rate": rate, "pysph": peer}
+
+
+def summary(runs):
+    """One table row from the runs of a case on one thread count: the medians and the range."""
+    ok = [r for r in runs if "failed" not in r]
+    first = runs[0]
+    if not ok:
+        return {"case": first["case"], "threads": first["threads"], "failed": runs[0]["failed"]}
+    rates = [r["rate"] for r in ok]
+    ratios = [r["rate"] / r["pysph"] for r in ok if r["pysph"]]
+    return {"case": first["case"], "threads": first["threads"], "particles": ok[0]["particles"],
+            "rate": statistics.median(rates), "rate_min": min(rates), "rate_max": max(rates),
+            "ratio": statistics.median(ratios) if ratios else None,
+            "load": max(r["load"] for r in ok), "runs": len(ok),
+            "failed": runs[0]["failed"] if len(ok) < len(runs) else None}
 
 
 def main():
@@ -88,30 +111,42 @@ def main():
     ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     ap.add_argument("--collapse-end-time", type=float, default=0.2)
     ap.add_argument("--sampler-end-time", type=float, default=0.02)
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="rounds of (1 thread, N threads) per case; the table gives medians")
     ap.add_argument("--json", help="also write the rows to this file")
     args = ap.parse_args()
+    if args.repeat < 1:
+        ap.error(f"--repeat must be at least 1, got {args.repeat}")
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"(1, 5, 15 min) on {os.cpu_count()} CPUs", flush=True)
-    rows = []
+    runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in args.cases:
-            for threads in sorted({1, args.threads}):
-                rows.append(run(case, threads, args, tmp))
-    print(f"\n{'case':10s} {'particles':>9s} {'threads':>7s} {'M p-steps/s':>11s} "
-          f"{'speed-up':>8s} {'x PySPH':>8s} {'load':>5s}")
+            for round_ in range(args.repeat):
+                for threads in sorted({1, args.threads}):
+                    runs.append(run(case, threads, args, tmp, round_))
+    rows = [summary([r for r in runs if (r["case"], r["threads"]) == key])
+            for key in dict.fromkeys((r["case"], r["threads"]) for r in runs)]
+    print(f"\nMedians over {args.repeat} round(s); range: slowest-fastest run; load: the highest "
+          f"load average before a run")
+    print(f"{'case':10s} {'particles':>9s} {'threads':>7s} {'M p-steps/s':>11s} "
+          f"{'range':>13s} {'speed-up':>8s} {'x PySPH':>8s} {'load':>5s}")
     one = {r["case"]: r.get("rate") for r in rows if r["threads"] == 1}
     failed = False
     for r in rows:
-        if "failed" in r:
+        if r.get("failed") is not None:
             failed = True
+        if "rate" not in r:
             print(f"{r['case']:10s} FAILED (exit status {r['failed']})")
             continue
         speedup = r["rate"] / one[r["case"]] if one.get(r["case"]) else float("nan")
-        ratio = f"{r['rate'] / r['pysph']:8.2f}" if r["pysph"] else f"{'-':>8s}"
+        ratio = f"{r['ratio']:8.2f}" if r["ratio"] else f"{'-':>8s}"
+        span = f"{r['rate_min'] / 1e6:.3f}-{r['rate_max'] / 1e6:.3f}"
         print(f"{r['case']:10s} {r['particles']:9d} {r['threads']:7d} {r['rate'] / 1e6:11.3f} "
-              f"{speedup:8.2f} {ratio} {r['load']:5.2f}")
+              f"{span:>13s} {speedup:8.2f} {ratio} {r['load']:5.2f}"
+              f"{'  (some runs FAILED)' if r.get('failed') is not None else ''}")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps({"rows": rows, "runs": runs}, indent=2) + "\n")
     sys.exit(1 if failed else 0)
 
 

@@ -124,9 +124,8 @@ void DruckerPrager::validate(const std::string& material) const {
 
 void DruckerPrager::prepare(int dim) {
     yield_surface = drucker_prager_constants(friction_angle, cohesion, dim);
+    p_wave_speed = elastic_wave_speed(*this);
 }
-
-double DruckerPrager::wave_speed(double /*rho*/) const { return elastic_wave_speed(*this); }
 
 StressRate DruckerPrager::stress_rate(const SymTensor& sigma, const SymTensor& strain_rate) const {
     return drucker_prager_stress_rate(*this, yield_surface, sigma, strain_rate);

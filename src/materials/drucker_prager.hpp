@@ -28,6 +28,9 @@ struct DruckerPrager {
     double dilatancy_angle = 0.0;  // psi [rad], in [0, phi]
     // Derived by prepare(dim) from phi and c, not a user parameter.
     DruckerPragerConstants yield_surface{};
+    // Derived by prepare(dim): c_p [m/s] (elastic_wave_speed), which the Courant limit of
+    // every particle and stage asks for; 0 before prepare.
+    double p_wave_speed = 0.0;
 
     static constexpr const char* kName = "DruckerPrager";
     static constexpr bool kBoundaryOnly = false;
@@ -48,6 +51,11 @@ DruckerPragerConstants drucker_prager_constants(double friction_angle, double co
 
 // Elastic P-wave speed c_p = sqrt((K + 4 mu / 3) / rho) [m/s] (SPEC.md section 3).
 double elastic_wave_speed(const DruckerPrager& m);
+
+// Inline: the Courant limit asks for it per particle and stage.
+inline double DruckerPrager::wave_speed(double /*rho*/) const {
+    return p_wave_speed > 0.0 ? p_wave_speed : elastic_wave_speed(*this);
+}
 
 // Yield function f = sqrt(J2) + alpha_phi I1 - k_c (Schaefer 2017 eq. 11) [Pa].
 double yield_function(const DruckerPragerConstants& dp, const SymTensor& sigma);

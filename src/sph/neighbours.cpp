@@ -69,16 +69,20 @@ void search(const ParticleSet& p, double skin, std::vector<std::size_t>& offsets
                 std::sort(row.begin(), row.end(),
                           [&p](std::uint32_t i, std::uint32_t j) { return p.id[i] < p.id[j]; });
             }
-        }
-        if (first == 0 && indices.capacity() == 0) {  // room for all rows, from the first block
-            std::size_t block_total = 0;
-            for (std::size_t a = first; a < last; ++a) block_total += rows[a - first].size();
-            indices.reserve(block_total * n / (last - first) * 11 / 10 + 16);
-        }
-        for (std::size_t a = first; a < last; ++a) {
-            const auto& row = rows[a - first];
-            indices.insert(indices.end(), row.begin(), row.end());
-            offsets[a + 1] = indices.size();
+            // The block's rows into the flat list: the offsets serially (a prefix sum), the
+            // copies in parallel.
+#pragma omp single
+            {
+                for (std::size_t a = first; a < last; ++a)
+                    offsets[a + 1] = offsets[a] + rows[a - first].size();
+                if (first == 0 && indices.capacity() == 0)  // room for all rows, from the first
+                    indices.reserve(offsets[last] * n / (last - first) * 11 / 10 + 16);
+                indices.resize(offsets[last]);
+            }
+#pragma omp for schedule(static)
+            for (std::size_t a = first; a < last; ++a)
+                std::copy(rows[a - first].begin(), rows[a - first].end(),
+                          indices.begin() + static_cast<std::ptrdiff_t>(offsets[a]));
         }
     }
 }
