@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <set>
 #include <vector>
@@ -181,4 +182,52 @@ TEST_CASE("neighbour list: the list is symmetric between dynamic particles") {
         }
     }
     CHECK(asym == 0);
+}
+
+TEST_CASE("neighbour list: rows in id order across build blocks, with shuffled ids and halo copies") {
+    // More owned particles than one build block (8192, neighbours.cpp), ids in no relation to
+    // the storage order (as after MPI migrations), and halo copies at the end, which are
+    // neighbours but have no rows. Every row must be exactly the brute-force set
+    // {b != a : |x_a - x_b| < h_ab + skin, not wall-wall}, in increasing id.
+    const std::size_t total = 9400, halo = 500;
+    ParticleSet p = random_particles(2, total, 0.012, 0.02, 21);
+    std::vector<std::int64_t> ids(total);
+    std::iota(ids.begin(), ids.end(), std::int64_t{0});
+    std::shuffle(ids.begin(), ids.end(), std::mt19937_64(22));
+    p.id = ids;
+    p.n_halo = halo;
+    const double skin = 0.003;
+    NeighbourList nl;
+    nl.build(p, skin);
+    const std::size_t n = p.owned();
+    std::size_t wrong_rows = 0, entries = 0, halo_entries = 0;
+    std::vector<std::uint32_t> expected;
+    for (std::size_t a = 0; a < n; ++a) {
+        expected.clear();
+        const bool a_boundary = p.kind[a] == ParticleKind::boundary;
+        for (std::size_t b = 0; b < total; ++b) {
+            if (b == a || (a_boundary && p.kind[b] == ParticleKind::boundary)) continue;
+            const double r_max = 0.5 * (p.h[a] + p.h[b]) + skin;
+            double r2 = 0.0;
+            for (int d = 0; d < 2; ++d) {
+                const double diff = p.x[d][a] - p.x[d][b];
+                r2 += diff * diff;
+            }
+            if (r2 < r_max * r_max) expected.push_back(static_cast<std::uint32_t>(b));
+        }
+        std::sort(expected.begin(), expected.end(),
+                  [&p](std::uint32_t i, std::uint32_t j) { return p.id[i] < p.id[j]; });
+        const auto row = nl.row(a);
+        if (!std::equal(row.begin(), row.end(), expected.begin(), expected.end())) {
+            if (wrong_rows == 0) MESSAGE("row ", a, ": ", row.size(), " entries, expected ", expected.size());
+            ++wrong_rows;
+        }
+        entries += row.size();
+        for (const std::uint32_t b : row) halo_entries += b >= n;
+    }
+    CHECK(wrong_rows == 0);
+    CHECK(nl.pair_count() == entries);
+    // The setup must exercise what it is for: rows of some length, halo copies among them.
+    CHECK(entries > 10 * n);
+    CHECK(halo_entries > 100);
 }
