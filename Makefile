@@ -9,6 +9,7 @@ PYTHON  := /usr/bin/python3
 BUILD   := build
 JOBS    ?= 2
 THREADS ?= 2
+REPEAT  ?= 3
 RUN_DIR ?= runs/soil_collapse
 ENV     := PYTHONPATH=$(CURDIR)/$(BUILD)/python OMP_NUM_THREADS=$(THREADS) \
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -81,12 +82,13 @@ sanitize: bootstrap
 	  rm -rf $$tmp; echo "sanitize: FAILED: collapse (status $$status, no report, or a sanitizer report)"; exit 1; fi; \
 	rm -rf $$tmp; echo "sanitize: ok (collapse exit status $$status; 0 or 1 accepted)"
 
-# bench: one table of every speed case on 1 and $(THREADS) threads (bench/bench_table.py, load
-# average included); bench-collapse / bench-sampler / bench-rings / bench-blocks3d / bench-mpi
-# run one benchmark with its full output. No OMP_WAIT_POLICY here: the package sets its
+# bench: one table of every speed case on 1 and $(THREADS) threads, the medians of $(REPEAT)
+# rounds (bench/bench_table.py, load average included; `make bench REPEAT=1` for a quick look);
+# bench-collapse / bench-sampler / bench-rings / bench-blocks3d / bench-mpi run one benchmark
+# with its full output. No OMP_WAIT_POLICY here: the package sets its
 # hybrid waiting itself (python/regosph/__init__.py).
 bench: build-python
-	$(ENV) $(PYTHON) bench/bench_table.py --threads $(THREADS)
+	$(ENV) $(PYTHON) bench/bench_table.py --threads $(THREADS) --repeat $(REPEAT)
 
 bench-collapse: build-python
 	$(ENV) $(PYTHON) bench/collapse_bench.py

@@ -54,7 +54,9 @@ StressRate drucker_prager_stress_rate(const DruckerPrager& m, const DruckerPrage
     const double scale = sqrt_j2 + std::abs(dp.alpha_phi * I1) + dp.k_c;
     if (f < -kOnSurface * scale) return out;  // elastic
 
-    const double sin_psi = std::sin(m.dilatancy_angle);
+    // Without the call for psi = 0 (non-dilatant soil, the usual case; this runs for every
+    // plastic particle and stage).
+    const double sin_psi = m.dilatancy_angle == 0.0 ? 0.0 : std::sin(m.dilatancy_angle);
     const bool has_deviator = sqrt_j2 > kTinyDeviator * (scale + K);
     const double mu_over_sqrt_j2 = has_deviator ? mu / sqrt_j2 : 0.0;
     // Schaefer 2017 eq. 20

@@ -1,4 +1,5 @@
-// Verlet neighbour lists built with a nanoflann k-d tree.
+// Verlet neighbour lists built with a nanoflann k-d tree (one search per leaf of the tree;
+// neighbours.cpp).
 //
 // A pair (a, b) interacts when |x_a - x_b| < h_ab = (h_a + h_b) / 2 (SPEC.md section 1). The
 // list stores every b within h_ab + skin, so it stays valid until some particle has moved
