@@ -252,6 +252,38 @@ const parallel::Partition& NeighbourList::partition(const ParticleSet& p) const 
     return partition;
 }
 
+namespace {
+// Whether some particle in [first, last) moved more than half_skin since the build, or may get
+// there within lookahead_dt [s]: |dx| + 1.25 |v| dt > half_skin. Every particle, without an
+// early exit and with the dimension known, so that the loop vectorises.
+template <int Dim>
+bool moved_beyond(const ParticleSet& p, const std::array<std::vector<double>, 3>& x_at_build,
+                  std::size_t first, std::size_t last, double lookahead_dt, double half_skin) {
+    const double* x[Dim];
+    const double* x0[Dim];
+    const double* v[Dim];
+    for (int d = 0; d < Dim; ++d) {
+        x[d] = p.x[d].data();
+        x0[d] = x_at_build[d].data();
+        v[d] = p.v[d].data();
+    }
+    int any = 0;
+#pragma omp simd reduction(| : any)
+    for (std::size_t a = first; a < last; ++a) {
+        double d2 = 0.0, v2 = 0.0;
+        for (int d = 0; d < Dim; ++d) {
+            const double dx = x[d][a] - x0[d][a];
+            d2 += dx * dx;
+            v2 += v[d][a] * v[d][a];
+        }
+        const double ahead = 1.25 * std::sqrt(v2) * lookahead_dt;
+        // NaN positions force a rebuild (and fail later)
+        any |= !(std::sqrt(d2) + ahead <= half_skin) ? 1 : 0;
+    }
+    return any != 0;
+}
+}  // namespace
+
 bool NeighbourList::needs_rebuild(const ParticleSet& p, double lookahead_dt) const {
     const std::size_t n = p.owned();
     if (offsets_.size() != n + 1 || x_at_build_[0].size() != n || built_size_ != p.size())
@@ -262,17 +294,11 @@ bool NeighbourList::needs_rebuild(const ParticleSet& p, double lookahead_dt) con
     parallel::ChunkQueue chunks(part, n, 512);
 #pragma omp parallel num_threads(part.team()) reduction(|| : moved)
     chunks.run([&](std::size_t first, std::size_t last) {
-        for (std::size_t a = first; a < last; ++a) {
-            double d2 = 0.0, v2 = 0.0;
-            for (int d = 0; d < p.dim; ++d) {
-                const double dx = p.x[d][a] - x_at_build_[d][a];
-                d2 += dx * dx;
-                v2 += p.v[d][a] * p.v[d][a];
-            }
-            const double ahead = 1.25 * std::sqrt(v2) * lookahead_dt;
-            // NaN positions force a rebuild (and fail later)
-            moved = moved || !(std::sqrt(d2) + ahead <= half_skin);
-        }
+        const bool any = p.dim == 2 ? moved_beyond<2>(p, x_at_build_, first, last, lookahead_dt,
+                                                      half_skin)
+                                    : moved_beyond<3>(p, x_at_build_, first, last, lookahead_dt,
+                                                      half_skin);
+        moved = moved || any;
     });
     return moved;
 }
