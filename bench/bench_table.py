@@ -93,16 +93,18 @@ def run(case, threads, args, tmp, round_):
 def summary(runs):
     """One table row from the runs of a case on one thread count: the medians and the range."""
     ok = [r for r in runs if "failed" not in r]
+    # The exit status of the first failed run, None when every run succeeded.
+    failed = next((r["failed"] for r in runs if "failed" in r), None)
     first = runs[0]
     if not ok:
-        return {"case": first["case"], "threads": first["threads"], "failed": runs[0]["failed"]}
+        return {"case": first["case"], "threads": first["threads"], "failed": failed}
     rates = [r["rate"] for r in ok]
     ratios = [r["rate"] / r["pysph"] for r in ok if r["pysph"]]
     return {"case": first["case"], "threads": first["threads"], "particles": ok[0]["particles"],
             "rate": statistics.median(rates), "rate_min": min(rates), "rate_max": max(rates),
             "ratio": statistics.median(ratios) if ratios else None,
             "load": max(r["load"] for r in ok), "runs": len(ok),
-            "failed": runs[0]["failed"] if len(ok) < len(runs) else None}
+            "failed": failed}
 
 
 def main():
