@@ -1,6 +1,7 @@
 #include "sph/integrator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -176,6 +177,11 @@ bool finite_state(const ParticleSet& p, std::size_t a) {
 // equation of state (elastic solids). The position rate is k.dx: v, plus the XSPH term for
 // materials that use it. The corrector returns the error norm divided by the tolerance (+inf
 // if the new state is not finite).
+//
+// Each chunk of particles goes through the fields one after another: the kinematic and scalar
+// updates are plain array sweeps that vectorise, and only the stress (its correction is a
+// per-particle return mapping or equation of state) and the error norm run particle by
+// particle. Particles that are not dynamic keep their state (the sweeps write it back).
 double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
                                   const parallel::Partition& part, double dt, bool final) {
     const std::size_t n = p.owned();
@@ -187,62 +193,103 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
         predictor_corrected_.resize(n);
     }
     const bool xsph = !k1_.dx[0].empty();
+    // Weights of k1 and k2: dt and 0 (predictor), dt/2 and dt/2 (corrector). The predictor
+    // passes k1 as k2, with weight 0.
+    const double w1 = final ? 0.5 * dt : dt;
+    const double w2 = final ? 0.5 * dt : 0.0;
+    const Derivatives& k2 = final ? k2_ : k1_;
+    const ParticleKind* kind = p.kind.data();
     double worst = 0.0;
     // Each thread updates its own part of the particles first, mostly those whose rates it
     // computed (parallel::ChunkQueue).
     parallel::ChunkQueue chunks(part, n, kUpdateChunk);
 #pragma omp parallel num_threads(part.team()) reduction(max : worst)
     chunks.run([&](std::size_t first, std::size_t last) {
+        // Squared position and velocity error of the chunk's particles (corrector).
+        std::array<double, kUpdateChunk> ex2{}, ev2{};
+        const auto predict = [&](double* x, double* v, const double* x0, const double* v0,
+                                 const double* rate1, const double* dv1) {
+#pragma omp simd
+            for (std::size_t a = first; a < last; ++a) {
+                const double xn = x0[a] + dt * rate1[a], vn = v0[a] + dt * dv1[a];
+                const double xa = x[a], va = v[a];
+                const bool dynamic = kind[a] == ParticleKind::dynamic;
+                x[a] = dynamic ? xn : xa;
+                v[a] = dynamic ? vn : va;
+            }
+        };
+        const auto correct = [&](double* x, double* v, const double* x0, const double* v0,
+                                 const double* rate1, const double* dv1, const double* rate2,
+                                 const double* dv2) {
+#pragma omp simd
+            for (std::size_t a = first; a < last; ++a) {
+                const double r1 = rate1[a], r2 = rate2[a];
+                const double xn = x0[a] + 0.5 * dt * (r1 + r2);
+                const double vn = v0[a] + 0.5 * dt * (dv1[a] + dv2[a]);
+                const double dxe = 0.5 * dt * (r2 - r1);
+                const double dve = 0.5 * dt * (dv2[a] - dv1[a]);
+                ex2[a - first] += dxe * dxe;
+                ev2[a - first] += dve * dve;
+                const double xa = x[a], va = v[a];
+                const bool dynamic = kind[a] == ParticleKind::dynamic;
+                x[a] = dynamic ? xn : xa;
+                v[a] = dynamic ? vn : va;
+            }
+        };
+        for (int d = 0; d < dim; ++d) {
+            // Position rate of each stage: the XSPH rate, or without XSPH the velocity itself
+            // (at the step start, and at the predicted state: p.v before it is overwritten).
+            const double* rate1 = xsph ? k1_.dx[d].data() : v0_[d].data();
+            if (!final)
+                predict(p.x[d].data(), p.v[d].data(), x0_[d].data(), v0_[d].data(), rate1,
+                        k1_.dv[d].data());
+            else
+                correct(p.x[d].data(), p.v[d].data(), x0_[d].data(), v0_[d].data(), rate1,
+                        k1_.dv[d].data(), xsph ? k2_.dx[d].data() : p.v[d].data(),
+                        k2_.dv[d].data());
+        }
+        const auto sweep = [&](double* y, const double* y0,
+                               const double* r1, const double* r2) {
+#pragma omp simd
+            for (std::size_t a = first; a < last; ++a) {
+                const double yn = y0[a] + w1 * r1[a] + w2 * r2[a], ya = y[a];
+                y[a] = kind[a] == ParticleKind::dynamic ? yn : ya;
+            }
+        };
+        sweep(p.rho.data(), rho0_.data(), k1_.drho.data(), k2.drho.data());
+        sweep(p.plastic_multiplier.data(), plastic0_.data(), k1_.dplastic.data(),
+              k2.dplastic.data());
+        for (int c = 0; c < kSymComponents; ++c)
+            sweep(p.stress[c].data(), stress0_[c].data(), k1_.dstress[c].data(),
+                  k2.dstress[c].data());
+
         for (std::size_t a = first; a < last; ++a) {
             if (final) {
                 particle_error_[a] = 0.0;
                 correction_loss_[a] = 0.0;
             }
-            if (p.kind[a] != ParticleKind::dynamic) continue;
-            double ex2 = 0.0, ev2 = 0.0;
-            for (int d = 0; d < dim; ++d) {
-                // Position rate of each stage: the XSPH rate, or without XSPH the velocity itself
-                // (at the step start, and at the predicted state: p.v before it is overwritten).
-                const double rate1 = xsph ? k1_.dx[d][a] : v0_[d][a];
-                if (!final) {
-                    p.x[d][a] = x0_[d][a] + dt * rate1;
-                    p.v[d][a] = v0_[d][a] + dt * k1_.dv[d][a];
-                } else {
-                    const double rate2 = xsph ? k2_.dx[d][a] : p.v[d][a];
-                    p.x[d][a] = x0_[d][a] + 0.5 * dt * (rate1 + rate2);
-                    p.v[d][a] = v0_[d][a] + 0.5 * dt * (k1_.dv[d][a] + k2_.dv[d][a]);
-                    const double dxe = 0.5 * dt * (rate2 - rate1);
-                    const double dve = 0.5 * dt * (k2_.dv[d][a] - k1_.dv[d][a]);
-                    ex2 += dxe * dxe;
-                    ev2 += dve * dve;
-                }
-            }
-            const double w1 = final ? 0.5 * dt : dt;
-            const double w2 = final ? 0.5 * dt : 0.0;
-            const auto& k2 = final ? k2_ : k1_;  // unused weight 0 when !final
-            p.rho[a] = rho0_[a] + w1 * k1_.drho[a] + w2 * k2.drho[a];
-            p.plastic_multiplier[a] = plastic0_[a] + w1 * k1_.dplastic[a] + w2 * k2.dplastic[a];
+            if (kind[a] != ParticleKind::dynamic) continue;
             SymTensor sigma;
-            for (int c = 0; c < kSymComponents; ++c)
-                sigma[c] = stress0_[c][a] + w1 * k1_.dstress[c][a] + w2 * k2.dstress[c][a];
+            for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
             // Bui's corrections (regolith) or the equation of state (elastic solids).
             const Material& material = mt.materials[p.material[a]];
             const bool corrected = correct_stress(material, p.rho[a], sigma);
             for (int c = 0; c < kSymComponents; ++c) p.stress[c][a] = sigma[c];
-            if (!final) predictor_corrected_[a] = corrected ? 1 : 0;
-            if (final && (corrected || predictor_corrected_[a]))
-                correction_loss_[a] = correction_work(material, a, dt, sigma, p);
-
-            if (final) {
-                p.yielding[a] = (k2_.yielding[a] || corrected) ? 1 : 0;
-                const double h = p.h[a];
-                const double e_rho = 0.5 * dt * std::abs(k2_.drho[a] - k1_.drho[a]) / p.rho[a];
-                double e = std::max({std::sqrt(ex2) / h, std::sqrt(ev2) * dt / h, e_rho});
-                if (!finite_state(p, a) || !std::isfinite(e))
-                    e = std::numeric_limits<double>::infinity();
-                particle_error_[a] = e;
-                worst = std::max(worst, e);
+            if (!final) {
+                predictor_corrected_[a] = corrected ? 1 : 0;
+                continue;
             }
+            if (corrected || predictor_corrected_[a])
+                correction_loss_[a] = correction_work(material, a, dt, sigma, p);
+            p.yielding[a] = (k2_.yielding[a] || corrected) ? 1 : 0;
+            const double h = p.h[a];
+            const double e_rho = 0.5 * dt * std::abs(k2_.drho[a] - k1_.drho[a]) / p.rho[a];
+            double e = std::max(
+                {std::sqrt(ex2[a - first]) / h, std::sqrt(ev2[a - first]) * dt / h, e_rho});
+            if (!finite_state(p, a) || !std::isfinite(e))
+                e = std::numeric_limits<double>::infinity();
+            particle_error_[a] = e;
+            worst = std::max(worst, e);
         }
     });
     if (!final) return 0.0;
