@@ -14,7 +14,7 @@ RUN_DIR ?= runs/soil_collapse
 ENV     := PYTHONPATH=$(CURDIR)/$(BUILD)/python OMP_NUM_THREADS=$(THREADS) \
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: all bootstrap configure build build-python run test install sanitize bench bench-collapse bench-sampler bench-rings bench-blocks3d bench-mpi clean
+.PHONY: all bootstrap configure build build-python run test install sanitize bench bench-collapse bench-sampler bench-rings bench-blocks3d bench-machine bench-mpi clean
 
 all: build
 
@@ -103,6 +103,11 @@ bench-rings: build-python
 # Colliding elastic cubes in 3D next to PySPH (../shared/peers/pysph_blocks3d.py).
 bench-blocks3d: build-python
 	$(ENV) $(PYTHON) bench/blocks3d_bench.py
+
+# What one and two threads of this machine deliver, and what passing data between its cores
+# costs (bench/machine_probe.cpp; the waiting policy is the one the Python package sets).
+bench-machine: build
+	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=10000 $(BUILD)/machine_probe
 
 # MPI strong scaling (1 rank, 2 ranks, 1 rank x 2 threads) and halo traffic (bench/README.md).
 bench-mpi: build
