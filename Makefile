@@ -83,11 +83,13 @@ sanitize: bootstrap
 	rm -rf $$tmp; echo "sanitize: ok (collapse exit status $$status; 0 or 1 accepted)"
 
 # bench: one table of every speed case on 1 and $(THREADS) threads, the medians of $(REPEAT)
-# rounds (bench/bench_table.py, load average included; `make bench REPEAT=1` for a quick look);
+# rounds (bench/bench_table.py, load average and machine_probe included; `make bench REPEAT=1`
+# for a quick look);
 # bench-collapse / bench-sampler / bench-rings / bench-blocks3d / bench-mpi run one benchmark
 # with its full output. No OMP_WAIT_POLICY here: the package sets its
 # hybrid waiting itself (python/regosph/__init__.py).
 bench: build-python
+	@cmake --build $(BUILD) -j $(JOBS) --target machine_probe
 	$(ENV) $(PYTHON) bench/bench_table.py --threads $(THREADS) --repeat $(REPEAT)
 
 bench-collapse: build-python

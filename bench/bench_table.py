@@ -11,6 +11,11 @@ with OMP_NUM_THREADS set. Columns: particles (dynamic), threads, M particle-step
 1 thread, ratio regosph / PySPH on the same threads. The load average is printed at the start
 and before each run: on a shared machine the figures mean little without it.
 
+Before the first case and after the last, it runs `machine_probe` (bench/machine_probe.cpp,
+built by `make bench`) if it is built: whether two threads get twice the arithmetic and
+bandwidth of one, and what passing a cache line between the cores costs. On a VM that changes,
+and the 2-thread speed-ups of the table mean little without it.
+
 Each case runs --repeat rounds of (1 thread, N threads), back to back, so that the two runs of
 a round see the same state of the machine. The table gives the median over the rounds (of the
 rate, and of each run's regosph / PySPH ratio) and the range of the rate: on this project's
@@ -19,6 +24,7 @@ single run can put a speed-up anywhere between 1.3 and 2.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_table.py [--threads 2] [--repeat 3]
         [--cases collapse sampler rings blocks3d busy busy-tuned] [--json FILE]
+        [--probe build/machine_probe]
 """
 import argparse
 import json
@@ -107,6 +113,25 @@ def summary(runs):
             "failed": failed}
 
 
+def machine_probe(path):
+    """The lines machine_probe prints, with the waiting policy the Python package sets; [] when
+    it is not built or fails (the table does not depend on it)."""
+    if not path or not Path(path).is_file():
+        return []
+    env = dict(os.environ)
+    env.setdefault("OMP_WAIT_POLICY", "passive")
+    env.setdefault("GOMP_SPINCOUNT", "10000")
+    done = subprocess.run([str(path)], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        return [f"machine_probe failed (exit status {done.returncode})"]
+    return [line for line in done.stdout.splitlines() if not line.startswith("(checksum")]
+
+
+def print_probe(when, lines):
+    for line in lines:
+        print(f"# machine {when}: {line}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=2)
@@ -116,17 +141,23 @@ def main():
     ap.add_argument("--repeat", type=int, default=3,
                     help="rounds of (1 thread, N threads) per case; the table gives medians")
     ap.add_argument("--json", help="also write the rows to this file")
+    ap.add_argument("--probe", default=str(BENCH.parent / "build" / "machine_probe"),
+                    help="machine_probe executable, run before and after the cases ('' : none)")
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error(f"--repeat must be at least 1, got {args.repeat}")
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"(1, 5, 15 min) on {os.cpu_count()} CPUs", flush=True)
+    probe = {"start": machine_probe(args.probe)}
+    print_probe("at the start", probe["start"])
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in args.cases:
             for round_ in range(args.repeat):
                 for threads in sorted({1, args.threads}):
                     runs.append(run(case, threads, args, tmp, round_))
+    probe["end"] = machine_probe(args.probe)
+    print_probe("at the end", probe["end"])
     rows = [summary([r for r in runs if (r["case"], r["threads"]) == key])
             for key in dict.fromkeys((r["case"], r["threads"]) for r in runs)]
     print(f"\nMedians over {args.repeat} round(s); range: slowest-fastest run; load: the highest "
@@ -148,7 +179,8 @@ def main():
               f"{span:>13s} {speedup:8.2f} {ratio} {r['load']:5.2f}"
               f"{'  (some runs FAILED)' if r.get('failed') is not None else ''}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "runs": runs}, indent=2) + "\n")
+        Path(args.json).write_text(
+            json.dumps({"rows": rows, "runs": runs, "machine": probe}, indent=2) + "\n")
     sys.exit(1 if failed else 0)
 
 
