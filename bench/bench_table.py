@@ -11,6 +11,13 @@ with OMP_NUM_THREADS set. Columns: particles (dynamic), threads, M particle-step
 1 thread, ratio regosph / PySPH on the same threads. The load average is printed at the start
 and before each run: on a shared machine the figures mean little without it.
 
+With --against DIR (another tree's regosph package, e.g. a worktree's build/python), every
+run is made twice, with this tree's package (the one on PYTHONPATH) and with DIR's, one right
+after the other and in alternating order from round to round. The table then gives both
+medians and the median of the rounds' ratios this / against: a before/after comparison in
+which both sides see the same minutes of the machine. The side-by-side cases then run regosph
+only.
+
 Before the first case and after the last, it runs `machine_probe` (bench/machine_probe.cpp,
 built by `make bench`) if it is built: whether two threads get twice the arithmetic and
 bandwidth of one, and what passing a cache line between the cores costs. On a VM that changes,
@@ -24,7 +31,7 @@ single run can put a speed-up anywhere between 1.3 and 2.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/bench_table.py [--threads 2] [--repeat 3]
         [--cases collapse sampler rings blocks3d busy busy-tuned] [--json FILE]
-        [--probe build/machine_probe]
+        [--probe build/machine_probe] [--against OTHER_TREE/build/python]
 """
 import argparse
 import json
@@ -49,6 +56,8 @@ def sampler(out, args):
 
 def side_by_side(script):
     def command(out, args, check):
+        if args.against:  # regosph against regosph: no PySPH, no cross-check
+            return [script, "--json", out, "--codes", "regosph", "--check-steps", "0"]
         return [script, "--json", out] + ([] if check else ["--check-steps", "0"])
     return command
 
@@ -76,24 +85,29 @@ def figures(case, data):
     return g["particles"], g["particle_steps_per_s"], p["particle_steps_per_s"] if p else None
 
 
-def run(case, threads, args, tmp, round_):
-    out = str(Path(tmp) / f"{case}_{threads}_{round_}.json")
+def run(case, threads, args, tmp, round_, tree=None):
+    """One run of a case; `tree`: the regosph package directory to put on PYTHONPATH (None:
+    the caller's)."""
+    out = str(Path(tmp) / f"{case}_{threads}_{round_}{'_against' if tree else ''}.json")
     cmd = CASES[case](out, args) if case in ("collapse", "sampler", "busy", "busy-tuned") else \
         CASES[case](out, args, check=threads > 1)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    if tree:
+        env["PYTHONPATH"] = str(tree)
     load = os.getloadavg()[0]
-    print(f"# {case}, {threads} thread(s), round {round_ + 1}, load average {load:.2f}: "
-          f"{' '.join(cmd)}", flush=True)
+    print(f"# {case}, {threads} thread(s), round {round_ + 1}{', against' if tree else ''}, "
+          f"load average {load:.2f}: {' '.join(cmd)}", flush=True)
     proc = subprocess.run([sys.executable, str(BENCH / cmd[0])] + cmd[1:], env=env,
                           capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         print("#   " + line)
     if proc.returncode != 0 or not Path(out).exists():
         print(proc.stderr[-2000:], file=sys.stderr)
-        return {"case": case, "threads": threads, "load": load, "failed": proc.returncode}
+        return {"case": case, "threads": threads, "load": load, "failed": proc.returncode,
+                "against": bool(tree)}
     n, rate, peer = figures(case, json.loads(Path(out).read_text()))
     return {"case": case, "threads": threads, "round": round_, "load": load, "particles": n,
-            "rate": rate, "pysph": peer}
+            "rate": rate, "pysph": peer, "against": bool(tree)}
 
 
 def summary(runs):
@@ -111,6 +125,33 @@ def summary(runs):
             "ratio": statistics.median(ratios) if ratios else None,
             "load": max(r["load"] for r in ok), "runs": len(ok),
             "failed": failed}
+
+
+def print_comparison(runs, repeat):
+    """The --against table: both trees' medians and the median of the rounds' ratios. Returns
+    whether some run failed."""
+    print(f"\nMedians over {repeat} round(s) of this tree and the one it runs against; ratio: "
+          f"the median (and range) over the rounds of this / against, the two runs of a round "
+          f"back to back")
+    print(f"{'case':10s} {'particles':>9s} {'threads':>7s} {'this M p-s/s':>12s} "
+          f"{'against':>8s} {'ratio':>6s} {'range':>11s} {'load':>5s}")
+    failed = False
+    for case, threads in dict.fromkeys((r["case"], r["threads"]) for r in runs):
+        mine = [r for r in runs if (r["case"], r["threads"], r["against"]) == (case, threads, False)]
+        other = [r for r in runs if (r["case"], r["threads"], r["against"]) == (case, threads, True)]
+        a, b = summary(mine), summary(other)
+        failed = failed or a["failed"] is not None or b["failed"] is not None
+        if "rate" not in a or "rate" not in b:
+            print(f"{case:10s} FAILED (exit status {a['failed'] if 'rate' not in a else b['failed']})")
+            continue
+        by_round = {r["round"]: r["rate"] for r in other if "rate" in r}
+        ratios = [r["rate"] / by_round[r["round"]] for r in mine
+                  if "rate" in r and r["round"] in by_round]
+        span = f"{min(ratios):.3f}-{max(ratios):.3f}"
+        print(f"{case:10s} {a['particles']:9d} {threads:7d} {a['rate'] / 1e6:12.3f} "
+              f"{b['rate'] / 1e6:8.3f} {statistics.median(ratios):6.3f} {span:>11s} "
+              f"{max(a['load'], b['load']):5.2f}")
+    return failed
 
 
 def machine_probe(path):
@@ -143,9 +184,15 @@ def main():
     ap.add_argument("--json", help="also write the rows to this file")
     ap.add_argument("--probe", default=str(BENCH.parent / "build" / "machine_probe"),
                     help="machine_probe executable, run before and after the cases ('' : none)")
+    ap.add_argument("--against", help="another tree's regosph package directory (its "
+                    "build/python): every run also with it, back to back, and their ratios")
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error(f"--repeat must be at least 1, got {args.repeat}")
+    if args.against and not (Path(args.against) / "regosph" / "__init__.py").is_file():
+        ap.error(f"--against {args.against}: no regosph package there (expected "
+                 f"{Path(args.against) / 'regosph' / '__init__.py'})")
+    trees = [None, Path(args.against).resolve()] if args.against else [None]
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"(1, 5, 15 min) on {os.cpu_count()} CPUs", flush=True)
     probe = {"start": machine_probe(args.probe)}
@@ -155,9 +202,18 @@ def main():
         for case in args.cases:
             for round_ in range(args.repeat):
                 for threads in sorted({1, args.threads}):
-                    runs.append(run(case, threads, args, tmp, round_))
+                    # With --against, the two trees take turns at going first.
+                    for tree in (trees if round_ % 2 == 0 else trees[::-1]):
+                        runs.append(run(case, threads, args, tmp, round_, tree))
     probe["end"] = machine_probe(args.probe)
     print_probe("at the end", probe["end"])
+    if args.against:
+        failed = print_comparison(runs, args.repeat)
+        if args.json:
+            Path(args.json).write_text(
+                json.dumps({"against": str(trees[1]), "runs": runs, "machine": probe},
+                           indent=2) + "\n")
+        sys.exit(1 if failed else 0)
     rows = [summary([r for r in runs if (r["case"], r["threads"]) == key])
             for key in dict.fromkeys((r["case"], r["threads"]) for r in runs)]
     print(f"\nMedians over {args.repeat} round(s); range: slowest-fastest run; load: the highest "
