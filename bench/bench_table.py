@@ -137,20 +137,23 @@ def print_comparison(runs, repeat):
           f"{'against':>8s} {'ratio':>6s} {'range':>11s} {'load':>5s}")
     failed = False
     for case, threads in dict.fromkeys((r["case"], r["threads"]) for r in runs):
-        mine = [r for r in runs if (r["case"], r["threads"], r["against"]) == (case, threads, False)]
-        other = [r for r in runs if (r["case"], r["threads"], r["against"]) == (case, threads, True)]
+        mine, other = ([r for r in runs if (r["case"], r["threads"], r["against"]) ==
+                        (case, threads, against)] for against in (False, True))
         a, b = summary(mine), summary(other)
         failed = failed or a["failed"] is not None or b["failed"] is not None
-        if "rate" not in a or "rate" not in b:
-            print(f"{case:10s} FAILED (exit status {a['failed'] if 'rate' not in a else b['failed']})")
-            continue
         by_round = {r["round"]: r["rate"] for r in other if "rate" in r}
         ratios = [r["rate"] / by_round[r["round"]] for r in mine
                   if "rate" in r and r["round"] in by_round]
+        if not ratios:  # no round in which both runs succeeded
+            print(f"{case:10s} {'':9s} {threads:7d} FAILED (exit status "
+                  f"{a['failed'] if a['failed'] is not None else b['failed']})")
+            continue
         span = f"{min(ratios):.3f}-{max(ratios):.3f}"
+        some_failed = a["failed"] is not None or b["failed"] is not None
         print(f"{case:10s} {a['particles']:9d} {threads:7d} {a['rate'] / 1e6:12.3f} "
               f"{b['rate'] / 1e6:8.3f} {statistics.median(ratios):6.3f} {span:>11s} "
-              f"{max(a['load'], b['load']):5.2f}")
+              f"{max(a['load'], b['load']):5.2f}"
+              f"{'  (some runs FAILED)' if some_failed else ''}")
     return failed
 
 
