@@ -108,8 +108,9 @@ bench-blocks3d: build-python
 
 # What one and two threads of this machine deliver, and what passing data between its cores
 # costs (bench/machine_probe.cpp; the waiting policy is the one the Python package sets).
-bench-machine: build
-	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=10000 $(BUILD)/machine_probe
+bench-machine: build-python
+	@cmake --build $(BUILD) -j $(JOBS) --target machine_probe
+	$(ENV) $(PYTHON) bench/bench_table.py --probe-only --probe $(BUILD)/machine_probe
 
 # MPI strong scaling (1 rank, 2 ranks, 1 rank x 2 threads) and halo traffic (bench/README.md).
 bench-mpi: build

@@ -157,15 +157,18 @@ def print_comparison(runs, repeat):
     return failed
 
 
+# Runs a command under the OpenMP waiting policy that `import regosph` chooses (it sets the
+# environment, which the command inherits): the package stays the one place that knows it.
+UNDER_PACKAGE_POLICY = "import regosph, subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))"
+
+
 def machine_probe(path):
     """The lines machine_probe prints, with the waiting policy the Python package sets; [] when
     it is not built or fails (the table does not depend on it)."""
     if not path or not Path(path).is_file():
         return []
-    env = dict(os.environ)
-    env.setdefault("OMP_WAIT_POLICY", "passive")
-    env.setdefault("GOMP_SPINCOUNT", "10000")
-    done = subprocess.run([str(path)], capture_output=True, text=True, env=env)
+    done = subprocess.run([sys.executable, "-c", UNDER_PACKAGE_POLICY, str(path)],
+                          capture_output=True, text=True)
     if done.returncode != 0:
         return [f"machine_probe failed (exit status {done.returncode})"]
     return [line for line in done.stdout.splitlines() if not line.startswith("(checksum")]
@@ -187,6 +190,8 @@ def main():
     ap.add_argument("--json", help="also write the rows to this file")
     ap.add_argument("--probe", default=str(BENCH.parent / "build" / "machine_probe"),
                     help="machine_probe executable, run before and after the cases ('' : none)")
+    ap.add_argument("--probe-only", action="store_true",
+                    help="print machine_probe's figures and stop (make bench-machine)")
     ap.add_argument("--against", help="another tree's regosph package directory (its "
                     "build/python): every run also with it, back to back, and their ratios")
     args = ap.parse_args()
@@ -196,6 +201,10 @@ def main():
         ap.error(f"--against {args.against}: no regosph package there (expected "
                  f"{Path(args.against) / 'regosph' / '__init__.py'})")
     trees = [None, Path(args.against).resolve()] if args.against else [None]
+    if args.probe_only:
+        lines = machine_probe(args.probe)
+        print("\n".join(lines) if lines else f"no machine_probe at {args.probe}")
+        sys.exit(0 if lines and not lines[0].startswith("machine_probe failed") else 1)
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"(1, 5, 15 min) on {os.cpu_count()} CPUs", flush=True)
     probe = {"start": machine_probe(args.probe)}

@@ -5,8 +5,8 @@
 // arithmetic and bandwidth (it does on this project's VM) and what passing data between the
 // cores costs (much more than on bare metal: bench/README.md, eighth round).
 //
-//   make bench-machine     (./build/machine_probe with the waiting policy that the Python
-//                           package sets: OMP_WAIT_POLICY=passive, GOMP_SPINCOUNT=10000)
+//   make bench-machine     (bench_table.py --probe-only: ./build/machine_probe under the
+//                           waiting policy that `import regosph` sets)
 //
 // Nothing here depends on regosph; the figures are printed, not checked.
 #include <algorithm>
