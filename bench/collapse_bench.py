@@ -48,9 +48,10 @@ def speed_text(r, threads):
 
 
 def phase_text(r):
-    """The phases of a result (with its neighbour builds) as one phrase."""
+    """The phases of a result (with its neighbour builds and pair selections) as one phrase."""
     ph = r["phases_s"]
-    return (f"neighbours {ph['neighbours']:.2f} s ({r['neighbour_builds']} builds), walls "
+    return (f"neighbours {ph['neighbours']:.2f} s ({r['neighbour_builds']} builds, "
+            f"{r.get('pair_selections', '?')} selections), walls "
             f"{ph['boundary']:.2f} s, rhs {ph['derivatives']:.2f} s, updates {ph['updates']:.2f} s")
 
 
@@ -76,6 +77,7 @@ def bench(setting, end_time, workdir, tune_threads=False):
         "wall_s": s.wall_seconds,
         "particle_steps_per_s": s.particle_steps_per_second,
         "neighbour_builds": s.neighbour_builds,
+        "pair_selections": s.pair_selections,
         "phases_s": phases(s),
         "surface_rms_mm": m["surface_rms_m"] * 1e3,
         "runout_error_cm": m["runout_error_m"] * 1e2,

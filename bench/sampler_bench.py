@@ -41,7 +41,8 @@ def main():
          "particles": int((sim.kind == 0).sum()), "all_particles": int(sim.size),
          "steps": s.steps, "rejected": s.rejected, "wall_s": s.wall_seconds,
          "particle_steps_per_s": s.particle_steps_per_second,
-         "neighbour_builds": s.neighbour_builds, "phases_s": collapse_bench.phases(s)}
+         "neighbour_builds": s.neighbour_builds, "pair_selections": s.pair_selections,
+         "phases_s": collapse_bench.phases(s)}
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=2) + "\n")
     print(f"[sampler {args.run}] {r['particles']} regolith particles ({r['all_particles']} in "

@@ -24,6 +24,7 @@ void bind_output(py::module_& m) {
         .def_readonly("total_wall_seconds", &RunSummary::total_wall_seconds)
         .def_readonly("particle_steps_per_second", &RunSummary::particle_steps_per_second)
         .def_readonly("neighbour_builds", &RunSummary::neighbour_builds)
+        .def_readonly("pair_selections", &RunSummary::pair_selections)
         .def_readonly("snapshots", &RunSummary::snapshots)
         .def_readonly("interrupted_by", &RunSummary::interrupted_by)
         .def_readonly("last_checkpoint", &RunSummary::last_checkpoint);

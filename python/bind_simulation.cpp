@@ -51,7 +51,13 @@ void bind_options(py::module_& m) {
                        "Largest time step [s]; >= dt_min, default 1e-2.")
         .def_readwrite("neighbour_skin", &IntegratorOptions::neighbour_skin,
                        "Verlet skin [-] as a fraction of the largest h: neighbour lists (and MPI "
-                       "halos) are rebuilt when a particle has moved half of it; default 0.15.")
+                       "halos) are rebuilt when a particle has moved half of it (less the pair "
+                       "margin); default 0.15.")
+        .def_readwrite("pair_margin", &IntegratorOptions::pair_margin,
+                       "Width of the pair lists beyond the interaction radius [-] as a fraction "
+                       "of the Verlet skin, in [0, 0.5]: the lists are selected again when a "
+                       "particle has moved half of it. Changes results only in their rounding; "
+                       "default 0.2.")
         .def_readwrite("tune_threads", &IntegratorOptions::tune_threads,
                        "Choose the OpenMP thread count by timing windows of steps with all "
                        "allowed threads (OMP_NUM_THREADS) and with one, keeping the faster "

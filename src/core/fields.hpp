@@ -46,6 +46,9 @@ struct FieldInfo {
     const char* former_name = nullptr;
     // Units in a 2D (plane-strain) run where they differ: a mass is per metre of depth there.
     const char* plane_strain_units = nullptr;
+    // A field added after files were written: in a file without it, the dataset of this other
+    // field (of the same shape) is read in its place; nullptr: none.
+    const char* stand_in = nullptr;
 
     const char* property_name() const { return python_name ? python_name : name; }
     const char* units_in(int dim) const {
@@ -101,7 +104,15 @@ inline constexpr auto kParticleFields = std::make_tuple(
            "0 dynamic, 1 boundary"},
           &ParticleSet::kind},
     Field{{"id", "-", "stable particle id", kSnapshot | kCheckpoint | kPython, "ids"},
-          &ParticleSet::id});
+          &ParticleSet::id},
+    // Added with the pair lists (after 0.1.0). A checkpoint written before holds none: its
+    // particles then count as selected where they are (position), which gives valid lists.
+    Field{{.name = "pair_selection_position",
+           .units = "m",
+           .description = "position at the last selection of the pair lists",
+           .use = kCheckpoint,
+           .stand_in = "position"},
+          &ParticleSet::x_selected});
 
 // Calls fn(info, array) for every field of p (ParticleSet or const ParticleSet), in table
 // order; `array` is the member: a std::vector or a std::array of component vectors.

@@ -45,6 +45,11 @@ struct ParticleSet {
     std::vector<ParticleKind> kind;
     std::vector<std::int64_t> id;  // stable particle id, unique in a run (0 ... N-1)
 
+    // Position at the last selection of the pair lists [m] (NeighbourList::select_pairs): the
+    // lists are a function of these positions, so a restart that reads them continues with the
+    // same lists (and the same results, bit for bit).
+    std::array<std::vector<double>, 3> x_selected;
+
     // Under MPI the first owned() entries belong to this rank; the last n_halo entries are
     // read-only copies of particles that other ranks own and that lie within interaction range
     // (src/parallel/domain.hpp). Only owned particles are integrated, extrapolated, written and

@@ -92,14 +92,20 @@ void verify_checksum(const fs::path& file, const std::string& stored, std::uint6
 
 }  // namespace
 
-std::uint64_t checksum(const ParticleSet& p) {
+std::uint64_t checksum(const ParticleSet& p, const std::vector<std::string>& absent) {
     // Sum (modulo 2^64) of one FNV-1a hash per particle over the bytes of its checkpointed
     // fields (in table order): the same for any order of the particles and any split over ranks.
+    std::vector<bool> hashed;  // per field, in table order
+    for_each_field(p, [&](const FieldInfo& f, const auto&) {
+        hashed.push_back((f.use & kCheckpoint) &&
+                         std::find(absent.begin(), absent.end(), f.name) == absent.end());
+    });
     std::uint64_t total = 0;
     for (std::size_t i = 0; i < p.owned(); ++i) {
         std::uint64_t h = 0xcbf29ce484222325ULL;
-        for_each_field(p, [&](const FieldInfo& f, const auto& a) {
-            if (!(f.use & kCheckpoint)) return;
+        std::size_t field = 0;
+        for_each_field(p, [&](const FieldInfo&, const auto& a) {
+            if (!hashed[field++]) return;
             for (std::size_t c = 0; c < kComponents<std::remove_cvref_t<decltype(a)>>; ++c) {
                 const auto* bytes = reinterpret_cast<const unsigned char*>(&component(a, c)[i]);
                 for (std::size_t k = 0; k < sizeof(component(a, c)[i]); ++k) {
@@ -164,12 +170,14 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
         try {
             double time = 0.0;
             std::int64_t step = 0;
-            ParticleSet p = read_snapshot(file, &time, &step, kCheckpoint);
+            std::vector<std::string> predated;  // fields added after the file was written
+            ParticleSet p = read_snapshot(file, &time, &step, kCheckpoint, &predated);
             try {
                 out.state.rigid_bodies = read_string_attribute(file, kCheckpointRigidBodies);
             } catch (const std::exception&) {  // a run without rigid bodies
             }
-            verify_checksum(file, read_string_attribute(file, kCheckpointChecksum), checksum(p),
+            verify_checksum(file, read_string_attribute(file, kCheckpointChecksum),
+                            checksum(p, predated),
                             out.state.rigid_bodies);
             out.state.time = parse_exact(read_string_attribute(file, kCheckpointTime),
                                          kCheckpointTime);

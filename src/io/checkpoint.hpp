@@ -38,8 +38,10 @@ inline const std::string kCheckpointEnergyBudget = "energy_budget";
 inline const std::string kCheckpointChecksum = "checkpoint_checksum";
 
 // Order-independent hash of the owned particles: the sum modulo 2^64 of a 64-bit FNV-1a hash
-// of each particle's checkpointed fields (kCheckpoint in core/fields.hpp). Local: the sum over ranks is mpi::sum_wrapping of it.
-std::uint64_t checksum(const ParticleSet& p);
+// of each particle's checkpointed fields (kCheckpoint in core/fields.hpp), except those named
+// in `absent` (the fields a file predates: its checksum was made without them). Local: the sum
+// over ranks is mpi::sum_wrapping of it.
+std::uint64_t checksum(const ParticleSet& p, const std::vector<std::string>& absent = {});
 
 // Writes checkpoint_<step>.h5 in `dir` atomically (collective under MPI: the particles of all
 // ranks in id order, as snapshots), then removes all but the newest `keep` checkpoints. Its

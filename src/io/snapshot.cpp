@@ -268,12 +268,12 @@ std::size_t particle_count(hid_t group) {
     return shape[0];
 }
 
-// The dataset of field f in a file: its name, or its former name in a file written before the
-// rename.
+// The dataset of field f in a file: its name; in a file written before the field was renamed,
+// its former name; in one written before the field existed, its stand-in's name.
 std::string stored_name(hid_t group, const FieldInfo& f) {
-    if (f.former_name && H5Lexists(group, f.name, H5P_DEFAULT) <= 0 &&
-        H5Lexists(group, f.former_name, H5P_DEFAULT) > 0)
-        return f.former_name;
+    if (H5Lexists(group, f.name, H5P_DEFAULT) > 0) return f.name;
+    for (const char* other : {f.former_name, f.stand_in})
+        if (other && H5Lexists(group, other, H5P_DEFAULT) > 0) return other;
     return f.name;
 }
 
@@ -787,7 +787,8 @@ void add_string_attribute(const fs::path& file, const std::string& name, const s
     }
 }
 
-ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* step, unsigned use) {
+ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* step, unsigned use,
+                          std::vector<std::string>* stood_in) {
     QuietHdf5Errors quiet;
     try {
         std::error_code ec;
@@ -806,7 +807,11 @@ ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* st
             using T = FieldElement<A>;
             constexpr std::size_t K = kComponents<A>;
             std::vector<T> rows;
-            if (f.use & use) rows = read_dataset<T>(g, stored_name(g, f), n, K);
+            if (f.use & use) {
+                const std::string name = stored_name(g, f);
+                rows = read_dataset<T>(g, name, n, K);
+                if (stood_in && f.stand_in && name == f.stand_in) stood_in->push_back(f.name);
+            }
             for (std::size_t k = 0; k < K; ++k) {
                 auto& c = component(a, k);
                 c.assign(n, T{});  // a field the file does not hold starts at zero

@@ -98,8 +98,11 @@ std::string snapshot_file_name(std::size_t index);
 
 // Reads a file written by SnapshotWriter (use = kSnapshot) or a checkpoint (kCheckpoint): the
 // fields marked `use`; the others start at zero. `time_s` and `step`, when given, receive the
-// root attributes. Throws std::runtime_error naming the file (and dataset, when one is at fault).
+// root attributes. A field the file predates (FieldInfo::stand_in) is read from its stand-in's
+// dataset, and its name appended to `stood_in` when given. Throws std::runtime_error naming the
+// file (and dataset, when one is at fault).
 ParticleSet read_snapshot(const std::filesystem::path& file, double* time_s = nullptr,
-                          std::int64_t* step = nullptr, unsigned use = kSnapshot);
+                          std::int64_t* step = nullptr, unsigned use = kSnapshot,
+                          std::vector<std::string>* stood_in = nullptr);
 
 }  // namespace regosph::io

@@ -12,8 +12,8 @@
 // ranks) to that rank, where it is appended after the owned particles
 // (ParticleSet::n_halo). With reach = largest support radius + Verlet skin, every pair that a
 // neighbour list with that skin may need is present until some particle has moved more than
-// half the skin: exactly the criterion of NeighbourList::needs_rebuild, so halos are rebuilt
-// together with the neighbour lists. In between, update_halo refreshes the copies' fields.
+// half the skin, and NeighbourList::motion asks for a rebuild earlier (half the skin less the
+// pair margin), so halos are rebuilt together with the neighbour lists. In between, update_halo refreshes the copies' fields.
 //
 // Nothing here depends on the SPH physics: the decomposition only sees positions, kinds and
 // ids. With one rank every operation is a cheap no-op, so a 1-rank run takes the same path.

@@ -300,14 +300,14 @@ bool wall_normal(const StagedParticles& st, const double* rec_a,
     for (const std::uint32_t b : partners) {
         const double* rec_b = st.record.data() + static_cast<std::size_t>(b) * R::stride;
         if (!(rec_b[R::key] <= -2.0)) continue;  // not a slip wall (Record::key)
-        if (!any) first_wall = b;
         double dx[Dim], r2 = 0.0;
         for (int d = 0; d < Dim; ++d) {
             dx[d] = rec_a[R::x + d] - rec_b[R::x + d];
             r2 += dx[d] * dx[d];
         }
         const double h_ab = 0.5 * (rec_a[R::h] + rec_b[R::h]);
-        if (!interacts(r2, h_ab)) continue;
+        if (!interacts(r2, h_ab)) continue;  // in the pair list's margin
+        if (!any) first_wall = b;
         const double g = rec_b[R::volume] * kernel::gradient_factor<Dim>(std::sqrt(r2), h_ab);
         for (int d = 0; d < Dim; ++d) n[d] += g * dx[d];
         any = true;
@@ -801,9 +801,6 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         staged.fetch_add(last - first, std::memory_order_release);
     });
     parallel::wait_for(staged, staging.total());
-    // The interacting neighbours of one particle, selected just before its pair loop (a
-    // buffer per thread rather than a list per particle: memory of large 3D runs).
-    std::vector<std::uint32_t> selected;
     std::vector<LoadShare> my_shares;
     std::vector<CoulombContact> my_contacts;
     pairs.run([&](std::size_t first, std::size_t last) {
@@ -816,12 +813,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
                 out.stress_power[a] = 0.0;
                 continue;
             }
-            // The interacting neighbours, padded to whole blocks.
-            const std::span<const std::uint32_t> row = nl.row(a);
-            selected.resize(row.size() + kSelectSlack);
-            const std::uint32_t count = select_interacting<Dim>(p, a, row, selected.data());
-            const std::size_t n_partners = (count + kBlock - 1) / kBlock * kBlock;
-            const std::span<const std::uint32_t> partners(selected.data(), n_partners);
+            const std::span<const std::uint32_t> partners = nl.partners(a);  // padded
             const LoadSink sink{st.load_body.data(), Loads ? request->reference.data() : nullptr,
                                 p.id[a], &my_shares,
                                 Loads ? request->wall_friction.data() : nullptr,
@@ -898,6 +890,9 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,
                          const LoadRequest* loads, const HaloRefresh& refresh) {
+    if (!nl.has_pairs(p))
+        throw std::logic_error("compute_derivatives: the neighbour list has no pair lists for "
+                               "this particle set (NeighbourList::select_pairs after build)");
     if (out.drho.size() != p.size() || out.dx[0].empty() == mt.any_xsph)
         out.resize(p.size(), mt.any_xsph);
     if (loads && loads->collect.size() != loads->reference.size())

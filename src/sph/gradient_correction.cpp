@@ -75,19 +75,14 @@ void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialT
     parallel::ChunkQueue chunks(part, n_all, kPrepassChunk);
 #pragma omp parallel num_threads(part.team())
     {
-        std::vector<std::uint32_t> selected;
         chunks.run([&](std::size_t first, std::size_t last) {
             for (std::size_t a = first; a < last; ++a) {
                 for (int k = 0; k < stride; ++k)
                     out[a * stride + k] = k == Dim * Dim || k % (Dim + 1) == 0 ? 1.0 : 0.0;
                 if (a >= n || p.kind[a] != ParticleKind::dynamic) continue;
                 const int mat = p.material[a];
-                const std::span<const std::uint32_t> row = nl.row(a);
-                selected.resize(row.size() + kSelectSlack);
-                const std::uint32_t count = select_interacting<Dim>(p, a, row, selected.data());
-                const std::size_t n_partners = (count + kBlock - 1) / kBlock * kBlock;
                 double M[Dim][Dim], G[Dim][Dim], L[Dim][Dim];
-                moment_sums<Dim>(p, a, {selected.data(), n_partners}, M, G);
+                moment_sums<Dim>(p, a, nl.partners(a), M, G);
                 const bool corrected = mt.kernel_correction[mat] && correction_matrix<Dim>(M, L);
                 double* const o = out.data() + a * stride;
                 if (corrected) {

@@ -55,7 +55,12 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParam
     // most the proposed one, dt_max and the last Courant limit (the proposal alone runs far
     // ahead when output times or a caller cap every step).
     const double ahead = step_start ? std::min({dt_next_, opt_.dt_max, last_courant_}) : 0.0;
-    if (mpi::any(nl.needs_rebuild(p, ahead))) {
+    const NeighbourList::Motion local = nl.motion(p, ahead);
+    std::vector<double> asks = {local.rebuild ? 1.0 : 0.0, local.reselect ? 1.0 : 0.0};
+    mpi::max_in_place(asks);  // one reduction for both
+    const bool rebuild = asks[0] > 0.0;
+    bool reselect = asks[1] > 0.0;
+    if (rebuild) {
         if (domain_) {
             if (step_start)
                 domain_->migrate(p);  // owned particles change only between steps
@@ -68,11 +73,22 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParam
         const double skin = opt_.neighbour_skin * h_max;
         // Every pair within h_ab + skin, h_ab <= h_max, is then on the rank of either particle.
         if (domain_) domain_->build_halo(p, h_max + skin);
-        nl.build(p, skin);
+        nl.build(p, skin, opt_.pair_margin * skin);
         place(p, t);  // the wall accelerations follow the new particle order
+        // Asked again with the margin of this build (a first build, or a new h_max, changes
+        // it): the same answer as a run whose list was built earlier with the same margin.
+        reselect = mpi::any(nl.motion(p).reselect);
     } else if (domain_) {
         domain_->update_halo(p, parallel::HaloFields::dynamic_state);
     }
+    // The pair lists (neighbours.hpp): selected again at the present positions when some
+    // particle moved half the margin from its x_selected, on any rank (halo copies included,
+    // their positions are the owners'); after a rebuild, selected from the new Verlet list at
+    // the same x_selected, which gives the same lists.
+    if (reselect)
+        for (int d = 0; d < 3; ++d)
+            std::copy(p.x[d].begin(), p.x[d].end(), p.x_selected[d].begin());
+    if (rebuild || reselect) nl.select_pairs(p, p.x_selected);
     times_.neighbours += seconds_since(clock);
     const bool moving = (bodies_ || !rigid_.empty()) && wall_acceleration_[0].size() == p.size();
     extrapolate_boundary(p, nl, pp, moving ? &wall_acceleration_ : nullptr);

@@ -28,6 +28,12 @@ struct IntegratorOptions {
     double dt_min = 1e-10;      // a step below this floor stops the run as a blow-up [s]
     double dt_max = 1e-2;       // [s]
     double neighbour_skin = 0.15;  // Verlet skin as a fraction of the largest h
+    // Width of the pair lists beyond the interaction radius, as a fraction of the Verlet skin,
+    // in [0, 0.5] (NeighbourList::select_pairs): wider lists are selected again less often,
+    // at the cost of entries beyond the support in the pair loops and of Verlet rebuilds once
+    // a particle moved (1 - pair_margin) / 2 of the skin, not half of it. It changes results
+    // only in their rounding (the order of the sums' terms in the pair loops' lanes).
+    double pair_margin = 0.2;
     // Choose the thread count by timing steps with all allowed threads and with one
     // (parallel::ThreadTuner; single-rank runs). Never changes a result.
     bool tune_threads = true;
@@ -42,7 +48,7 @@ public:
 
 // Wall time spent in each phase of the integrator [s], cumulative.
 struct PhaseTimes {
-    double neighbours = 0.0;  // Verlet-list checks and rebuilds
+    double neighbours = 0.0;  // Verlet-list checks and rebuilds, pair-list selections
     double boundary = 0.0;    // wall density and stress extrapolation
     double derivatives = 0.0; // right-hand side
     double updates = 0.0;     // stage updates, corrections and the error norm
@@ -90,10 +96,11 @@ public:
     // particles). Null: a serial run without MPI.
     void set_domain(parallel::Domain* domain) { domain_ = domain; }
 
-    // Neighbours, halo copies and boundary values (wall density and stress) for the state at
-    // time t [s]. When some particle moved more than half the skin on any rank, the neighbour
-    // lists and halos are rebuilt; at a step boundary (`step_start`) particles first migrate
-    // to the ranks that own them now. Collective under MPI.
+    // Neighbours, halo copies, pair lists and boundary values (wall density and stress) for
+    // the state at time t [s]. When some particle moved more than half the skin (less the pair
+    // margin) on any rank, the neighbour lists and halos are rebuilt; at a step boundary
+    // (`step_start`) particles first migrate to the ranks that own them now. Collective under
+    // MPI.
     void prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp, double t,
                  bool step_start);
     // Loads on the kinematic and rigid bodies averaged over the last accepted step with the

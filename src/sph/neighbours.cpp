@@ -5,8 +5,14 @@
 #include <cmath>
 #include <nanoflann.hpp>
 #include <stdexcept>
+#include <string>
 
 #include "parallel/threads.hpp"
+#include "sph/pair_selection.hpp"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace regosph {
 
@@ -201,10 +207,13 @@ void search(const ParticleSet& p, double skin, std::vector<std::size_t>& offsets
 
 }  // namespace
 
-void NeighbourList::build(const ParticleSet& p, double skin) {
+void NeighbourList::build(const ParticleSet& p, double skin, double margin) {
     if (p.size() >= std::size_t{0xffffffff})
         throw std::length_error("NeighbourList: more than 2^32 - 1 particles on one rank");
+    if (!(margin >= 0.0 && 2.0 * margin <= skin))
+        throw std::invalid_argument("NeighbourList: the pair margin must lie in [0, skin / 2]");
     skin_ = skin;
+    margin_ = margin;
     const std::size_t n = p.owned();
     offsets_.assign(n + 1, 0);
     // Keep the capacity of the previous build (its size is a good estimate of this one's).
@@ -253,54 +262,174 @@ const parallel::Partition& NeighbourList::partition(const ParticleSet& p) const 
 }
 
 namespace {
-// Whether some particle in [first, last) moved more than half_skin since the build, or may get
-// there within lookahead_dt [s]: |dx| + 1.25 |v| dt > half_skin. Every particle, without an
-// early exit and with the dimension known, so that the loop vectorises.
+// The motion of the particles [first, last): whether one moved more than half_skin since the
+// build or may get there within lookahead_dt [s] (|dx| + 1.25 |v| dt > half_skin), and whether
+// one lies more than half_margin from its x_selected. Every particle, without an early exit and
+// with the dimension known, so that the loop vectorises; x_at_build is empty before the first
+// build (no rebuild test then). NaN positions ask for both (and fail later).
 template <int Dim>
-bool moved_beyond(const ParticleSet& p, const std::array<std::vector<double>, 3>& x_at_build,
-                  std::size_t first, std::size_t last, double lookahead_dt, double half_skin) {
+NeighbourList::Motion moved(const ParticleSet& p,
+                            const std::array<std::vector<double>, 3>& x_at_build,
+                            std::size_t first, std::size_t last, double lookahead_dt,
+                            double half_skin, double half_margin) {
     const double* x[Dim];
     const double* x0[Dim];
+    const double* xs[Dim];
     const double* v[Dim];
     for (int d = 0; d < Dim; ++d) {
         x[d] = p.x[d].data();
         x0[d] = x_at_build[d].data();
+        xs[d] = p.x_selected[d].data();
         v[d] = p.v[d].data();
     }
-    int any = 0;
-#pragma omp simd reduction(| : any)
-    for (std::size_t a = first; a < last; ++a) {
-        double d2 = 0.0, v2 = 0.0;
-        for (int d = 0; d < Dim; ++d) {
-            const double dx = x[d][a] - x0[d][a];
-            d2 += dx * dx;
-            v2 += v[d][a] * v[d][a];
+    int rebuild = 0, reselect = 0;
+    if (!x_at_build[0].empty()) {
+#pragma omp simd reduction(| : rebuild)
+        for (std::size_t a = first; a < last; ++a) {
+            double d2 = 0.0, v2 = 0.0;
+            for (int d = 0; d < Dim; ++d) {
+                const double dx = x[d][a] - x0[d][a];
+                d2 += dx * dx;
+                v2 += v[d][a] * v[d][a];
+            }
+            const double ahead = 1.25 * std::sqrt(v2) * lookahead_dt;
+            rebuild |= !(std::sqrt(d2) + ahead <= half_skin) ? 1 : 0;
         }
-        const double ahead = 1.25 * std::sqrt(v2) * lookahead_dt;
-        // NaN positions force a rebuild (and fail later)
-        any |= !(std::sqrt(d2) + ahead <= half_skin) ? 1 : 0;
     }
-    return any != 0;
+#pragma omp simd reduction(| : reselect)
+    for (std::size_t a = first; a < last; ++a) {
+        double d2 = 0.0;
+        for (int d = 0; d < Dim; ++d) d2 += (x[d][a] - xs[d][a]) * (x[d][a] - xs[d][a]);
+        reselect |= !(d2 <= half_margin * half_margin) ? 1 : 0;
+    }
+    return {rebuild != 0, reselect != 0};
+}
+
+// Appends the pair list of dynamic particle a (NeighbourList::select_pairs) to `out`: the
+// entries of `row` within h_ab + margin of the positions y, in row order, padded with a to a
+// whole number of blocks. Tested 64 entries at a time into flags, then copied (AVX-512: packed
+// sixteen at a time with a compress).
+template <int Dim>
+void append_pairs(const ParticleSet& p, const std::array<std::vector<double>, 3>& y,
+                  std::size_t a, std::span<const std::uint32_t> row, double margin,
+                  std::vector<std::uint32_t>& out) {
+    constexpr std::size_t kChunk = 64;
+    const double* yd[Dim];
+    double ya[Dim];
+    for (int d = 0; d < Dim; ++d) {
+        yd[d] = y[d].data();
+        ya[d] = yd[d][a];
+    }
+    const double* const h = p.h.data();
+    const double h_a = h[a];
+    std::size_t count = out.size();
+    // Room for the whole row, the padding and the vector stores past the count.
+    out.resize(count + row.size() + 2 * kBlock);
+    std::uint32_t* const dst = out.data();
+    for (std::size_t base = 0; base < row.size(); base += kChunk) {
+        const std::size_t len = std::min(kChunk, row.size() - base);
+        std::uint32_t keep[kChunk];
+#pragma omp simd
+        for (std::size_t k = 0; k < len; ++k) {
+            const std::uint32_t b = row[base + k];
+            double r2 = 0.0;
+            for (int d = 0; d < Dim; ++d) r2 += (ya[d] - yd[d][b]) * (ya[d] - yd[d][b]);
+            const double reach = 0.5 * (h_a + h[b]) + margin;
+            keep[k] = !(r2 >= reach * reach) ? 1 : 0;  // NaN is kept
+        }
+#if defined(__AVX512F__)
+        for (std::size_t k = 0; k < len; k += 16) {
+            const __mmask16 in_row = static_cast<__mmask16>(
+                len - k >= 16 ? 0xffff : (1u << (len - k)) - 1u);
+            const __m512i flags = _mm512_maskz_loadu_epi32(in_row, keep + k);
+            const __m512i entries = _mm512_maskz_loadu_epi32(in_row, row.data() + base + k);
+            const __mmask16 kept = _mm512_test_epi32_mask(flags, flags);
+            _mm512_storeu_si512(dst + count, _mm512_maskz_compress_epi32(kept, entries));
+            count += static_cast<std::size_t>(__builtin_popcount(kept));
+        }
+#else
+        for (std::size_t k = 0; k < len; ++k) {
+            dst[count] = row[base + k];
+            count += keep[k];
+        }
+#endif
+    }
+    while (count % kBlock != 0) dst[count++] = static_cast<std::uint32_t>(a);
+    out.resize(count);
 }
 }  // namespace
 
-bool NeighbourList::needs_rebuild(const ParticleSet& p, double lookahead_dt) const {
+NeighbourList::Motion NeighbourList::motion(const ParticleSet& p, double lookahead_dt) const {
     const std::size_t n = p.owned();
-    if (offsets_.size() != n + 1 || x_at_build_[0].size() != n || built_size_ != p.size())
-        return true;
-    const double half_skin = 0.5 * skin_;
-    bool moved = false;
+    const bool stale =
+        offsets_.size() != n + 1 || x_at_build_[0].size() != n || built_size_ != p.size();
+    static const std::array<std::vector<double>, 3> kNoBuild;
+    const auto& x0 = stale ? kNoBuild : x_at_build_;
+    const double half_skin = 0.5 * (skin_ - margin_), half_margin = 0.5 * margin_;
+    int rebuild = stale ? 1 : 0, reselect = 0;
     const parallel::Partition& part = partition(p);
     parallel::ChunkQueue chunks(part, n, 512);
-#pragma omp parallel num_threads(part.team()) reduction(|| : moved)
+#pragma omp parallel num_threads(part.team()) reduction(| : rebuild, reselect)
     chunks.run([&](std::size_t first, std::size_t last) {
-        const bool any = p.dim == 2 ? moved_beyond<2>(p, x_at_build_, first, last, lookahead_dt,
-                                                      half_skin)
-                                    : moved_beyond<3>(p, x_at_build_, first, last, lookahead_dt,
-                                                      half_skin);
-        moved = moved || any;
+        const Motion m = p.dim == 2 ? moved<2>(p, x0, first, last, lookahead_dt, half_skin,
+                                               half_margin)
+                                    : moved<3>(p, x0, first, last, lookahead_dt, half_skin,
+                                               half_margin);
+        rebuild |= m.rebuild ? 1 : 0;
+        reselect |= m.reselect ? 1 : 0;
     });
-    return moved;
+    return {rebuild != 0, reselect != 0};
+}
+
+void NeighbourList::select_pairs(const ParticleSet& p,
+                                 const std::array<std::vector<double>, 3>& at) {
+    const std::size_t n = p.owned();
+    if (offsets_.size() != n + 1 || built_size_ != p.size())
+        throw std::logic_error("NeighbourList::select_pairs: the list was built for another "
+                               "particle set");
+    for (int d = 0; d < p.dim; ++d)
+        if (at[d].size() != p.size())
+            throw std::invalid_argument("NeighbourList::select_pairs: positions for " +
+                                        std::to_string(at[d].size()) + " particles, not " +
+                                        std::to_string(p.size()));
+    // Each part of the partition selects its particles' lists into a buffer of its own; then
+    // the offsets (a prefix sum) and the copies into the flat list.
+    const parallel::Partition& part = partition(p);
+    const int parts = part.parts();
+    if (part_pairs_.size() < static_cast<std::size_t>(parts))
+        part_pairs_.resize(static_cast<std::size_t>(parts));
+    pair_offsets_.assign(n + 1, 0);
+#pragma omp parallel num_threads(part.team())
+    {
+#pragma omp for schedule(static, 1)
+        for (int k = 0; k < parts; ++k) {
+            std::vector<std::uint32_t>& buffer = part_pairs_[static_cast<std::size_t>(k)];
+            buffer.clear();
+            for (std::size_t a = part.begin(k); a < part.end(k); ++a) {
+                const std::size_t before = buffer.size();
+                if (p.kind[a] == ParticleKind::dynamic) {
+                    if (p.dim == 2)
+                        append_pairs<2>(p, at, a, row(a), margin_, buffer);
+                    else
+                        append_pairs<3>(p, at, a, row(a), margin_, buffer);
+                }
+                pair_offsets_[a + 1] = buffer.size() - before;  // the length, for now
+            }
+        }
+#pragma omp single
+        {
+            for (std::size_t a = 0; a < n; ++a) pair_offsets_[a + 1] += pair_offsets_[a];
+            pairs_.resize(pair_offsets_[n]);
+        }
+#pragma omp for schedule(static, 1)
+        for (int k = 0; k < parts; ++k) {
+            const std::vector<std::uint32_t>& buffer = part_pairs_[static_cast<std::size_t>(k)];
+            std::copy(buffer.begin(), buffer.end(),
+                      pairs_.begin() + static_cast<std::ptrdiff_t>(pair_offsets_[part.begin(k)]));
+        }
+    }
+    pairs_build_ = builds_;
+    ++selections_;
 }
 
 }  // namespace regosph

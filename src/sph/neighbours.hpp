@@ -1,13 +1,28 @@
 // Verlet neighbour lists built with a nanoflann k-d tree (one search per leaf of the tree;
-// neighbours.cpp).
+// neighbours.cpp), and the pair lists the pair loops visit.
 //
 // A pair (a, b) interacts when |x_a - x_b| < h_ab = (h_a + h_b) / 2 (SPEC.md section 1). The
-// list stores every b within h_ab + skin, so it stays valid until some particle has moved
-// more than skin / 2 since the build; `needs_rebuild` checks exactly that. Rows of dynamic
+// Verlet list stores every b within h_ab + skin of the positions at the build. Rows of dynamic
 // particles hold all their neighbours, rows of boundary particles only dynamic ones (a wall
 // never interacts with a wall). Only owned particles have rows (ParticleSet::owned()); halo
 // particles appear as neighbours. Rows are sorted by particle id, so sums over a row depend
 // neither on the thread count nor on the MPI decomposition.
+//
+// The pair lists are narrower: for each owned dynamic particle, the entries of its Verlet row
+// within h_ab + margin of the positions y = ParticleSet::x_selected at their selection
+// (select_pairs), in row order. They hold every interacting pair until some particle has moved
+// margin / 2 from y (both ends of a pair then moved less than margin in all), and the pair
+// loops visit them at every evaluation instead of testing the wider Verlet rows again; the
+// few entries beyond h_ab give exact zeros there.
+//
+// The lists are a function of y alone, whatever Verlet list they were filtered from. That list
+// holds every pair within h_ab + margin of y when every y lies within (skin - margin) / 2 of
+// the particle's position at the build (the pair is then within h_ab + skin there), and it
+// does: y is either the present position, taken while no particle has moved more than
+// (skin - margin) / 2 since the build (`motion` asks for a rebuild beyond), or an earlier one
+// within margin / 2 <= (skin - margin) / 2 of the present. So a run whose Verlet lists were
+// rebuilt at other times (a restart) has the same pair lists, and the same results, bit for
+// bit, as long as it has the same y (a checkpointed field).
 #pragma once
 
 #include <cstddef>
@@ -22,21 +37,48 @@ namespace regosph {
 
 class NeighbourList {
 public:
-    // skin: extra search distance [m] beyond the interaction radius.
-    void build(const ParticleSet& p, double skin);
+    // skin: extra search distance [m] beyond the interaction radius; margin [m], in
+    // [0, skin / 2]: the width of the pair lists beyond it (select_pairs).
+    void build(const ParticleSet& p, double skin, double margin = 0.0);
 
-    // True when the list is empty, sized for another particle set, or some owned particle
-    // moved more than skin / 2 since the build. With a look-ahead time dt [s], also when a
-    // particle may get there within a step of dt (|dx| + 1.25 |v| dt > skin / 2): a step start
-    // then rebuilds (and migrates particles between ranks) instead of the middle of the step.
-    // Local: under MPI the caller combines the answers of all ranks (halo particles are
-    // checked by their owners).
-    bool needs_rebuild(const ParticleSet& p, double lookahead_dt = 0.0) const;
+    // What the motion since the build and since the pair selection asks for. Local: under MPI
+    // the caller combines the answers of all ranks (halo particles are checked by their
+    // owners).
+    struct Motion {
+        // The list is empty, sized for another particle set, or some owned particle moved more
+        // than (skin - margin) / 2 since the build. With a look-ahead time dt [s], also when a
+        // particle may get there within a step of dt (|dx| + 1.25 |v| dt > (skin - margin) / 2):
+        // a step start then rebuilds (and migrates particles between ranks) instead of the
+        // middle of the step.
+        bool rebuild = false;
+        // Some owned particle lies more than margin / 2 from its x_selected (or its position is
+        // not finite): the pair lists must be selected again, at the present positions. With
+        // the margin of the last build: after a rebuild, ask again.
+        bool reselect = false;
+    };
+    Motion motion(const ParticleSet& p, double lookahead_dt = 0.0) const;
+
+    // The pair lists of the owned dynamic particles: the entries b of a's Verlet row with
+    // |y_a - y_b| < h_ab + margin (or a distance that is NaN, which propagates a broken state),
+    // y = `at` (ParticleSet::x_selected, or x for a list used once), in row order and padded
+    // with a itself to a whole number of blocks (pair_selection.hpp); other particles get
+    // none. Every `at` must lie within (skin - margin) / 2 of its particle's position at the
+    // build.
+    void select_pairs(const ParticleSet& p, const std::array<std::vector<double>, 3>& at);
+    // The pair list of owned particle a, padded: what its pair loops visit.
+    std::span<const std::uint32_t> partners(std::size_t a) const {
+        return {pairs_.data() + pair_offsets_[a], pairs_.data() + pair_offsets_[a + 1]};
+    }
+    // Whether the pair lists were selected from this build, for a set of p's size.
+    bool has_pairs(const ParticleSet& p) const {
+        return pairs_build_ == builds_ && builds_ > 0 && built_size_ == p.size();
+    }
 
     std::span<const std::uint32_t> row(std::size_t i) const {
         return {indices_.data() + offsets_[i], indices_.data() + offsets_[i + 1]};
     }
     std::size_t pair_count() const { return indices_.size(); }
+    std::size_t pair_list_entries() const { return pairs_.size(); }  // padding included
 
     // The owned particles split into one contiguous range per thread of the pair loop
     // (parallel::threads_for(owned, kMinPairItems) threads), of about equal work: a dynamic
@@ -51,14 +93,21 @@ public:
     std::size_t wall_entries() const { return wall_entries_; }
     std::size_t walls() const { return walls_; }
     std::size_t build_count() const { return builds_; }
+    std::size_t selection_count() const { return selections_; }
     double skin() const { return skin_; }
+    double margin() const { return margin_; }
 
 private:
     std::vector<std::size_t> offsets_;
     std::vector<std::uint32_t> indices_;
     std::vector<std::vector<std::uint32_t>> rows_;  // the build's block buffer (neighbours.cpp)
     std::array<std::vector<double>, 3> x_at_build_;
-    double skin_ = 0.0;
+    std::vector<std::size_t> pair_offsets_;  // owned + 1
+    std::vector<std::uint32_t> pairs_;
+    std::vector<std::vector<std::uint32_t>> part_pairs_;  // select_pairs' buffer per part
+    std::size_t pairs_build_ = 0;  // builds_ at the last selection (0: none)
+    std::size_t selections_ = 0;
+    double skin_ = 0.0, margin_ = 0.0;
     std::size_t built_size_ = 0;  // owned + halo particles at the build
     std::size_t wall_entries_ = 0, walls_ = 0;
     std::size_t builds_ = 0;

@@ -38,7 +38,8 @@ struct RunSummary {
     double wall_seconds = 0.0;        // of this call [s]
     double total_wall_seconds = 0.0;  // of the whole run, earlier segments included [s]
     double particle_steps_per_second = 0.0;  // dynamic particles x accepted steps / wall time
-    std::size_t neighbour_builds = 0;
+    std::size_t neighbour_builds = 0;  // Verlet-list builds
+    std::size_t pair_selections = 0;   // pair-list selections (NeighbourList::select_pairs)
     std::size_t snapshots = 0;
     PhaseTimes phases;  // cumulative over the simulation's life [s]
     int interrupted_by = 0;       // signal number that stopped the run early, 0 if none

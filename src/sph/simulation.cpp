@@ -378,6 +378,8 @@ void Simulation::validate_setup() const {
     if (!(io.dt_initial >= 0.0)) throw std::invalid_argument("integrator: dt_initial must be >= 0");
     if (!(io.neighbour_skin >= 0.0 && io.neighbour_skin < 1.0))
         throw std::invalid_argument("integrator: neighbour_skin must lie in [0, 1)");
+    if (!(io.pair_margin >= 0.0 && io.pair_margin <= 0.5))
+        throw std::invalid_argument("integrator: pair_margin must lie in [0, 0.5]");
 }
 
 void Simulation::ensure_integrator() {
@@ -457,6 +459,9 @@ std::string Simulation::describe(const RunOptions& o) const {
                        {"dt_min_s", integrator_options_.dt_min},
                        {"dt_max_s", integrator_options_.dt_max},
                        {"neighbour_skin_fraction_of_h", integrator_options_.neighbour_skin}};
+    // Only when changed: run.json files written before the option stay comparable on restart.
+    if (integrator_options_.pair_margin != IntegratorOptions{}.pair_margin)
+        j["integrator"]["pair_margin_fraction_of_skin"] = integrator_options_.pair_margin;
     j["materials"] = io::Json::array();
     for (const Material& m : materials_) j["materials"].push_back(io::describe_material(m));
     j["bodies"] = io::Json::array();
@@ -695,6 +700,7 @@ RunSummary Simulation::run(const RunOptions& o) {
             ? static_cast<double>(rec.dynamic_particles() * summary.steps) / summary.wall_seconds
             : 0.0;
     summary.neighbour_builds = neighbours_.build_count();
+    summary.pair_selections = neighbours_.selection_count();
     summary.phases = integrator_->phase_times();
     summary.snapshots = rec.snapshots();
     summary.last_checkpoint = rec.last_checkpoint();

@@ -51,9 +51,10 @@ TEST_CASE("fields: for_each_array visits every component array, in table order")
         bytes += sizeof(a[0]);
         CHECK(a.size() == 5);
     });
-    // x, v (3 each), rho, mass, h, stress (6), plastic, yielding, material, body, kind, id
-    CHECK(arrays == 3 + 3 + 3 + kSymComponents + 6);
-    CHECK(bytes == 8 * (3 + 3 + 3 + kSymComponents + 1) + 1 + 4 + 4 + 1 + 8);
+    // x, v (3 each), rho, mass, h, stress (6), plastic, yielding, material, body, kind, id,
+    // x_selected (3)
+    CHECK(arrays == 3 + 3 + 3 + kSymComponents + 6 + 3);
+    CHECK(bytes == 8 * (3 + 3 + 3 + kSymComponents + 1) + 1 + 4 + 4 + 1 + 8 + 8 * 3);
     const double* first = nullptr;
     p.for_each_array([&](auto& a) {
         if constexpr (std::is_same_v<std::remove_cvref_t<decltype(a[0])>, double>)
@@ -112,6 +113,30 @@ TEST_CASE("fields: a checkpoint holds every field of the table and reads back bi
         CHECK(old.rejected.empty());
         CHECK(old.particles.plastic_multiplier == p.plastic_multiplier);
         CHECK(io::checksum(old.particles) == io::checksum(p));
+    }
+    SUBCASE("a checkpoint written before the pair lists still loads, selected where it stands") {
+        const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        REQUIRE(f >= 0);
+        REQUIRE(H5Ldelete(f, "particles/pair_selection_position", H5P_DEFAULT) >= 0);
+        REQUIRE(H5Adelete(f, "checkpoint_checksum") >= 0);
+        H5Fclose(f);
+        // The checksum of that version covered the fields it had, without the new one.
+        const std::uint64_t without = io::checksum(p, {"pair_selection_position"});
+        REQUIRE(without != io::checksum(p));
+        io::add_string_attribute(file, "checkpoint_checksum", std::to_string(without));
+        const io::LoadedCheckpoint old = io::load_newest_checkpoint(dir);
+        CHECK(old.rejected.empty());
+        CHECK(old.particles.x_selected == p.x);  // the stand-in: the positions
+        CHECK(old.particles.x == p.x);
+        CHECK(old.particles.stress == p.stress);
+        // A stored checksum that covers the missing field does not match: the file is refused.
+        const hid_t g = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        REQUIRE(g >= 0);
+        REQUIRE(H5Adelete(g, "checkpoint_checksum") >= 0);
+        H5Fclose(g);
+        io::add_string_attribute(file, "checkpoint_checksum", std::to_string(io::checksum(p)));
+        CHECK_THROWS_WITH(io::load_newest_checkpoint(dir),
+                          doctest::Contains("checksum mismatch in the particle fields"));
     }
     fs::remove_all(dir);
 }

@@ -1,7 +1,8 @@
 // Verlet neighbour lists (neighbours.hpp): a pair interacts when |x_a - x_b| < h_ab =
 // (h_a + h_b) / 2 (SPEC.md section 1); the list holds every b within h_ab + skin, rows of
 // boundary particles hold only dynamic particles, rows are sorted, and the list stays valid
-// until a particle has moved more than skin / 2.
+// until a particle has moved more than skin / 2. The pair lists selected from it hold the
+// entries within h_ab + margin of the selection's positions, whatever list they come from.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -108,35 +109,174 @@ TEST_CASE("neighbour list = brute force, variable h, 2D and 3D") {
     }
 }
 
-TEST_CASE("neighbour list: needs_rebuild only after a move of more than skin / 2") {
-    ParticleSet p = random_particles(2, 400, 0.05, 0.1, 5);
-    const double skin = 0.01;
-    NeighbourList nl;
-    CHECK(nl.needs_rebuild(p));  // never built
-    nl.build(p, skin);
-    CHECK_FALSE(nl.needs_rebuild(p));
-    // Everybody moves by 0.49 skin (diagonally): still valid.
-    const double step = 0.49 * skin / std::sqrt(2.0);
-    for (std::size_t a = 0; a < p.size(); ++a) {
-        p.x[0][a] += step;
-        p.x[1][a] -= step;
+TEST_CASE("neighbour list: a rebuild after a move of (skin - margin) / 2, a new selection after margin / 2") {
+    for (const double margin_fraction : {0.0, 0.3}) {
+        CAPTURE(margin_fraction);
+        ParticleSet p = random_particles(2, 400, 0.05, 0.1, 5);
+        const double skin = 0.01, margin = margin_fraction * skin;
+        const double half_reach = 0.5 * (skin - margin);  // what the Verlet list allows
+        NeighbourList nl;
+        CHECK(nl.motion(p).rebuild);  // never built
+        nl.build(p, skin, margin);
+        p.x_selected = p.x;
+        CHECK_FALSE(nl.motion(p).rebuild);
+        CHECK_FALSE(nl.motion(p).reselect);
+        // Everybody moves by 0.99 half_reach (diagonally): the Verlet list is still valid.
+        const double step = 0.99 * half_reach / std::sqrt(2.0);
+        for (std::size_t a = 0; a < p.size(); ++a) {
+            p.x[0][a] += step;
+            p.x[1][a] -= step;
+        }
+        CHECK_FALSE(nl.motion(p).rebuild);
+        // ... and the pair lists too, unless the move exceeds half the margin.
+        CHECK(nl.motion(p).reselect == (0.99 * half_reach > 0.5 * margin));
+        p.x_selected = p.x;
+        CHECK_FALSE(nl.motion(p).reselect);
+        // One particle moves by 1.01 half_reach in total: rebuild. A move of 0.49 margin since
+        // the selection keeps the pair lists; 0.51 margin does not.
+        p.x[0][123] += 0.02 * half_reach / std::sqrt(2.0);
+        p.x[1][123] -= 0.02 * half_reach / std::sqrt(2.0);
+        CHECK(nl.motion(p).rebuild);
+        p.x_selected = p.x;
+        if (margin > 0.0) {
+            p.x[0][9] += 0.49 * margin;
+            CHECK_FALSE(nl.motion(p).reselect);
+            p.x[0][9] += 0.02 * margin;
+            CHECK(nl.motion(p).reselect);
+        }
+        // After the rebuild, the new reference positions count.
+        nl.build(p, skin, margin);
+        CHECK(nl.build_count() == 2);
+        CHECK_FALSE(nl.motion(p).rebuild);
+        // A look-ahead time counts a particle's velocity: |dx| + 1.25 |v| dt.
+        p.v[0][17] = 1.0;
+        CHECK_FALSE(nl.motion(p, 0.99 * half_reach / 1.25).rebuild);
+        CHECK(nl.motion(p, 1.01 * half_reach / 1.25).rebuild);
+        // A non-finite position asks for both.
+        p.x[1][7] = std::numeric_limits<double>::quiet_NaN();
+        CHECK(nl.motion(p).rebuild);
+        CHECK(nl.motion(p).reselect);
+        p.x[1][7] = 0.5;
+        // A particle set of another size forces a rebuild.
+        ParticleSet q = random_particles(2, 401, 0.05, 0.1, 5);
+        CHECK(nl.motion(q).rebuild);
     }
-    CHECK_FALSE(nl.needs_rebuild(p));
-    // One particle moves by 0.51 skin in total: rebuild.
-    p.x[0][123] += 0.02 * skin / std::sqrt(2.0);
-    p.x[1][123] -= 0.02 * skin / std::sqrt(2.0);
-    CHECK(nl.needs_rebuild(p));
-    // After the rebuild, the new reference positions count.
-    nl.build(p, skin);
-    CHECK(nl.build_count() == 2);
-    CHECK_FALSE(nl.needs_rebuild(p));
-    // A non-finite position forces a rebuild.
-    p.x[1][7] = std::numeric_limits<double>::quiet_NaN();
-    CHECK(nl.needs_rebuild(p));
-    p.x[1][7] = 0.5;
-    // A particle set of another size forces a rebuild.
-    ParticleSet q = random_particles(2, 401, 0.05, 0.1, 5);
-    CHECK(nl.needs_rebuild(q));
+    NeighbourList nl;
+    const ParticleSet p = random_particles(2, 50, 0.05, 0.1, 5);
+    CHECK_THROWS_AS(nl.build(p, 0.01, 0.0051), std::invalid_argument);  // margin > skin / 2
+}
+
+// The pair list of dynamic particle a as NeighbourList::select_pairs defines it, by brute
+// force: {b != a : |y_a - y_b| < h_ab + margin, not wall-wall}, in id order, padded with a to
+// whole blocks of 8.
+static std::vector<std::uint32_t> expected_pairs(const ParticleSet& p,
+                                          const std::array<std::vector<double>, 3>& y,
+                                          std::size_t a, double margin) {
+    std::vector<std::uint32_t> out;
+    for (std::size_t b = 0; b < p.size(); ++b) {
+        if (b == a) continue;
+        double r2 = 0.0;
+        for (int d = 0; d < p.dim; ++d) r2 += (y[d][a] - y[d][b]) * (y[d][a] - y[d][b]);
+        const double reach = 0.5 * (p.h[a] + p.h[b]) + margin;
+        if (r2 < reach * reach) out.push_back(static_cast<std::uint32_t>(b));
+    }
+    std::sort(out.begin(), out.end(),
+              [&p](std::uint32_t i, std::uint32_t j) { return p.id[i] < p.id[j]; });
+    while (out.size() % 8 != 0) out.push_back(static_cast<std::uint32_t>(a));
+    return out;
+}
+
+TEST_CASE("pair lists: the Verlet entries within h_ab + margin of the selection, whatever the Verlet list") {
+    // Random particles with shuffled ids, some boundary ones and halo copies. The pair lists
+    // are selected at positions y; then everybody moves by up to 0.49 margin. (1) Every pair
+    // that interacts now is in the lists. (2) A Verlet list built at the new positions, as a
+    // restart or a rebuild builds it, gives exactly the same lists from the same y.
+    for (const int dim : {2, 3}) {
+        CAPTURE(dim);
+        const std::size_t total = dim == 2 ? 2000 : 1500, halo = 200;
+        ParticleSet p = dim == 2 ? random_particles(2, total, 0.03, 0.06, 31)
+                                 : random_particles(3, total, 0.10, 0.18, 32);
+        std::vector<std::int64_t> ids(total);
+        std::iota(ids.begin(), ids.end(), std::int64_t{0});
+        std::shuffle(ids.begin(), ids.end(), std::mt19937_64(33));
+        p.id = ids;
+        p.n_halo = halo;
+        const double skin = 0.02, margin = 0.4 * skin;
+        NeighbourList before;
+        before.build(p, skin, margin);
+        p.x_selected = p.x;
+        before.select_pairs(p, p.x_selected);
+        REQUIRE(before.has_pairs(p));
+        const std::size_t n = p.owned();
+        std::size_t wrong = 0, dynamic = 0, margin_entries = 0;
+        for (std::size_t a = 0; a < n; ++a) {
+            const auto got = before.partners(a);
+            if (p.kind[a] != ParticleKind::dynamic) {
+                wrong += !got.empty();
+                continue;
+            }
+            ++dynamic;
+            const std::vector<std::uint32_t> want = expected_pairs(p, p.x_selected, a, margin);
+            if (!std::equal(got.begin(), got.end(), want.begin(), want.end())) {
+                if (wrong == 0) MESSAGE("particle ", a, ": ", got.size(), " entries, expected ", want.size());
+                ++wrong;
+            }
+            for (const std::uint32_t b : got)
+                margin_entries += b != a && distance(p, a, b) >= 0.5 * (p.h[a] + p.h[b]);
+        }
+        CHECK(wrong == 0);
+        CHECK(dynamic > n / 2);
+        CHECK(margin_entries > dynamic);  // the margin holds entries beyond the support
+
+        // Everybody moves by 0.49 margin in a random direction.
+        std::mt19937_64 rng(34);
+        std::normal_distribution<double> g(0.0, 1.0);
+        for (std::size_t a = 0; a < p.size(); ++a) {
+            double d[3] = {g(rng), g(rng), dim == 3 ? g(rng) : 0.0};
+            const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            for (int k = 0; k < dim; ++k) p.x[k][a] += 0.49 * margin * d[k] / len;
+        }
+        REQUIRE_FALSE(before.motion(p).rebuild);
+        REQUIRE_FALSE(before.motion(p).reselect);
+        std::size_t missing = 0, interacting = 0;
+        for (std::size_t a = 0; a < n; ++a) {
+            if (p.kind[a] != ParticleKind::dynamic) continue;
+            const auto got = before.partners(a);
+            const std::set<std::uint32_t> listed(got.begin(), got.end());
+            for (std::size_t b = 0; b < p.size(); ++b)
+                if (b != a && distance(p, a, b) < 0.5 * (p.h[a] + p.h[b])) {
+                    ++interacting;
+                    missing += listed.count(static_cast<std::uint32_t>(b)) == 0;
+                }
+        }
+        CHECK(missing == 0);
+        CHECK(interacting > 10 * dynamic);
+
+        NeighbourList after;
+        after.build(p, skin, margin);
+        after.select_pairs(p, p.x_selected);
+        std::size_t different = 0;
+        for (std::size_t a = 0; a < n; ++a) {
+            const auto u = before.partners(a), w = after.partners(a);
+            different += !std::equal(u.begin(), u.end(), w.begin(), w.end());
+        }
+        CHECK(different == 0);
+        CHECK(after.pair_list_entries() == before.pair_list_entries());
+    }
+}
+
+TEST_CASE("pair lists: refused for a list built for another particle set") {
+    const ParticleSet p = random_particles(2, 100, 0.05, 0.1, 5);
+    NeighbourList nl;
+    CHECK_FALSE(nl.has_pairs(p));
+    CHECK_THROWS_AS(nl.select_pairs(p, p.x), std::logic_error);  // never built
+    nl.build(p, 0.01, 0.002);
+    CHECK_FALSE(nl.has_pairs(p));  // built, not selected
+    nl.select_pairs(p, p.x);
+    CHECK(nl.has_pairs(p));
+    const ParticleSet q = random_particles(2, 101, 0.05, 0.1, 5);
+    CHECK_FALSE(nl.has_pairs(q));
+    CHECK_THROWS_AS(nl.select_pairs(q, q.x), std::logic_error);
 }
 
 TEST_CASE("neighbour list: a list built with a skin stays exact after moves below skin / 2") {
@@ -153,7 +293,7 @@ TEST_CASE("neighbour list: a list built with a skin stays exact after moves belo
         const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         for (int k = 0; k < 3; ++k) p.x[k][a] += 0.499 * skin * d[k] / len;
     }
-    REQUIRE_FALSE(nl.needs_rebuild(p));
+    REQUIRE_FALSE(nl.motion(p).rebuild);
     std::size_t missing = 0;
     for (std::size_t a = 0; a < p.size(); ++a) {
         const auto row = nl.row(a);
