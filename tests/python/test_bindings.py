@@ -1,5 +1,6 @@
 """The Python API of regosph (python/bind_*.cpp): fields come back as NumPy arrays of the
 right shape and dtype, setters round-trip, and the helper functions follow SPEC.md."""
+import json
 import math
 
 import numpy as np
@@ -218,6 +219,33 @@ def test_run_advance_and_diagnostics():
     assert d.momentum[1] < 0  # falling onto the floor at first
     assert isinstance(sim.describe(), str) and '"dim"' in sim.describe()
     assert rs.__version__
+
+
+def test_pair_margin_selects_the_lists_rarely_and_changes_only_the_rounding():
+    """A block falling onto a floor, 40 steps: with no margin the pair lists are selected at
+    nearly every evaluation, with the default margin at few; the states agree to rounding."""
+    runs = {}
+    for margin in (0.0, 0.2, 0.5):
+        sim = make_sim(2)
+        sim.physics.gravity = (0.0, -9.81, 0.0)
+        sim.integrator.dt_max = 1e-4
+        sim.integrator.tune_threads = False
+        sim.integrator.pair_margin = margin
+        for _ in range(40):
+            sim.advance(1.0)
+        summary = sim.run(sim.time + 1e-4, progress_interval=0)
+        described = json.loads(sim.describe())["integrator"]
+        assert described.get("pair_margin_fraction_of_skin", 0.2) == margin
+        runs[margin] = (summary.pair_selections, summary.steps, sim.positions.copy(),
+                        sim.velocities.copy())
+    selections0, steps, x0, v0 = runs[0.0]
+    assert selections0 >= 2 * 40  # two evaluations per step, every one moved something
+    assert 1 <= runs[0.2][0] < selections0 / 4
+    assert runs[0.5][0] <= runs[0.2][0]
+    for margin in (0.2, 0.5):
+        _, _, x, v = runs[margin]
+        assert np.abs(x - x0).max() <= 1e-12 * np.abs(x0).max()
+        assert np.abs(v - v0).max() <= 1e-9 * np.abs(v0).max()
 
 
 @pytest.mark.parametrize("dim", [2, 3])

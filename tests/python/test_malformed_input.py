@@ -491,6 +491,7 @@ def test_end_time_not_after_the_current_time(tmp_path):
     ("dt_min", 0.0), ("dt_min", -1e-10),
     ("dt_max", 1e-12),  # below the default dt_min of 1e-10 s
     ("neighbour_skin", 1.0), ("neighbour_skin", 2.0), ("neighbour_skin", -0.1),
+    ("pair_margin", -0.1), ("pair_margin", 0.6), ("pair_margin", math.nan),
     ("dt_initial", -1e-5),
 ])
 def test_integrator_option_out_of_range(field, value, tmp_path):
