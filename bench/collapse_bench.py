@@ -77,7 +77,7 @@ def bench(setting, end_time, workdir, tune_threads=False):
         "wall_s": s.wall_seconds,
         "particle_steps_per_s": s.particle_steps_per_second,
         "neighbour_builds": s.neighbour_builds,
-        "pair_selections": s.pair_selections,
+        "pair_selections": getattr(s, "pair_selections", None),
         "phases_s": phases(s),
         "surface_rms_mm": m["surface_rms_m"] * 1e3,
         "runout_error_cm": m["runout_error_m"] * 1e2,

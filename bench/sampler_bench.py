@@ -41,7 +41,7 @@ def main():
          "particles": int((sim.kind == 0).sum()), "all_particles": int(sim.size),
          "steps": s.steps, "rejected": s.rejected, "wall_s": s.wall_seconds,
          "particle_steps_per_s": s.particle_steps_per_second,
-         "neighbour_builds": s.neighbour_builds, "pair_selections": s.pair_selections,
+         "neighbour_builds": s.neighbour_builds, "pair_selections": getattr(s, "pair_selections", None),
          "phases_s": collapse_bench.phases(s)}
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=2) + "\n")
