@@ -381,6 +381,12 @@ NeighbourList::Motion NeighbourList::motion(const ParticleSet& p, double lookahe
     return {rebuild != 0, reselect != 0};
 }
 
+std::size_t NeighbourList::pair_list_entries() const {
+    std::size_t total = 0;
+    for (const auto& buffer : part_pairs_) total += buffer.size();
+    return total;
+}
+
 void NeighbourList::select_pairs(const ParticleSet& p,
                                  const std::array<std::vector<double>, 3>& at) {
     const std::size_t n = p.owned();
@@ -392,40 +398,33 @@ void NeighbourList::select_pairs(const ParticleSet& p,
             throw std::invalid_argument("NeighbourList::select_pairs: positions for " +
                                         std::to_string(at[d].size()) + " particles, not " +
                                         std::to_string(p.size()));
-    // Each part of the partition selects its particles' lists into a buffer of its own; then
-    // the offsets (a prefix sum) and the copies into the flat list.
+    // Each part of the partition selects its particles' lists into a buffer of its own, which
+    // the lists then point into (no flat copy: a list twice would weigh on large 3D runs).
     const parallel::Partition& part = partition(p);
-    const int parts = part.parts();
-    if (part_pairs_.size() < static_cast<std::size_t>(parts))
-        part_pairs_.resize(static_cast<std::size_t>(parts));
-    pair_offsets_.assign(n + 1, 0);
-#pragma omp parallel num_threads(part.team())
-    {
-#pragma omp for schedule(static, 1)
-        for (int k = 0; k < parts; ++k) {
-            std::vector<std::uint32_t>& buffer = part_pairs_[static_cast<std::size_t>(k)];
-            buffer.clear();
-            for (std::size_t a = part.begin(k); a < part.end(k); ++a) {
-                const std::size_t before = buffer.size();
-                if (p.kind[a] == ParticleKind::dynamic) {
-                    if (p.dim == 2)
-                        append_pairs<2>(p, at, a, row(a), margin_, buffer);
-                    else
-                        append_pairs<3>(p, at, a, row(a), margin_, buffer);
-                }
-                pair_offsets_[a + 1] = buffer.size() - before;  // the length, for now
+    const std::size_t parts = static_cast<std::size_t>(part.parts());
+    part_pairs_.resize(parts);  // buffers of an earlier, larger part count are freed
+    pair_begin_.assign(n, nullptr);
+    pair_count_.assign(n, 0);
+#pragma omp parallel for num_threads(part.team()) schedule(static, 1)
+    for (std::size_t k = 0; k < parts; ++k) {
+        std::vector<std::uint32_t>& buffer = part_pairs_[k];
+        buffer.clear();
+        const int kk = static_cast<int>(k);
+        for (std::size_t a = part.begin(kk); a < part.end(kk); ++a) {
+            const std::size_t before = buffer.size();
+            if (p.kind[a] == ParticleKind::dynamic) {
+                if (p.dim == 2)
+                    append_pairs<2>(p, at, a, row(a), margin_, buffer);
+                else
+                    append_pairs<3>(p, at, a, row(a), margin_, buffer);
             }
+            pair_count_[a] = static_cast<std::uint32_t>(buffer.size() - before);
         }
-#pragma omp single
-        {
-            for (std::size_t a = 0; a < n; ++a) pair_offsets_[a + 1] += pair_offsets_[a];
-            pairs_.resize(pair_offsets_[n]);
-        }
-#pragma omp for schedule(static, 1)
-        for (int k = 0; k < parts; ++k) {
-            const std::vector<std::uint32_t>& buffer = part_pairs_[static_cast<std::size_t>(k)];
-            std::copy(buffer.begin(), buffer.end(),
-                      pairs_.begin() + static_cast<std::ptrdiff_t>(pair_offsets_[part.begin(k)]));
+        // The buffer has its final size (and address) now.
+        std::size_t offset = 0;
+        for (std::size_t a = part.begin(kk); a < part.end(kk); ++a) {
+            pair_begin_[a] = buffer.data() + offset;
+            offset += pair_count_[a];
         }
     }
     pairs_build_ = builds_;

@@ -67,7 +67,7 @@ public:
     void select_pairs(const ParticleSet& p, const std::array<std::vector<double>, 3>& at);
     // The pair list of owned particle a, padded: what its pair loops visit.
     std::span<const std::uint32_t> partners(std::size_t a) const {
-        return {pairs_.data() + pair_offsets_[a], pairs_.data() + pair_offsets_[a + 1]};
+        return {pair_begin_[a], pair_count_[a]};
     }
     // Whether the pair lists were selected from this build, for a set of p's size.
     bool has_pairs(const ParticleSet& p) const {
@@ -78,7 +78,7 @@ public:
         return {indices_.data() + offsets_[i], indices_.data() + offsets_[i + 1]};
     }
     std::size_t pair_count() const { return indices_.size(); }
-    std::size_t pair_list_entries() const { return pairs_.size(); }  // padding included
+    std::size_t pair_list_entries() const;  // padding included
 
     // The owned particles split into one contiguous range per thread of the pair loop
     // (parallel::threads_for(owned, kMinPairItems) threads), of about equal work: a dynamic
@@ -102,9 +102,11 @@ private:
     std::vector<std::uint32_t> indices_;
     std::vector<std::vector<std::uint32_t>> rows_;  // the build's block buffer (neighbours.cpp)
     std::array<std::vector<double>, 3> x_at_build_;
-    std::vector<std::size_t> pair_offsets_;  // owned + 1
-    std::vector<std::uint32_t> pairs_;
-    std::vector<std::vector<std::uint32_t>> part_pairs_;  // select_pairs' buffer per part
+    // The pair lists, one buffer per part of the partition (each filled by one thread, in
+    // particle order), and where each particle's list starts in its part's buffer.
+    std::vector<std::vector<std::uint32_t>> part_pairs_;
+    std::vector<const std::uint32_t*> pair_begin_;  // owned
+    std::vector<std::uint32_t> pair_count_;         // owned
     std::size_t pairs_build_ = 0;  // builds_ at the last selection (0: none)
     std::size_t selections_ = 0;
     double skin_ = 0.0, margin_ = 0.0;
