@@ -361,8 +361,7 @@ void append_pairs(const ParticleSet& p, const std::array<std::vector<double>, 3>
 
 NeighbourList::Motion NeighbourList::motion(const ParticleSet& p, double lookahead_dt) const {
     const std::size_t n = p.owned();
-    const bool stale =
-        offsets_.size() != n + 1 || x_at_build_[0].size() != n || built_size_ != p.size();
+    const bool stale = !built_for(p) || x_at_build_[0].size() != n;
     static const std::array<std::vector<double>, 3> kNoBuild;
     const auto& x0 = stale ? kNoBuild : x_at_build_;
     const double half_skin = 0.5 * (skin_ - margin_), half_margin = 0.5 * margin_;
@@ -390,7 +389,7 @@ std::size_t NeighbourList::pair_list_entries() const {
 void NeighbourList::select_pairs(const ParticleSet& p,
                                  const std::array<std::vector<double>, 3>& at) {
     const std::size_t n = p.owned();
-    if (offsets_.size() != n + 1 || built_size_ != p.size())
+    if (!built_for(p))
         throw std::logic_error("NeighbourList::select_pairs: the list was built for another "
                                "particle set");
     for (int d = 0; d < p.dim; ++d)

@@ -71,7 +71,7 @@ public:
     }
     // Whether the pair lists were selected from this build, for a set of p's size.
     bool has_pairs(const ParticleSet& p) const {
-        return pairs_build_ == builds_ && builds_ > 0 && built_size_ == p.size();
+        return built_for(p) && pairs_build_ == builds_;
     }
 
     std::span<const std::uint32_t> row(std::size_t i) const {
@@ -98,6 +98,11 @@ public:
     double margin() const { return margin_; }
 
 private:
+    // Whether the list was built, and for a set of p's owned and halo counts.
+    bool built_for(const ParticleSet& p) const {
+        return builds_ > 0 && offsets_.size() == p.owned() + 1 && built_size_ == p.size();
+    }
+
     std::vector<std::size_t> offsets_;
     std::vector<std::uint32_t> indices_;
     std::vector<std::vector<std::uint32_t>> rows_;  // the build's block buffer (neighbours.cpp)
