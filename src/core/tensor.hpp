@@ -36,17 +36,16 @@ inline double second_invariant(const SymTensor& t) {
 // Objective part of the Jaumann rate, sigma R^T + R sigma = W sigma - sigma W
 // (Schaefer et al. 2017 eq. 22), for a symmetric sigma and spin W.
 inline SymTensor jaumann_rotation_term(const SymTensor& s, const Spin& w) {
-    // Full matrices; the result is symmetric by construction.
-    const double S[3][3] = {{s[XX], s[XY], s[XZ]}, {s[XY], s[YY], s[YZ]}, {s[XZ], s[YZ], s[ZZ]}};
-    const double W[3][3] = {{0.0, w[0], w[1]}, {-w[0], 0.0, w[2]}, {-w[1], -w[2], 0.0}};
-    double J[3][3];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            double acc = 0.0;
-            for (int k = 0; k < 3; ++k) acc += W[i][k] * S[k][j] - S[i][k] * W[k][j];
-            J[i][j] = acc;
-        }
-    return {J[0][0], J[1][1], J[2][2], J[0][1], J[0][2], J[1][2]};
+    // With M = W sigma: sigma W = -M^T (W antisymmetric, sigma symmetric), so the term is
+    // M + M^T, written out for W = [[0, a, b], [-a, 0, c], [-b, -c, 0]] (the six entries of a
+    // symmetric result, ~20 flops instead of the 54 of two full matrix products).
+    const double a = w[0], b = w[1], c = w[2];
+    return {2.0 * (a * s[XY] + b * s[XZ]),
+            2.0 * (c * s[YZ] - a * s[XY]),
+            -2.0 * (b * s[XZ] + c * s[YZ]),
+            a * (s[YY] - s[XX]) + b * s[YZ] + c * s[XZ],
+            b * (s[ZZ] - s[XX]) + a * s[YZ] - c * s[XY],
+            c * (s[ZZ] - s[YY]) - a * s[XZ] - b * s[XY]};
 }
 
 }  // namespace regosph

@@ -56,6 +56,19 @@ SymTensor artificial_stress(double epsilon, const SymTensor& sigma, double rho, 
         r[XY] = 0.5 * sin2 * (r1 - r2);
         return r;
     }
+    // No tensile principal stress when sigma is negative semidefinite: every principal minor
+    // of -sigma is >= 0 (Sylvester's criterion for semidefinite matrices). Then R = 0 without
+    // the eigen-decomposition (~150 ns of trigonometric functions), which is most of a
+    // compressed body, and all of one at rest with sigma = 0.
+    const bool compressive =
+        sigma[XX] <= 0.0 && sigma[YY] <= 0.0 && sigma[ZZ] <= 0.0 &&
+        sigma[XX] * sigma[YY] - sigma[XY] * sigma[XY] >= 0.0 &&
+        sigma[XX] * sigma[ZZ] - sigma[XZ] * sigma[XZ] >= 0.0 &&
+        sigma[YY] * sigma[ZZ] - sigma[YZ] * sigma[YZ] >= 0.0 &&
+        sigma[XX] * (sigma[YY] * sigma[ZZ] - sigma[YZ] * sigma[YZ]) -
+                sigma[XY] * (sigma[XY] * sigma[ZZ] - sigma[YZ] * sigma[XZ]) +
+                sigma[XZ] * (sigma[XY] * sigma[YZ] - sigma[YY] * sigma[XZ]) <= 0.0;
+    if (compressive) return r;
     Eigen::Matrix3d s;
     s << sigma[XX], sigma[XY], sigma[XZ], sigma[XY], sigma[YY], sigma[YZ], sigma[XZ], sigma[YZ],
         sigma[ZZ];

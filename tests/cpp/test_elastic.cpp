@@ -369,6 +369,65 @@ TEST_CASE("artificial stress: zero under compression, -eps sigma'/rho^2 on tensi
     CHECK(artificial_stress(eps, zz, rho, 2)[ZZ] == 0.0);
 }
 
+TEST_CASE("artificial stress in 3D: the compression test agrees with the principal axes") {
+    // sigma = Q diag(s1, s2, s3) Q^T with random rotations Q and principal stresses of either
+    // sign, some tensile ones tiny, and negative diagonals with a tensile principal stress
+    // (diag(-1, -1, -1) with sigma_xy = 2 has eigenvalues -3, -1, 1): R must be
+    // -eps / rho^2 sum_k max(s_k, 0) q_k q_k^T, and exactly 0 without a tensile one.
+    const double eps = 0.3, rho = 2.0, k = -eps / (rho * rho);
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    int compressive = 0, tensile = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+        CAPTURE(trial);
+        // A random rotation: Gram-Schmidt of three random vectors.
+        double q[3][3];
+        for (auto& row : q)
+            for (double& v : row) v = u(rng);
+        for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < i; ++j) {
+                double dot = 0.0;
+                for (int d = 0; d < 3; ++d) dot += q[i][d] * q[j][d];
+                for (int d = 0; d < 3; ++d) q[i][d] -= dot * q[j][d];
+            }
+            const double norm = std::sqrt(q[i][0] * q[i][0] + q[i][1] * q[i][1] + q[i][2] * q[i][2]);
+            for (int d = 0; d < 3; ++d) q[i][d] /= norm;
+        }
+        double s[3];
+        for (double& v : s) v = 1e5 * u(rng);
+        if (trial % 4 == 0)
+            for (double& v : s) v = -std::abs(v);  // all compressive
+        if (trial % 4 == 1) s[trial % 3] = 1e-6 * std::abs(s[trial % 3]);  // one barely tensile
+        SymTensor sigma{};
+        double R[3][3] = {};
+        static constexpr int kSlot[3][3] = {{XX, XY, XZ}, {XY, YY, YZ}, {XZ, YZ, ZZ}};
+        for (int i = 0; i < 3; ++i)
+            for (int j = i; j < 3; ++j) {
+                double v = 0.0, r = 0.0;
+                for (int m = 0; m < 3; ++m) {
+                    v += s[m] * q[m][i] * q[m][j];
+                    r += k * std::max(s[m], 0.0) * q[m][i] * q[m][j];
+                }
+                sigma[kSlot[i][j]] = v;
+                R[i][j] = r;
+            }
+        const SymTensor got = artificial_stress(eps, sigma, rho, 3);
+        const bool any_tension = std::max({s[0], s[1], s[2]}) > 0.0;
+        (any_tension ? tensile : compressive) += 1;
+        for (int i = 0; i < 3; ++i)
+            for (int j = i; j < 3; ++j)
+                CHECK(std::abs(got[kSlot[i][j]] - R[i][j]) <= 1e-9 * std::abs(k) * 1e5);
+        if (!any_tension)
+            for (const double r : got) CHECK(r == 0.0);
+    }
+    CHECK(compressive >= 1000);
+    CHECK(tensile >= 2000);
+    const SymTensor hidden{-1e5, -1e5, -1e5, 2e5, 0.0, 0.0};  // principal stress +1e5 along (1, 1, 0)
+    const SymTensor r = artificial_stress(eps, hidden, rho, 3);
+    CHECK(r[XX] == doctest::Approx(k * 0.5e5).epsilon(1e-10));
+    CHECK(r[XY] == doctest::Approx(k * 0.5e5).epsilon(1e-10));
+}
+
 TEST_CASE("artificial stress in the momentum equation: repulsive in tension, absent in compression") {
     // Two particles a distance r apart along x with the same stress and density rho. The term
     // m_b (R_a + R_b) f^n . grad_a W_ab, f = W(r) / W(dp), is the change of the acceleration
