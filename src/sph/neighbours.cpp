@@ -33,6 +33,8 @@ struct PositionCloud {
 // buffer and appended to the flat list, so the build needs the list plus one block, not twice
 // the list (what decides the peak memory of large 3D runs).
 constexpr std::size_t kBuildBlock = 8192;
+// Particles per claim of the copy of the build's positions (~1 ns each).
+constexpr std::size_t kCopyChunk = 1024;
 
 // The leaves of a nanoflann tree, left to right: each a range [first, last) of tree.vAcc, the
 // tree's permutation of the points (so neighbouring leaves hold neighbouring points).
@@ -230,9 +232,20 @@ void NeighbourList::build(const ParticleSet& p, double skin, double margin) {
             wall_entries_ += offsets_[w + 1] - offsets_[w];
             ++walls_;
         }
-    for (int d = 0; d < 3; ++d) x_at_build_[d].assign(p.x[d].begin(), p.x[d].begin() + n);
     built_size_ = p.size();
     ++builds_;
+    // The positions of this build, copied on the new list's partition (each thread its own
+    // part, which its motion tests read), not serially: see AdaptiveHeun::prepare.
+    const parallel::Partition& part = partition(p);
+    parallel::ChunkQueue chunks(part, n, kCopyChunk);
+    for (int d = 0; d < 3; ++d) x_at_build_[d].resize(n);
+#pragma omp parallel num_threads(part.team())
+    chunks.run([&](std::size_t first, std::size_t last) {
+        for (int d = 0; d < 3; ++d)
+            std::copy(p.x[d].begin() + static_cast<std::ptrdiff_t>(first),
+                      p.x[d].begin() + static_cast<std::ptrdiff_t>(last),
+                      x_at_build_[d].begin() + static_cast<std::ptrdiff_t>(first));
+    });
 }
 
 const parallel::Partition& NeighbourList::partition(const ParticleSet& p) const {
@@ -402,8 +415,9 @@ void NeighbourList::select_pairs(const ParticleSet& p,
     const parallel::Partition& part = partition(p);
     const std::size_t parts = static_cast<std::size_t>(part.parts());
     part_pairs_.resize(parts);  // buffers of an earlier, larger part count are freed
-    pair_begin_.assign(n, nullptr);
-    pair_count_.assign(n, 0);
+    // Every entry is written below, each by its part's thread (no serial fill first).
+    pair_begin_.resize(n);
+    pair_count_.resize(n);
 #pragma omp parallel for num_threads(part.team()) schedule(static, 1)
     for (std::size_t k = 0; k < parts; ++k) {
         std::vector<std::uint32_t>& buffer = part_pairs_[k];
