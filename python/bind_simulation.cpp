@@ -59,8 +59,9 @@ void bind_options(py::module_& m) {
                        "particle has moved half of it. Changes results only in their rounding; "
                        "default 0.2.")
         .def_readwrite("tune_threads", &IntegratorOptions::tune_threads,
-                       "Choose the OpenMP thread count by timing windows of steps with all "
-                       "allowed threads (OMP_NUM_THREADS) and with one, keeping the faster "
+                       "Choose the OpenMP thread count by timing windows of steps with one "
+                       "thread and with all allowed threads (OMP_NUM_THREADS), keeping the "
+                       "faster; the second window stops early when clearly slower "
                        "(single-rank runs; results never depend on it); default True. False: "
                        "always all allowed threads (benchmarks of a fixed count).");
 }

@@ -2,8 +2,10 @@
 // 1.3-1.9 x faster than one (bench/README.md); beside another CPU-bound job on a 2-core machine
 // they ran it ~13 % slower than one thread, since each parallel region waits for a thread that
 // shares its core with the other job. Results never depend on the count (threads.hpp), so a run
-// may change it at any step: the tuner times windows of steps with all allowed threads and with
-// one, keeps the faster for a while, and measures again.
+// may change it at any step: the tuner times a window of steps on one thread and then one with
+// all allowed threads, keeps the faster for a while, and measures again. The all-threads window
+// stops early once its steps are clearly slower than the one-thread window's: beside a
+// competitor those are the steps the measurement costs.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,10 @@ public:
     static constexpr int kSettle = 4;
     static constexpr int kRunWindows = 40;
     static constexpr int kMaxRunWindows = 320;
+    // The all-threads window ends after kEarlyTimed timed steps if their mean exceeds
+    // kEarlyRatio x the one-thread window's mean step (two threads that win take ~0.5-0.8 x).
+    static constexpr int kEarlyTimed = 4;
+    static constexpr double kEarlyRatio = 1.25;
 
     // Off: every region may use all allowed threads (benchmarks of a fixed count, MPI runs).
     void enable(bool on);
@@ -34,11 +40,12 @@ public:
     std::int64_t steps_one() const { return steps_one_; }
 
 private:
-    enum class Phase { time_all, time_one, run };
+    enum class Phase { time_one, time_all, run };
     void set_phase(Phase phase);
+    void choose(int choice);  // ends a measurement
 
     bool enabled_ = true;
-    Phase phase_ = Phase::time_all;
+    Phase phase_ = Phase::time_one;
     int step_in_phase_ = 0;
     double seconds_all_ = 0.0, seconds_one_ = 0.0;  // timed steps of the current measurement
     int chosen_ = -1;                                // thread_limit() of the run phase

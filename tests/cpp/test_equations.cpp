@@ -583,16 +583,18 @@ TEST_CASE("thread tuner: times both counts, keeps the faster, measures again") {
             t.record(parallel::thread_limit() == 1 ? seconds_one : seconds_all);
         }
     };
+    // Steps of 1.0 s on all threads against 0.8 s or 1.2 s on one: 1.0 is not above 1.25 x
+    // 0.8, so both windows run in full either way.
     for (const bool one_faster : {true, false}) {
         CAPTURE(one_faster);
         ThreadTuner t;
         t.begin_step();
-        CHECK(parallel::thread_limit() == 0);  // starts with all threads
-        CHECK(parallel::max_threads() == 2);
-        run_window(t, 1.0, one_faster ? 0.8 : 1.2);  // all threads timed
-        t.begin_step();
-        CHECK(parallel::thread_limit() == 1);  // now one thread is timed
+        CHECK(parallel::thread_limit() == 1);  // starts by timing one thread
         CHECK(parallel::max_threads() == 1);
+        run_window(t, 1.0, one_faster ? 0.8 : 1.2);
+        t.begin_step();
+        CHECK(parallel::thread_limit() == 0);  // now all threads are timed
+        CHECK(parallel::max_threads() == 2);
         run_window(t, 1.0, one_faster ? 0.8 : 1.2);
         t.begin_step();
         CHECK(parallel::thread_limit() == (one_faster ? 1 : 0));  // the faster kept
@@ -601,7 +603,7 @@ TEST_CASE("thread tuner: times both counts, keeps the faster, measures again") {
             t.record(1.0);
         }
         t.begin_step();
-        CHECK(parallel::thread_limit() == 0);  // measuring again
+        CHECK(parallel::thread_limit() == 1);  // measuring again
         CHECK(t.steps_all() + t.steps_one() ==
               2 * (ThreadTuner::kSettle + ThreadTuner::kWindow) +
                   ThreadTuner::kRunWindows * ThreadTuner::kWindow);
@@ -617,11 +619,53 @@ TEST_CASE("thread tuner: times both counts, keeps the faster, measures again") {
         CHECK(parallel::thread_limit() == (one_faster ? 1 : 0));
         t.record(1.0);
         t.begin_step();
-        CHECK(parallel::thread_limit() == 0);  // and then measures again
+        CHECK(parallel::thread_limit() == 1);  // and then measures again
         t.enable(false);
         t.begin_step();
         CHECK(parallel::thread_limit() == 0);  // off: no cap
     }
+    omp_set_num_threads(saved);
+}
+
+TEST_CASE("thread tuner: all threads clearly slower stop their window early") {
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+    using parallel::ThreadTuner;
+    // One thread at 1.0 s a step. All threads at `slow` s: above 1.25 x 1.0 the window ends
+    // after kEarlyTimed timed steps (beside a competitor, the steps the measurement costs);
+    // at 1.2 s it runs in full and one thread still wins on the totals.
+    for (const double slow : {2.0, 1.3, 1.2}) {
+        CAPTURE(slow);
+        ThreadTuner t;
+        int steps_on_all = 0;
+        for (int i = 0; i < 2 * (ThreadTuner::kSettle + ThreadTuner::kWindow); ++i) {
+            t.begin_step();
+            const bool all = parallel::thread_limit() != 1;
+            if (all) ++steps_on_all;
+            t.record(all ? slow : 1.0);
+        }
+        CHECK(steps_on_all == (slow > 1.25 ? ThreadTuner::kSettle + ThreadTuner::kEarlyTimed
+                                            : ThreadTuner::kSettle + ThreadTuner::kWindow));
+        CHECK(t.steps_all() == steps_on_all);
+        t.begin_step();
+        CHECK(parallel::thread_limit() == 1);  // one thread kept, in a run phase
+        t.record(1.0);
+    }
+    // A slow start of the window that recovers is not stopped: the test comes once, after
+    // kEarlyTimed timed steps, and later slow steps only count in the totals.
+    ThreadTuner t;
+    int steps_on_all = 0;
+    for (int i = 0; i < 2 * (ThreadTuner::kSettle + ThreadTuner::kWindow); ++i) {
+        t.begin_step();
+        const bool all = parallel::thread_limit() != 1;
+        if (all) ++steps_on_all;
+        t.record(all ? (steps_on_all > ThreadTuner::kSettle + ThreadTuner::kEarlyTimed ? 3.0 : 0.5)
+                     : 1.0);
+    }
+    CHECK(steps_on_all == ThreadTuner::kSettle + ThreadTuner::kWindow);
+    t.begin_step();
+    CHECK(parallel::thread_limit() == 1);  // 4 x 0.5 + 20 x 3.0 s > 24 x 1.0 s
+    parallel::thread_limit() = 0;  // the integrator restores it after each step; here the test
     omp_set_num_threads(saved);
 }
 
