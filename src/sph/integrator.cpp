@@ -47,9 +47,18 @@ void AdaptiveHeun::place(ParticleSet& p, double t) {
     rigid_.place(p, t, wall_acceleration_);
 }
 
+double AdaptiveHeun::next_skin_factor(double factor, std::int64_t evaluations_lived) {
+    if (evaluations_lived < kShortListLife) return std::min(1.25 * factor, kMaxSkinFactor);
+    if (evaluations_lived > 4 * kShortListLife) return std::max(factor / 1.25, 1.0);
+    return factor;
+}
+
 void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp,
                            double t, bool step_start) {
     auto clock = std::chrono::steady_clock::now();
+    // Counted on every rank alike (steps and rejections are the same everywhere), so that
+    // every rank chooses the same skin.
+    if (evaluations_since_build_ >= 0) ++evaluations_since_build_;
     // At a step start, look one step ahead, so that rebuilds (and migrations between ranks)
     // happen there rather than mid-step, where particles cannot change ranks. That step is at
     // most the proposed one, dt_max and the last Courant limit (the proposal alone runs far
@@ -70,10 +79,16 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParam
         double h_max = 0.0;
         for (std::size_t i = 0; i < p.owned(); ++i) h_max = std::max(h_max, p.h[i]);
         h_max = mpi::max(h_max);
-        const double skin = opt_.neighbour_skin * h_max;
+        // The margin follows the narrowest skin, whatever the skin of this list: the pair
+        // lists depend on the margin alone (neighbours.hpp).
+        const double narrowest = opt_.neighbour_skin * h_max;
+        if (evaluations_since_build_ >= 0)
+            skin_factor_ = next_skin_factor(skin_factor_, evaluations_since_build_);
+        evaluations_since_build_ = 0;
+        const double skin = skin_factor_ * narrowest;
         // Every pair within h_ab + skin, h_ab <= h_max, is then on the rank of either particle.
         if (domain_) domain_->build_halo(p, h_max + skin);
-        nl.build(p, skin, opt_.pair_margin * skin);
+        nl.build(p, skin, opt_.pair_margin * narrowest);
         place(p, t);  // the wall accelerations follow the new particle order
         // Asked again with the margin of this build (a first build, or a new h_max, changes
         // it): the same answer as a run whose list was built earlier with the same margin.

@@ -27,12 +27,17 @@ struct IntegratorOptions {
     double dt_initial = 0.0;    // first step [s]; 0 = the Courant limit
     double dt_min = 1e-10;      // a step below this floor stops the run as a blow-up [s]
     double dt_max = 1e-2;       // [s]
-    double neighbour_skin = 0.15;  // Verlet skin as a fraction of the largest h
-    // Width of the pair lists beyond the interaction radius, as a fraction of the Verlet skin,
-    // in [0, 0.5] (NeighbourList::select_pairs): wider lists are selected again less often,
-    // at the cost of entries beyond the support in the pair loops and of Verlet rebuilds once
-    // a particle moved (1 - pair_margin) / 2 of the skin, not half of it. It changes results
-    // only in their rounding (the order of the sums' terms in the pair loops' lanes).
+    // Verlet skin as a fraction of the largest h: the narrowest skin. Where the lists live
+    // short (a fast flow) the integrator widens it up to kMaxSkinFactor x, and narrows it back
+    // where they live long (AdaptiveHeun::next_skin_factor). The pair lists, and so the
+    // results, depend on pair_margin x this value, never on the skin used.
+    double neighbour_skin = 0.15;
+    // Width of the pair lists beyond the interaction radius, as a fraction of the narrowest
+    // Verlet skin (neighbour_skin), in [0, 0.5] (NeighbourList::select_pairs): wider lists are
+    // selected again less often, at the cost of entries beyond the support in the pair loops
+    // and of Verlet rebuilds once a particle moved (skin - margin) / 2, not half the skin. It
+    // changes results only in their rounding (the order of the sums' terms in the pair loops'
+    // lanes).
     double pair_margin = 0.2;
     // Choose the thread count by timing steps with all allowed threads and with one
     // (parallel::ThreadTuner; single-rank runs). Never changes a result.
@@ -82,6 +87,19 @@ public:
     // IntegratorOptions::tune_threads for the next steps (the other options are fixed when
     // the integrator is made).
     void set_tune_threads(bool on) { opt_.tune_threads = on; }
+    // The Verlet skin of the last build over IntegratorOptions::neighbour_skin (1 at first).
+    double skin_factor() const { return skin_factor_; }
+
+    // Adaptive Verlet skin: a list that lasted fewer than kShortListLife evaluations (a rebuild
+    // about every 20 steps or more often) is followed by one with a 1.25 x wider skin, up to
+    // kMaxSkinFactor x neighbour_skin; one that lasted more than 4 x as long by a 1.25 x
+    // narrower one, down to neighbour_skin. A build costs about twelve pair-list selections
+    // (bench/README.md, ninth round) and the rows grow with the skin: the wider skin pays where
+    // builds are frequent (the paper-resolution collapse rebuilt every 8 steps at 0.15 h) and
+    // would cost where they are rare (the brush sampler: every 120 steps).
+    static constexpr int kShortListLife = 40;
+    static constexpr double kMaxSkinFactor = 2.0;
+    static double next_skin_factor(double factor, std::int64_t evaluations_lived);
 
     // The bodies of the run: particles of kinematic bodies are placed at each stage time, rigid
     // bodies are advanced with the particles (rigid_dynamics.hpp) and touch other boundary
@@ -147,6 +165,11 @@ private:
     parallel::ThreadTuner tuner_;
     double dt_next_ = 0.0;
     double last_courant_ = 0.0;  // Courant limit of the last step [s] (0 before the first)
+    // Adaptive Verlet skin (next_skin_factor): the factor of the present list, and the
+    // right-hand sides evaluated since it was built (-1: no list built yet). Neither is
+    // checkpointed: the skin never changes a result (IntegratorOptions::neighbour_skin).
+    double skin_factor_ = 1.0;
+    std::int64_t evaluations_since_build_ = -1;
     // Start-of-step state of every owned particle (boundary particles included, they are cheap).
     std::array<std::vector<double>, 3> x0_, v0_;
     std::vector<double> rho0_, mass0_, plastic0_;

@@ -82,6 +82,8 @@ public:
     IntegratorOptions& integrator_options() { return integrator_options_; }
     ParticleSet& particles() { return particles_; }
     const ParticleSet& particles() const { return particles_; }
+    // The integrator of the run, null before the first step (its skin, thread tuner, timers).
+    const AdaptiveHeun* integrator() const { return integrator_.get(); }
     const std::vector<Material>& materials() const { return materials_; }
     const std::vector<Body>& bodies() const { return bodies_; }
     double time() const { return time_; }

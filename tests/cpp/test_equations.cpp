@@ -127,6 +127,18 @@ std::array<double, 3> total_momentum(const ParticleSet& p, double* abs_sum = nul
     return m;
 }
 
+// Two runs at the same time with bitwise the same positions, velocities, stresses and densities.
+void check_same_state(const Simulation& one, const Simulation& two) {
+    CHECK(one.time() == two.time());
+    const ParticleSet &p1 = one.particles(), &p2 = two.particles();
+    for (int k = 0; k < 3; ++k) {
+        CHECK(p1.x[k] == p2.x[k]);  // bitwise
+        CHECK(p1.v[k] == p2.v[k]);
+    }
+    for (int c = 0; c < kSymComponents; ++c) CHECK(p1.stress[c] == p2.stress[c]);
+    CHECK(p1.rho == p2.rho);
+}
+
 // Random velocities, stresses, densities and smoothing lengths on a jittered lattice:
 // deterministic for a given seed.
 Simulation random_body(int dim, unsigned seed, double cohesion = 2e3,
@@ -669,6 +681,43 @@ TEST_CASE("thread tuner: all threads clearly slower stop their window early") {
     omp_set_num_threads(saved);
 }
 
+TEST_CASE("adaptive Verlet skin: wider where lists live short, and results unchanged") {
+    // The rule: 1.25 x wider after a list that lived fewer than kShortListLife evaluations,
+    // up to kMaxSkinFactor; 1.25 x narrower after one that lived more than 4 x as long, down
+    // to 1.
+    const int life = AdaptiveHeun::kShortListLife;
+    CHECK(AdaptiveHeun::next_skin_factor(1.0, life - 1) == 1.25);
+    CHECK(AdaptiveHeun::next_skin_factor(1.0, life) == 1.0);
+    CHECK(AdaptiveHeun::next_skin_factor(1.9, 1) == AdaptiveHeun::kMaxSkinFactor);
+    CHECK(AdaptiveHeun::next_skin_factor(1.25, 4 * life + 1) == 1.0);
+    CHECK(AdaptiveHeun::next_skin_factor(1.0, 4 * life + 1) == 1.0);
+    CHECK(AdaptiveHeun::next_skin_factor(1.5, 4 * life) == 1.5);
+    // A block moving at 30 m/s with its random internal motion: its Verlet lists (skin
+    // 0.15 h_max, rebuilt after ~1.8 mm) live a few steps, so the skin widens. The same run
+    // with twice the narrowest skin and half the margin fraction has the same pair margin and
+    // its own rebuild times: the results must be bitwise the same.
+    for (const int dim : {2, 3}) {
+        CAPTURE(dim);
+        const std::array<int, 3> n = dim == 2 ? std::array<int, 3>{20, 16, 1}
+                                              : std::array<int, 3>{8, 7, 6};
+        Simulation a = random_body(dim, 17, 2e3, n);
+        Simulation b = random_body(dim, 17, 2e3, n);
+        for (Simulation* s : {&a, &b})
+            for (std::size_t i = 0; i < s->particles().size(); ++i) s->particles().v[0][i] += 30.0;
+        b.integrator_options().neighbour_skin = 0.3;
+        b.integrator_options().pair_margin = 0.1;
+        for (int i = 0; i < 120; ++i) {
+            a.advance(1.0);
+            b.advance(1.0);
+        }
+        REQUIRE(a.integrator() != nullptr);
+        CHECK(a.integrator()->skin_factor() > 1.5);
+        CHECK(a.integrator()->skin_factor() <= AdaptiveHeun::kMaxSkinFactor);
+        CHECK(b.integrator()->skin_factor() > 1.0);
+        check_same_state(a, b);
+    }
+}
+
 TEST_CASE("a run whose tuner changes the thread count gives the results of one thread") {
     const int saved = omp_get_max_threads();
     const int steps = 2 * (parallel::ThreadTuner::kSettle + parallel::ThreadTuner::kWindow) + 10;
@@ -685,14 +734,7 @@ TEST_CASE("a run whose tuner changes the thread count gives the results of one t
         for (int i = 0; i < steps; ++i) tuned.advance(1.0);  // 2 threads, then 1, then either
         omp_set_num_threads(saved);
         CHECK(parallel::thread_limit() == 0);  // the cap ends with each step
-        CHECK(fixed.time() == tuned.time());
-        const ParticleSet &p1 = fixed.particles(), &p2 = tuned.particles();
-        for (int k = 0; k < 3; ++k) {
-            CHECK(p1.x[k] == p2.x[k]);  // bitwise
-            CHECK(p1.v[k] == p2.v[k]);
-        }
-        for (int c = 0; c < kSymComponents; ++c) CHECK(p1.stress[c] == p2.stress[c]);
-        CHECK(p1.rho == p2.rho);
+        check_same_state(fixed, tuned);
     }
 }
 
@@ -719,14 +761,7 @@ TEST_CASE("results do not depend on the thread count") {
         CHECK(d1.drho == d2.drho);
         for (int c = 0; c < kSymComponents; ++c) CHECK(d1.dstress[c] == d2.dstress[c]);
         CHECK(d1.dt_limit == d2.dt_limit);
-        CHECK(one.time() == two.time());
-        const ParticleSet &p1 = one.particles(), &p2 = two.particles();
-        for (int k = 0; k < 3; ++k) {
-            CHECK(p1.x[k] == p2.x[k]);
-            CHECK(p1.v[k] == p2.v[k]);
-        }
-        for (int c = 0; c < kSymComponents; ++c) CHECK(p1.stress[c] == p2.stress[c]);
-        CHECK(p1.rho == p2.rho);
+        check_same_state(one, two);
     }
 }
 
