@@ -319,13 +319,15 @@ NeighbourList::Motion moved(const ParticleSet& p,
 }
 
 // Appends the pair list of dynamic particle a (NeighbourList::select_pairs) to `out`: the
-// entries of `row` within h_ab + margin of the positions y, in row order, padded with a to a
-// whole number of blocks. Tested 64 entries at a time into flags, then copied (AVX-512: packed
-// sixteen at a time with a compress).
+// entries of `row` within the support at the positions y (interacts), then those beyond it
+// within h_ab + margin (the margin's), each part in row order, padded with a to a whole number
+// of blocks; returns the count of the first part. Tested 64 entries at a time into flags, then
+// copied (AVX-512: packed sixteen at a time with a compress); the margin's entries wait in
+// `beyond` until the row is done.
 template <int Dim>
-void append_pairs(const ParticleSet& p, const std::array<std::vector<double>, 3>& y,
-                  std::size_t a, std::span<const std::uint32_t> row, double margin,
-                  std::vector<std::uint32_t>& out) {
+std::size_t append_pairs(const ParticleSet& p, const std::array<std::vector<double>, 3>& y,
+                         std::size_t a, std::span<const std::uint32_t> row, double margin,
+                         std::vector<std::uint32_t>& out, std::vector<std::uint32_t>& beyond) {
     constexpr std::size_t kChunk = 64;
     const double* yd[Dim];
     double ya[Dim];
@@ -335,40 +337,59 @@ void append_pairs(const ParticleSet& p, const std::array<std::vector<double>, 3>
     }
     const double* const h = p.h.data();
     const double h_a = h[a];
-    std::size_t count = out.size();
-    // Room for the whole row, the padding and the vector stores past the count.
+    const std::size_t start = out.size();
+    std::size_t count = start, n_beyond = 0;
+    // Room for the whole row, the padding and the vector stores past the count (`beyond` has
+    // it from the caller: resizing it here would clear it for every row).
     out.resize(count + row.size() + 2 * kBlock);
+    if (beyond.size() < row.size() + 2 * kBlock) beyond.resize(row.size() + 2 * kBlock);
     std::uint32_t* const dst = out.data();
+    std::uint32_t* const dst_beyond = beyond.data();
     for (std::size_t base = 0; base < row.size(); base += kChunk) {
         const std::size_t len = std::min(kChunk, row.size() - base);
-        std::uint32_t keep[kChunk];
+        std::uint32_t inner[kChunk], outer[kChunk];
 #pragma omp simd
         for (std::size_t k = 0; k < len; ++k) {
             const std::uint32_t b = row[base + k];
             double r2 = 0.0;
             for (int d = 0; d < Dim; ++d) r2 += (ya[d] - yd[d][b]) * (ya[d] - yd[d][b]);
-            const double reach = 0.5 * (h_a + h[b]) + margin;
-            keep[k] = !(r2 >= reach * reach) ? 1 : 0;  // NaN is kept
+            const double h_ab = 0.5 * (h_a + h[b]);
+            const double reach = h_ab + margin;
+            // Without branches (& rather than &&), so that the loop vectorises.
+            const bool in_support = !(r2 >= kSupportFraction2 * h_ab * h_ab);  // NaN: inside
+            inner[k] = in_support ? 1 : 0;
+            outer[k] = (!in_support & (r2 < reach * reach)) ? 1 : 0;
         }
 #if defined(__AVX512F__)
         for (std::size_t k = 0; k < len; k += 16) {
             const __mmask16 in_row = static_cast<__mmask16>(
                 len - k >= 16 ? 0xffff : (1u << (len - k)) - 1u);
-            const __m512i flags = _mm512_maskz_loadu_epi32(in_row, keep + k);
             const __m512i entries = _mm512_maskz_loadu_epi32(in_row, row.data() + base + k);
-            const __mmask16 kept = _mm512_test_epi32_mask(flags, flags);
-            _mm512_storeu_si512(dst + count, _mm512_maskz_compress_epi32(kept, entries));
-            count += static_cast<std::size_t>(__builtin_popcount(kept));
+            const __m512i in_flags = _mm512_maskz_loadu_epi32(in_row, inner + k);
+            const __m512i out_flags = _mm512_maskz_loadu_epi32(in_row, outer + k);
+            const __mmask16 in_kept = _mm512_test_epi32_mask(in_flags, in_flags);
+            const __mmask16 out_kept = _mm512_test_epi32_mask(out_flags, out_flags);
+            _mm512_storeu_si512(dst + count, _mm512_maskz_compress_epi32(in_kept, entries));
+            _mm512_storeu_si512(dst_beyond + n_beyond,
+                                _mm512_maskz_compress_epi32(out_kept, entries));
+            count += static_cast<std::size_t>(__builtin_popcount(in_kept));
+            n_beyond += static_cast<std::size_t>(__builtin_popcount(out_kept));
         }
 #else
         for (std::size_t k = 0; k < len; ++k) {
             dst[count] = row[base + k];
-            count += keep[k];
+            count += inner[k];
+            dst_beyond[n_beyond] = row[base + k];
+            n_beyond += outer[k];
         }
 #endif
     }
+    const std::size_t inner = count - start;
+    std::copy(dst_beyond, dst_beyond + n_beyond, dst + count);
+    count += n_beyond;
     while (count % kBlock != 0) dst[count++] = static_cast<std::uint32_t>(a);
     out.resize(count);
+    return inner;
 }
 }  // namespace
 
@@ -418,20 +439,28 @@ void NeighbourList::select_pairs(const ParticleSet& p,
     // Every entry is written below, each by its part's thread (no serial fill first).
     pair_begin_.resize(n);
     pair_count_.resize(n);
+    margin_blocks_.resize(n);
 #pragma omp parallel for num_threads(part.team()) schedule(static, 1)
     for (std::size_t k = 0; k < parts; ++k) {
-        std::vector<std::uint32_t>& buffer = part_pairs_[k];
+        // Filled through a vector object of the thread's own (its storage moved in and out):
+        // the parts' vector objects share a cache line, and a thread that grows its buffer
+        // in place writes that line at every particle, which the other thread then has to
+        // fetch back (false sharing: append_pairs took 2.5 x the CPU time on two threads).
+        std::vector<std::uint32_t> buffer = std::move(part_pairs_[k]);
         buffer.clear();
+        std::vector<std::uint32_t> beyond;  // append_pairs' scratch, as long as the longest row
         const int kk = static_cast<int>(k);
         for (std::size_t a = part.begin(kk); a < part.end(kk); ++a) {
             const std::size_t before = buffer.size();
+            std::size_t inner = 0;
             if (p.kind[a] == ParticleKind::dynamic) {
                 if (p.dim == 2)
-                    append_pairs<2>(p, at, a, row(a), margin_, buffer);
+                    inner = append_pairs<2>(p, at, a, row(a), margin_, buffer, beyond);
                 else
-                    append_pairs<3>(p, at, a, row(a), margin_, buffer);
+                    inner = append_pairs<3>(p, at, a, row(a), margin_, buffer, beyond);
             }
             pair_count_[a] = static_cast<std::uint32_t>(buffer.size() - before);
+            margin_blocks_[a] = static_cast<std::uint32_t>((inner + kBlock - 1) / kBlock * kBlock);
         }
         // The buffer has its final size (and address) now.
         std::size_t offset = 0;
@@ -439,6 +468,7 @@ void NeighbourList::select_pairs(const ParticleSet& p,
             pair_begin_[a] = buffer.data() + offset;
             offset += pair_count_[a];
         }
+        part_pairs_[k] = std::move(buffer);  // the storage, and so pair_begin_, stays put
     }
     pairs_build_ = builds_;
     ++selections_;

@@ -10,7 +10,8 @@
 //
 // The pair lists are narrower: for each owned dynamic particle, the entries of its Verlet row
 // within h_ab + margin of the positions y = ParticleSet::x_selected at their selection
-// (select_pairs), in row order. They hold every interacting pair until some particle has moved
+// (select_pairs): those within the support at y first, then those of the margin, each in row
+// order (pair_selection.hpp). They hold every interacting pair until some particle has moved
 // margin / 2 from y (both ends of a pair then moved less than margin in all), and the pair
 // loops visit them at every evaluation instead of testing the wider Verlet rows again; the
 // few entries beyond h_ab give exact zeros there.
@@ -60,8 +61,9 @@ public:
 
     // The pair lists of the owned dynamic particles: the entries b of a's Verlet row with
     // |y_a - y_b| < h_ab + margin (or a distance that is NaN, which propagates a broken state),
-    // y = `at` (ParticleSet::x_selected, or x for a list used once), in row order and padded
-    // with a itself to a whole number of blocks (pair_selection.hpp); other particles get
+    // y = `at` (ParticleSet::x_selected, or x for a list used once): those within the support
+    // at y, then the others, each in row order, padded with a itself to a whole number of
+    // blocks (pair_selection.hpp); other particles get
     // none. Every `at` must lie within (skin - margin) / 2 of its particle's position at the
     // build.
     void select_pairs(const ParticleSet& p, const std::array<std::vector<double>, 3>& at);
@@ -69,6 +71,9 @@ public:
     std::span<const std::uint32_t> partners(std::size_t a) const {
         return {pair_begin_[a], pair_count_[a]};
     }
+    // Where the blocks of a's pair list that hold only entries beyond the support at the
+    // selection (the margin's) and padding begin: a multiple of kBlock (pair_selection.hpp).
+    std::size_t margin_blocks(std::size_t a) const { return margin_blocks_[a]; }
     // Whether the pair lists were selected from this build, for a set of p's size.
     bool has_pairs(const ParticleSet& p) const {
         return built_for(p) && pairs_build_ == builds_;
@@ -112,6 +117,7 @@ private:
     std::vector<std::vector<std::uint32_t>> part_pairs_;
     std::vector<const std::uint32_t*> pair_begin_;  // owned
     std::vector<std::uint32_t> pair_count_;         // owned
+    std::vector<std::uint32_t> margin_blocks_;      // owned
     std::size_t pairs_build_ = 0;  // builds_ at the last selection (0: none)
     std::size_t selections_ = 0;
     double skin_ = 0.0, margin_ = 0.0;

@@ -9,14 +9,31 @@
 
 namespace regosph {
 
-// Whether a and b interact: 0 < r_ab < h_ab. A NaN distance counts as interacting, so that
-// a broken state propagates into the derivatives (and the step is rejected).
-// Written without a branch (&, not &&): some entries of a pair list lie in its margin.
-inline bool interacts(double r2, double h_ab) { return !(r2 >= h_ab * h_ab) & (r2 != 0.0); }
+// The support test counts a pair within a relative 1e-9 of the support radius, r_ab >=
+// (1 - 1e-9) h_ab, as beyond it. The cubic B-spline (kernel.hpp) goes to zero there as
+// (1 - q)^3 and its gradient as (1 - q)^2: such a pair would add < 1e-26 of a neighbour's
+// kernel value and < 1e-17 of its gradient at the spacing, below the rounding of the sums. On a
+// lattice whose support radius is a whole number of spacings (h_ab = 3 dx in the rings,
+// the 3D blocks and the collapse) the pairs at r = h_ab are a whole shell of neighbours
+// (24 of 122 in 3D), which rounding would otherwise put on either side of the support; with
+// this test all of them lie beyond it, in the margin of the pair lists (NeighbourList), whose
+// blocks the pair loops then skip.
+inline constexpr double kSupportFraction2 = (1.0 - 1e-9) * (1.0 - 1e-9);
+
+// Whether a and b interact: 0 < r_ab < (1 - 1e-9) h_ab (above). A NaN distance counts as
+// interacting, so that a broken state propagates into the derivatives (and the step is
+// rejected). Written without a branch (&, not &&): some entries of a pair list lie in its
+// margin.
+inline bool interacts(double r2, double h_ab) {
+    return !(r2 >= kSupportFraction2 * h_ab * h_ab) & (r2 != 0.0);
+}
 
 // The pair loop takes the pair list of a in blocks of kBlock, the last one padded with a
 // itself (r = 0). The support test turns the padding and the entries in the list's margin
-// (r >= h_ab) into exact zeros. A block is one branch-free loop that the compiler vectorises
+// (beyond the support) into exact zeros. A list holds the entries within the support at its
+// selection first and those of its margin after them (NeighbourList::select_pairs), so that
+// its last blocks often hold margin entries and padding only: the pair loop skips such a block
+// while none of its lanes has come within the support (equations.cpp, beyond_support). A block is one branch-free loop that the compiler vectorises
 // (`omp simd`): the kernel's two branches, the viscosity of approaching pairs and the support
 // test are selects, and every field of a neighbour is gathered from its record. Lane k keeps
 // its own partial sums (entries k, k + kBlock, ...), and the lanes are added in lane order at

@@ -167,21 +167,30 @@ TEST_CASE("neighbour list: a rebuild after a move of (skin - margin) / 2, a new 
 }
 
 // The pair list of dynamic particle a as NeighbourList::select_pairs defines it, by brute
-// force: {b != a : |y_a - y_b| < h_ab + margin, not wall-wall}, in id order, padded with a to
-// whole blocks of 8.
+// force: {b != a : |y_a - y_b| < h_ab + margin, not wall-wall}, those within the support
+// (r < (1 - 1e-9) h_ab) first and then the others, each in id order, padded with a to whole
+// blocks of 8; `inner` gets the count of the first part.
 static std::vector<std::uint32_t> expected_pairs(const ParticleSet& p,
                                           const std::array<std::vector<double>, 3>& y,
-                                          std::size_t a, double margin) {
-    std::vector<std::uint32_t> out;
+                                          std::size_t a, double margin, std::size_t* inner = nullptr) {
+    std::vector<std::uint32_t> in_support, in_margin;
     for (std::size_t b = 0; b < p.size(); ++b) {
         if (b == a) continue;
         double r2 = 0.0;
         for (int d = 0; d < p.dim; ++d) r2 += (y[d][a] - y[d][b]) * (y[d][a] - y[d][b]);
-        const double reach = 0.5 * (p.h[a] + p.h[b]) + margin;
-        if (r2 < reach * reach) out.push_back(static_cast<std::uint32_t>(b));
+        const double h_ab = 0.5 * (p.h[a] + p.h[b]), reach = h_ab + margin;
+        const double support = (1.0 - 1e-9) * h_ab;
+        if (r2 < support * support)
+            in_support.push_back(static_cast<std::uint32_t>(b));
+        else if (r2 < reach * reach)
+            in_margin.push_back(static_cast<std::uint32_t>(b));
     }
-    std::sort(out.begin(), out.end(),
-              [&p](std::uint32_t i, std::uint32_t j) { return p.id[i] < p.id[j]; });
+    const auto by_id = [&p](std::uint32_t i, std::uint32_t j) { return p.id[i] < p.id[j]; };
+    std::sort(in_support.begin(), in_support.end(), by_id);
+    std::sort(in_margin.begin(), in_margin.end(), by_id);
+    if (inner) *inner = in_support.size();
+    std::vector<std::uint32_t> out = in_support;
+    out.insert(out.end(), in_margin.begin(), in_margin.end());
     while (out.size() % 8 != 0) out.push_back(static_cast<std::uint32_t>(a));
     return out;
 }
@@ -216,9 +225,16 @@ TEST_CASE("pair lists: the Verlet entries within h_ab + margin of the selection,
                 continue;
             }
             ++dynamic;
-            const std::vector<std::uint32_t> want = expected_pairs(p, p.x_selected, a, margin);
-            if (!std::equal(got.begin(), got.end(), want.begin(), want.end())) {
-                if (wrong == 0) MESSAGE("particle ", a, ": ", got.size(), " entries, expected ", want.size());
+            std::size_t inner = 0;
+            const std::vector<std::uint32_t> want =
+                expected_pairs(p, p.x_selected, a, margin, &inner);
+            const std::size_t margin_blocks = (inner + 7) / 8 * 8;
+            if (!std::equal(got.begin(), got.end(), want.begin(), want.end()) ||
+                before.margin_blocks(a) != margin_blocks) {
+                if (wrong == 0)
+                    MESSAGE("particle ", a, ": ", got.size(), " entries, expected ", want.size(),
+                            "; margin blocks from ", before.margin_blocks(a), ", expected ",
+                            margin_blocks);
                 ++wrong;
             }
             for (const std::uint32_t b : got)
@@ -262,6 +278,45 @@ TEST_CASE("pair lists: the Verlet entries within h_ab + margin of the selection,
         }
         CHECK(different == 0);
         CHECK(after.pair_list_entries() == before.pair_list_entries());
+    }
+}
+
+TEST_CASE("pair lists: on a lattice with h = 3 dx the shell r = h lies in the margin, after the support") {
+    // The rings, the 3D blocks and the collapse start on lattices whose support radius is a
+    // whole number of spacings: the neighbours at r = h_ab exactly (4 in 2D, 30 in 3D), which
+    // rounding puts on either side of h_ab, count as beyond the support (pair_selection.hpp)
+    // and come after the 24 / 92 within it, so that the pair loop can skip their blocks.
+    for (const int dim : {2, 3}) {
+        CAPTURE(dim);
+        const double dx = 0.0007, h = 3.0 * dx;  // a spacing that is not a power of two
+        const int n = 11, nz = dim == 3 ? n : 1;
+        ParticleSet p;
+        p.dim = dim;
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j)
+                for (int k = 0; k < nz; ++k)
+                    p.push_back({0.013 + i * dx, -0.002 + j * dx, dim == 3 ? 0.005 + k * dx : 0.0},
+                                {0, 0, 0}, 1000.0, 1.0, h, 0, 0, ParticleKind::dynamic,
+                                static_cast<std::int64_t>(p.size()));
+        NeighbourList nl;
+        nl.build(p, 0.15 * h, 0.03 * h);
+        nl.select_pairs(p, p.x);
+        const std::size_t centre = dim == 3 ? (5 * n + 5) * n + 5 : 5 * n + 5;
+        const auto list = nl.partners(centre);
+        const std::size_t inside = dim == 3 ? 92 : 24, shell = dim == 3 ? 30 : 4;
+        CHECK(nl.margin_blocks(centre) == (inside + 7) / 8 * 8);
+        CHECK(list.size() == (inside + shell + 7) / 8 * 8);
+        std::size_t wrong = 0;
+        for (std::size_t k = 0; k < list.size(); ++k) {
+            const double r = distance(p, centre, list[k]) / dx;
+            if (k < inside)
+                wrong += !(r < 2.9);  // the support's entries first
+            else if (k < inside + shell)
+                wrong += !(std::abs(r - 3.0) < 1e-9);  // then the shell
+            else
+                wrong += list[k] != centre;  // then the padding
+        }
+        CHECK(wrong == 0);
     }
 }
 
