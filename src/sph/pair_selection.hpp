@@ -13,11 +13,11 @@ namespace regosph {
 // (1 - 1e-9) h_ab, as beyond it. The cubic B-spline (kernel.hpp) goes to zero there as
 // (1 - q)^3 and its gradient as (1 - q)^2: such a pair would add < 1e-26 of a neighbour's
 // kernel value and < 1e-17 of its gradient at the spacing, below the rounding of the sums. On a
-// lattice whose support radius is a whole number of spacings (h_ab = 3 dx in the rings,
-// the 3D blocks and the collapse) the pairs at r = h_ab are a whole shell of neighbours
-// (24 of 122 in 3D), which rounding would otherwise put on either side of the support; with
-// this test all of them lie beyond it, in the margin of the pair lists (NeighbourList), whose
-// blocks the pair loops then skip.
+// lattice whose support radius is a whole number of spacings (h_ab = 3 dx, PySPH's 2 x 1.5 dx,
+// in the rubber rings and the 3D blocks) the pairs at r = h_ab are a whole shell of neighbours
+// (4 of 28 in 2D, 30 of 122 in 3D), which rounding would otherwise put on either side of the
+// support; with this test all of them lie beyond it, in the margin of the pair lists
+// (NeighbourList), whose blocks the pair loops then skip.
 inline constexpr double kSupportFraction2 = (1.0 - 1e-9) * (1.0 - 1e-9);
 
 // Whether a and b interact: 0 < r_ab < (1 - 1e-9) h_ab (above). A NaN distance counts as

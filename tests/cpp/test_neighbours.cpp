@@ -282,8 +282,8 @@ TEST_CASE("pair lists: the Verlet entries within h_ab + margin of the selection,
 }
 
 TEST_CASE("pair lists: on a lattice with h = 3 dx the shell r = h lies in the margin, after the support") {
-    // The rings, the 3D blocks and the collapse start on lattices whose support radius is a
-    // whole number of spacings: the neighbours at r = h_ab exactly (4 in 2D, 30 in 3D), which
+    // The rubber rings and the 3D blocks start on lattices whose support radius is a whole
+    // number of spacings: the neighbours at r = h_ab exactly (4 in 2D, 30 in 3D), which
     // rounding puts on either side of h_ab, count as beyond the support (pair_selection.hpp)
     // and come after the 24 / 92 within it, so that the pair loop can skip their blocks.
     for (const int dim : {2, 3}) {
