@@ -119,17 +119,15 @@ struct Record {
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
 };
 
-// Copies the fields [First, Last) (whole groups of eight) of the records of the kBlock
-// partners `block` into blk[field][lane] (a transpose). With AVX-512, eight records at a
-// time: each group of eight fields is read with one aligned 512-bit load per record and
-// transposed in registers (unpack, then two rounds of permutations), instead of one load and
-// one insert per lane and field: GCC 12 knows this project's CPU only as znver3, whose tuning
-// never emits gather instructions (bench/README.md, "Sixth round"). Exact copies either way:
-// the results do not depend on the path.
-template <int Stride, int First = 0, int Last = Stride>
-[[gnu::always_inline]] inline void load_block(const double* rec, const std::uint32_t* block,
-                                              double (&blk)[Stride][kBlock]) {
-    static_assert(First % 8 == 0 && Last % 8 == 0 && Last <= Stride, "whole groups of fields");
+// Copies the records of the kBlock partners `block` into blk[field][lane] (a transpose). With
+// AVX-512, eight records at a time: each group of eight fields is read with one aligned
+// 512-bit load per record and transposed in registers (unpack, then two rounds of
+// permutations), instead of one load and one insert per lane and field: GCC 12 knows this
+// project's CPU only as znver3, whose tuning never emits gather instructions (bench/README.md,
+// "Sixth round"). Exact copies either way: the results do not depend on the path.
+template <int Stride>
+inline void load_block(const double* rec, const std::uint32_t* block,
+                       double (&blk)[Stride][kBlock]) {
     static_assert(Stride % 8 == 0, "records are whole cache lines");
 #if defined(__AVX512F__)
     static_assert(kBlock == 8, "the transpose takes eight records");
@@ -139,7 +137,7 @@ template <int Stride, int First = 0, int Last = Stride>
     const __m512i hi4 = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
     const double* r[8];
     for (int k = 0; k < 8; ++k) r[k] = rec + static_cast<std::size_t>(block[k]) * Stride;
-    for (int g = First; g < Last; g += 8) {
+    for (int g = 0; g < Stride; g += 8) {
         __m512d row[8];
         for (int k = 0; k < 8; ++k) row[k] = _mm512_load_pd(r[k] + g);
         // Pairs of lanes: t[2j] holds fields 0, 2, 4, 6 of records 2j and 2j + 1, t[2j + 1]
@@ -169,7 +167,7 @@ template <int Stride, int First = 0, int Last = Stride>
 #else
     for (std::size_t k = 0; k < kBlock; ++k) {
         const double* r = rec + static_cast<std::size_t>(block[k]) * Stride;
-        for (int f = First; f < Last; ++f) blk[f][k] = r[f];
+        for (int f = 0; f < Stride; ++f) blk[f][k] = r[f];
     }
 #endif
 }
@@ -443,24 +441,48 @@ void apply_coulomb_limit(const ParticleSet& p, const LoadRequest& request,
 // forces on collected bodies goes to `sink` (only evaluations that ask for loads). Prepass:
 // the momentum takes sigma L / rho^2 of both partners and the viscosity Balsara's factor
 // (gradient_correction.hpp).
-// Whether every lane of a block of partners lies beyond the support of a, or is a itself (the
-// padding), so that the pair loop would find no lane that interacts. Tested against the
-// support radius widened by a relative 1e-12, far more than the rounding by which this sum
-// and the pair loop's may differ, so that a block is skipped only when the pair loop's own
-// test would give no interacting lane either; a NaN distance is never beyond.
+// Whether every lane of the block of partners `block` lies beyond the support of a, or is a
+// itself (the padding), so that the pair loop would find no lane that interacts. Read from
+// the records directly (positions and h only; with AVX-512 four gathers instead of the
+// transposition of eight fields). Tested against the support radius widened by a relative
+// 1e-12, far more than the rounding by which this sum and the pair loop's may differ, so that
+// a block is skipped only when the pair loop's own test would give no interacting lane
+// either; a NaN distance is never beyond.
 template <int Dim, class R>
-inline bool beyond_support(const double (&xa)[Dim], double h_a,
-                           const double (&blk)[R::stride][kBlock]) {
-    int beyond = 1;
-#pragma omp simd reduction(& : beyond)
-    for (std::size_t k = 0; k < kBlock; ++k) {
-        double r2 = 0.0;
-        for (int d = 0; d < Dim; ++d)
-            r2 += (xa[d] - blk[R::x + d][k]) * (xa[d] - blk[R::x + d][k]);
-        const double h_ab = 0.5 * (h_a + blk[R::h][k]);
-        beyond &= (r2 >= (1.0 + 1e-12) * kSupportFraction2 * h_ab * h_ab) | (r2 == 0.0) ? 1 : 0;
+inline bool beyond_support(const double* rec, const std::uint32_t* block,
+                           const double (&xa)[Dim], double h_a) {
+    constexpr double kWidened = (1.0 + 1e-12) * kSupportFraction2;
+#if defined(__AVX512F__)
+    static_assert(kBlock == 8, "one 512-bit vector of lanes");
+    const __m512i index = _mm512_cvtepu32_epi64(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)));
+    const __m512i first = _mm512_mul_epu32(index, _mm512_set1_epi64(R::stride));  // doubles
+    __m512d r2 = _mm512_setzero_pd();
+    for (int d = 0; d < Dim; ++d) {
+        const __m512d xb = _mm512_i64gather_pd(
+            _mm512_add_epi64(first, _mm512_set1_epi64(R::x + d)), rec, 8);
+        const __m512d diff = _mm512_sub_pd(_mm512_set1_pd(xa[d]), xb);
+        r2 = _mm512_fmadd_pd(diff, diff, r2);
     }
-    return beyond != 0;
+    const __m512d hb = _mm512_i64gather_pd(_mm512_add_epi64(first, _mm512_set1_epi64(R::h)),
+                                           rec, 8);
+    const __m512d h_ab = _mm512_mul_pd(_mm512_set1_pd(0.5), _mm512_add_pd(_mm512_set1_pd(h_a), hb));
+    const __m512d limit = _mm512_mul_pd(_mm512_set1_pd(kWidened), _mm512_mul_pd(h_ab, h_ab));
+    // Ordered comparisons: false for NaN, which is thus never beyond.
+    const __mmask8 beyond = _mm512_cmp_pd_mask(r2, limit, _CMP_GE_OQ) |
+                            _mm512_cmp_pd_mask(r2, _mm512_setzero_pd(), _CMP_EQ_OQ);
+    return beyond == 0xff;
+#else
+    bool beyond = true;
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        const double* r = rec + static_cast<std::size_t>(block[k]) * R::stride;
+        double r2 = 0.0;
+        for (int d = 0; d < Dim; ++d) r2 += (xa[d] - r[R::x + d]) * (xa[d] - r[R::x + d]);
+        const double h_ab = 0.5 * (h_a + r[R::h]);
+        beyond = beyond && ((r2 >= kWidened * h_ab * h_ab) || r2 == 0.0);
+    }
+    return beyond;
+#endif
 }
 
 // `margin_blocks`: where the blocks of the pair list that hold only entries of its margin and
@@ -516,17 +538,12 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         // The partners' records, field by field (blk[field][lane]): the vectorised loop then
         // reads each field with contiguous loads instead of one load per lane.
         alignas(64) double blk[R::stride][kBlock];
-        if (base < margin_blocks) {
-            load_block<R::stride>(rec, partners.data() + base, blk);
-        } else {
-            // A block of the list's margin (entries beyond the support at the selection) and
-            // padding: skipped while none of its lanes has come within the support, which
-            // adds exact zeros to every sum (pair_selection.hpp). Its first eight fields hold
-            // the positions and h.
-            load_block<R::stride, 0, 8>(rec, partners.data() + base, blk);
-            if (beyond_support<Dim, R>(xa, h_a, blk)) continue;
-            load_block<R::stride, 8, R::stride>(rec, partners.data() + base, blk);
-        }
+        // A block of the list's margin (entries beyond the support at the selection) and
+        // padding is skipped while none of its lanes has come within the support: it would
+        // add exact zeros to every sum (pair_selection.hpp).
+        if (base >= margin_blocks && beyond_support<Dim, R>(rec, partners.data() + base, xa, h_a))
+            continue;
+        load_block<R::stride>(rec, partners.data() + base, blk);
         if (ArtStress && power == 0) {
             for (std::size_t k = 0; k < kBlock; ++k) {
                 const std::uint32_t b = partners[base + k];
