@@ -319,9 +319,9 @@ NeighbourList::Motion moved(const ParticleSet& p,
 }
 
 // Appends the pair list of dynamic particle a (NeighbourList::select_pairs) to `out`: the
-// entries of `row` within the support at the positions y (interacts), then those beyond it
-// within h_ab + margin (the margin's), each part in row order, padded with a to a whole number
-// of blocks; returns the count of the first part. Tested 64 entries at a time into flags, then
+// entries of `row` that interact at the positions y (interacts), then the others within
+// h_ab + margin (the margin's), each part in row order, padded with a to a whole number of
+// blocks; returns the count of the first part. Tested 64 entries at a time into flags, then
 // copied (AVX-512: packed sixteen at a time with a compress); the margin's entries wait in
 // `beyond` until the row is done.
 template <int Dim>
@@ -339,8 +339,8 @@ std::size_t append_pairs(const ParticleSet& p, const std::array<std::vector<doub
     const double h_a = h[a];
     const std::size_t start = out.size();
     std::size_t count = start, n_beyond = 0;
-    // Room for the whole row, the padding and the vector stores past the count (`beyond` has
-    // it from the caller: resizing it here would clear it for every row).
+    // Room for the whole row, the padding and the vector stores past the count (`beyond` only
+    // grows: it keeps the room of the longest row so far).
     out.resize(count + row.size() + 2 * kBlock);
     if (beyond.size() < row.size() + 2 * kBlock) beyond.resize(row.size() + 2 * kBlock);
     std::uint32_t* const dst = out.data();
@@ -355,8 +355,9 @@ std::size_t append_pairs(const ParticleSet& p, const std::array<std::vector<doub
             for (int d = 0; d < Dim; ++d) r2 += (ya[d] - yd[d][b]) * (ya[d] - yd[d][b]);
             const double h_ab = 0.5 * (h_a + h[b]);
             const double reach = h_ab + margin;
-            // Without branches (& rather than &&), so that the loop vectorises.
-            const bool in_support = !(r2 >= kSupportFraction2 * h_ab * h_ab);  // NaN: inside
+            // Without branches (& rather than &&), so that the loop vectorises. A NaN distance
+            // interacts (a broken state must reach the pair loop); a coincident pair does not.
+            const bool in_support = interacts(r2, h_ab);
             inner[k] = in_support ? 1 : 0;
             outer[k] = (!in_support & (r2 < reach * reach)) ? 1 : 0;
         }

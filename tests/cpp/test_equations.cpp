@@ -852,7 +852,8 @@ TEST_CASE("results do not depend on the neighbour list's skin, nor beyond roundi
         // of each array's largest entry.
         ParticleSet q = p;
         q.x_selected = p.x;  // where wide_margin's lists were selected
-        std::uniform_real_distribution<double> step(-0.25 * 0.75 * dx / std::sqrt(dim), 0.25 * 0.75 * dx / std::sqrt(dim));
+        const double most = 0.25 * 0.75 * dx / std::sqrt(dim);  // per coordinate [m]
+        std::uniform_real_distribution<double> step(-most, most);
         for (std::size_t i = 0; i < q.size(); ++i)
             if (q.kind[i] == ParticleKind::dynamic)
                 for (int d = 0; d < dim; ++d) q.x[d][i] += step(rng);
