@@ -127,6 +127,19 @@ def summary(runs):
             "failed": failed}
 
 
+def paired_speedups(runs):
+    """{(case, threads): median over the rounds of rate(threads) / rate(1 thread) of the same
+    round}, for threads > 1 and the rounds in which both runs succeeded."""
+    rate = {(r["case"], r["threads"], r["round"]): r["rate"] for r in runs
+            if "failed" not in r and not r["against"]}
+    ratios = {}
+    for (case, threads, round_), value in rate.items():
+        single = rate.get((case, 1, round_))
+        if threads > 1 and single:
+            ratios.setdefault((case, threads), []).append(value / single)
+    return {key: statistics.median(values) for key, values in ratios.items()}
+
+
 def print_comparison(runs, repeat):
     """The --against table: both trees' medians and the median of the rounds' ratios. Returns
     whether some run failed."""
@@ -228,11 +241,14 @@ def main():
         sys.exit(1 if failed else 0)
     rows = [summary([r for r in runs if (r["case"], r["threads"]) == key])
             for key in dict.fromkeys((r["case"], r["threads"]) for r in runs)]
-    print(f"\nMedians over {args.repeat} round(s); range: slowest-fastest run; load: the highest "
-          f"load average before a run")
+    print(f"\nMedians over {args.repeat} round(s); range: slowest-fastest run; speed-up: the "
+          f"ratio of the medians, and in brackets the median over the rounds of each round's "
+          f"ratio (its two runs back to back, which the VM's drift between rounds does not "
+          f"enter); load: the highest load average before a run")
     print(f"{'case':10s} {'particles':>9s} {'threads':>7s} {'M p-steps/s':>11s} "
-          f"{'range':>13s} {'speed-up':>8s} {'x PySPH':>8s} {'load':>5s}")
+          f"{'range':>13s} {'speed-up':>15s} {'x PySPH':>8s} {'load':>5s}")
     one = {r["case"]: r.get("rate") for r in rows if r["threads"] == 1}
+    paired = paired_speedups(runs)
     failed = False
     for r in rows:
         if r.get("failed") is not None:
@@ -241,10 +257,12 @@ def main():
             print(f"{r['case']:10s} FAILED (exit status {r['failed']})")
             continue
         speedup = r["rate"] / one[r["case"]] if one.get(r["case"]) else float("nan")
+        within = paired.get((r["case"], r["threads"]))
+        speedup_text = f"{speedup:.2f}" + (f" ({within:.2f})" if within is not None else "")
         ratio = f"{r['ratio']:8.2f}" if r["ratio"] else f"{'-':>8s}"
         span = f"{r['rate_min'] / 1e6:.3f}-{r['rate_max'] / 1e6:.3f}"
         print(f"{r['case']:10s} {r['particles']:9d} {r['threads']:7d} {r['rate'] / 1e6:11.3f} "
-              f"{span:>13s} {speedup:8.2f} {ratio} {r['load']:5.2f}"
+              f"{span:>13s} {speedup_text:>15s} {ratio} {r['load']:5.2f}"
               f"{'  (some runs FAILED)' if r.get('failed') is not None else ''}")
     if args.json:
         Path(args.json).write_text(
