@@ -42,9 +42,13 @@ def phases(summary):
 
 
 def speed_text(r, threads):
-    """Steps, wall time and speed of a result as one phrase."""
+    """Steps, wall time and speed of a result as one phrase (with a tuned thread count, the
+    steps the run took on all threads and on one)."""
+    tuned = r.get("steps_all_threads", 0) + r.get("steps_one_thread", 0)
     return (f"{r['steps']} steps ({r['rejected']} rejected), {r['wall_s']:.2f} s wall, "
-            f"{r['particle_steps_per_s'] / 1e6:.3f} M particle-steps/s on {threads} threads")
+            f"{r['particle_steps_per_s'] / 1e6:.3f} M particle-steps/s on {threads} threads"
+            + (f" ({r['steps_all_threads']} steps on {threads}, {r['steps_one_thread']} on 1, "
+               f"by the tuner)" if tuned else ""))
 
 
 def phase_text(r):
@@ -79,6 +83,8 @@ def bench(setting, end_time, workdir, tune_threads=False):
         "neighbour_builds": s.neighbour_builds,
         "pair_selections": getattr(s, "pair_selections", None),
         "phases_s": phases(s),
+        "steps_all_threads": s.steps_all_threads,
+        "steps_one_thread": s.steps_one_thread,
         "surface_rms_mm": m["surface_rms_m"] * 1e3,
         "runout_error_cm": m["runout_error_m"] * 1e2,
         "failure_line_rms_mm": m["failure_line_rms_m"] * 1e3,

@@ -25,6 +25,11 @@ void bind_output(py::module_& m) {
         .def_readonly("particle_steps_per_second", &RunSummary::particle_steps_per_second)
         .def_readonly("neighbour_builds", &RunSummary::neighbour_builds)
         .def_readonly("pair_selections", &RunSummary::pair_selections)
+        .def_readonly("steps_all_threads", &RunSummary::steps_all_threads,
+                      "steps the thread tuner ran with all allowed threads (cumulative; 0 "
+                      "when it did not choose)")
+        .def_readonly("steps_one_thread", &RunSummary::steps_one_thread,
+                      "steps the thread tuner ran with one thread (cumulative)")
         .def_readonly("snapshots", &RunSummary::snapshots)
         .def_readonly("interrupted_by", &RunSummary::interrupted_by)
         .def_readonly("last_checkpoint", &RunSummary::last_checkpoint);

@@ -40,6 +40,15 @@ def add_arguments(ap):
                     help="wall minutes between checkpoints")
 
 
+def thread_choice(summary):
+    """What the thread tuner chose (IntegratorOptions.tune_threads), as the end of the run's
+    line: '' when it did not choose."""
+    if summary.steps_all_threads + summary.steps_one_thread == 0:
+        return ""
+    return (f"; the thread tuner ran {summary.steps_all_threads} steps on all threads and "
+            f"{summary.steps_one_thread} on one")
+
+
 def run(sim, args, metadata, **run_options):
     """Run (or continue) `sim` to args.end_time into args.output; returns the exit status (see
     the module's docstring). Extra keyword arguments go to Simulation.run (e.g.
@@ -78,7 +87,8 @@ def run(sim, args, metadata, **run_options):
         print(f"{summary.steps} steps ({summary.rejected} rejected) in {summary.wall_seconds:.1f} s "
               f"wall, {summary.particle_steps_per_second / 1e6:.2f} M particle-steps/s"
               + (f" ({summary.total_wall_seconds:.1f} s over all segments of the run)"
-                 if summary.total_wall_seconds > summary.wall_seconds + 0.05 else ""))
+                 if summary.total_wall_seconds > summary.wall_seconds + 0.05 else "")
+              + thread_choice(summary))
     if summary.interrupted_by:
         return 128 + summary.interrupted_by  # the shell convention for "killed by signal"
     return 0

@@ -42,6 +42,11 @@ struct RunSummary {
     std::size_t pair_selections = 0;   // pair-list selections (NeighbourList::select_pairs)
     std::size_t snapshots = 0;
     PhaseTimes phases;  // cumulative over the simulation's life [s]
+    // Steps the thread tuner ran with all allowed threads and with one, cumulative over the
+    // simulation's life like `phases`; both 0 when it did not choose (tune_threads off, one
+    // allowed thread, or MPI runs).
+    std::int64_t steps_all_threads = 0;
+    std::int64_t steps_one_thread = 0;
     int interrupted_by = 0;       // signal number that stopped the run early, 0 if none
     std::string last_checkpoint;  // file of the newest checkpoint written, if any
 };

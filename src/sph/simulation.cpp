@@ -702,6 +702,8 @@ RunSummary Simulation::run(const RunOptions& o) {
     summary.neighbour_builds = neighbours_.build_count();
     summary.pair_selections = neighbours_.selection_count();
     summary.phases = integrator_->phase_times();
+    summary.steps_all_threads = integrator_->thread_tuner().steps_all();
+    summary.steps_one_thread = integrator_->thread_tuner().steps_one();
     summary.snapshots = rec.snapshots();
     summary.last_checkpoint = rec.last_checkpoint();
     release_halo();
