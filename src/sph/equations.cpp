@@ -18,6 +18,14 @@
 #include "sph/pair_terms.hpp"
 #include "core/tensor.hpp"
 
+// A function compiled without GCC's loop and straight-line (SLP) vectorisers; other compilers
+// ignore it.
+#if defined(__GNUC__) && !defined(__clang__)
+#define REGOSPH_NO_VECTORISE __attribute__((optimize("no-tree-vectorize")))
+#else
+#define REGOSPH_NO_VECTORISE
+#endif
+
 namespace regosph {
 
 MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim) {
@@ -774,7 +782,14 @@ void strain_and_spin(const double (&L)[Dim][Dim], SymTensor& eps, Spin& w) {
 // Rates of dynamic particle a from its pair sums: acceleration, position rate, density rate,
 // the material's stress rate with the Jaumann terms, and its Courant limit. `correction`: the
 // kernel correction L_a (row-major) when a's material uses it, else nullptr.
+// Scalar code (REGOSPH_NO_VECTORISE): GCC 12 vectorised the loops over the six stress
+// components here with vector loads of values it had just stored to the stack one at a time,
+// loads that wait until those stores have left the core (a failed store-to-load forwarding)
+// at every particle. One such load held 20-30 % of the function's samples in the rings; without
+// vectorisation the function takes 20-35 % fewer samples relative to the pair loop, with the
+// same results to the bit (bench/README.md, "Thirteenth round").
 template <int Dim, bool Xsph>
+REGOSPH_NO_VECTORISE
 void finish_particle(const ParticleSet& p, const MaterialTable& mt, const PhysicsParameters& pp,
                      std::size_t a, const PairSums<Dim>& s, const double* correction,
                      Derivatives& out) {
