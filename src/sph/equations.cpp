@@ -785,7 +785,7 @@ void strain_and_spin(const double (&L)[Dim][Dim], SymTensor& eps, Spin& w) {
 // Scalar code (REGOSPH_NO_VECTORISE): GCC 12 vectorised the loops over the six stress
 // components here with vector loads of values it had just stored to the stack one at a time,
 // loads that wait until those stores have left the core (a failed store-to-load forwarding)
-// at every particle. One such load held 20-30 % of the function's samples in the rings; without
+// at every particle. One such load held 21-31 % of the function's samples in the rings; without
 // vectorisation the function takes 20-35 % fewer samples relative to the pair loop, with the
 // same results to the bit (bench/README.md, "Thirteenth round").
 template <int Dim, bool Xsph>
