@@ -484,18 +484,24 @@ inline bool beyond_support(const double* rec, const std::uint32_t* block,
     constexpr double kWidened = (1.0 + 1e-12) * kSupportFraction2;
 #if defined(__AVX512F__)
     static_assert(kBlock == 8, "one 512-bit vector of lanes");
-    const __m512i index = _mm512_cvtepu32_epi64(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)));
-    const __m512i first = _mm512_mul_epu32(index, _mm512_set1_epi64(R::stride));  // doubles
+    // The zero-masked forms with every lane selected: the plain ones start from an undefined
+    // vector, which GCC 12 reports as maybe uninitialised (as in load_block).
+    const __mmask8 all = 0xff;
+    const __m512i index = _mm512_maskz_cvtepu32_epi64(
+        all, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)));
+    const __m512i first = _mm512_maskz_mul_epu32(all, index, _mm512_set1_epi64(R::stride));
+    const auto field = [&](int offset) {  // field `offset` of the eight records
+        return _mm512_mask_i64gather_pd(_mm512_setzero_pd(), all,
+                                        _mm512_maskz_add_epi64(all, first,
+                                                               _mm512_set1_epi64(offset)),
+                                        rec, 8);
+    };
     __m512d r2 = _mm512_setzero_pd();
     for (int d = 0; d < Dim; ++d) {
-        const __m512d xb = _mm512_i64gather_pd(
-            _mm512_add_epi64(first, _mm512_set1_epi64(R::x + d)), rec, 8);
-        const __m512d diff = _mm512_sub_pd(_mm512_set1_pd(xa[d]), xb);
+        const __m512d diff = _mm512_sub_pd(_mm512_set1_pd(xa[d]), field(R::x + d));
         r2 = _mm512_fmadd_pd(diff, diff, r2);
     }
-    const __m512d hb = _mm512_i64gather_pd(_mm512_add_epi64(first, _mm512_set1_epi64(R::h)),
-                                           rec, 8);
+    const __m512d hb = field(R::h);
     const __m512d h_ab = _mm512_mul_pd(_mm512_set1_pd(0.5), _mm512_add_pd(_mm512_set1_pd(h_a), hb));
     const __m512d limit = _mm512_mul_pd(_mm512_set1_pd(kWidened), _mm512_mul_pd(h_ab, h_ab));
     // Ordered comparisons: false for NaN, which is thus never beyond.
@@ -513,6 +519,38 @@ inline bool beyond_support(const double* rec, const std::uint32_t* block,
     }
     return beyond;
 #endif
+}
+
+// The distance and the one division of the pairs of a block, the first pass of the pair loop
+// (gather). r: |x_a - x_b|, with the padding (b = a, r = 0) and the lanes beyond the support
+// set to r = 2 h_ab, where every kernel factor is 0. denom: r^2 + eps h_ab^2, the viscosity's
+// denominator (eq. 27). one_div: 1 / (h_ab r denom (rho_a + rho_b)), which gives 1 / (h r) for
+// the kernel and 1 / (denom (rho_a + rho_b)) for the viscosity.
+struct PairGeometry {
+    alignas(64) double r[kBlock];
+    alignas(64) double denom[kBlock];
+    alignas(64) double one_div[kBlock];
+};
+
+template <int Dim, class R>
+inline void pair_geometry(const double (&blk)[R::stride][kBlock], const double (&xa)[Dim],
+                          double h_a, double rho_a, double av_epsilon, PairGeometry& geo) {
+#pragma omp simd
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        double r2 = 0.0;
+        for (int d = 0; d < Dim; ++d) {
+            const double dx = xa[d] - blk[R::x + d][k];
+            r2 += dx * dx;
+        }
+        const double h_ab = 0.5 * (h_a + blk[R::h][k]);
+        const bool inside = interacts(r2, h_ab);
+        const double r = inside ? std::sqrt(r2) : 2.0 * h_ab;
+        const double rho_sum = rho_a + blk[R::rho][k];
+        const double denom = (inside ? r2 : r * r) + av_epsilon * h_ab * h_ab;
+        geo.r[k] = r;
+        geo.denom[k] = denom;
+        geo.one_div[k] = 1.0 / (h_ab * r * denom * rho_sum);
+    }
 }
 
 // `margin_blocks`: where the blocks of the pair list that hold only entries of its margin and
@@ -564,153 +602,173 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
            lane_art[Dim][kBlock] = {}, lane_mu[kBlock];
     // Energy budget (PairSums::work, ...), likewise apart.
     double work[kBlock] = {}, visc[kBlock] = {}, art_work[kBlock] = {};
-    for (std::size_t base = 0; base < partners.size(); base += kBlock) {
-        // The partners' records, field by field (blk[field][lane]): the vectorised loop then
-        // reads each field with contiguous loads instead of one load per lane.
-        alignas(64) double blk[R::stride][kBlock];
-        // A block of the list's margin (entries beyond the support at the selection) and
-        // padding is skipped while none of its lanes has come within the support: it would
-        // add exact zeros to every sum (pair_selection.hpp).
-        if (base >= margin_blocks && beyond_support<Dim, R>(rec, partners.data() + base, xa, h_a))
-            continue;
-        load_block<R::stride>(rec, partners.data() + base, blk);
-        if (ArtStress && power == 0) {
-            for (std::size_t k = 0; k < kBlock; ++k) {
-                const std::uint32_t b = partners[base + k];
-                double r2 = 0.0;
-                for (int d = 0; d < Dim; ++d)
-                    r2 += (xa[d] - blk[R::x + d][k]) * (xa[d] - blk[R::x + d][k]);
-                const double h_ab = 0.5 * (h_a + blk[R::h][k]);
-                const double f = kernel::shape(std::sqrt(r2) / h_ab) * 0.5 *
-                                 (st.inv_w_rest[a] + st.inv_w_rest[b]);
-                fn_pow[k] = std::pow(f, std::max(st.n_art[a], st.n_art[b]));
-            }
+    // The list goes in groups of up to kGroup blocks. A first pass over a group computes each
+    // pair's distance and the one division (PairGeometry), the second its terms: the square
+    // roots and divisions of several blocks are then in flight together, where a block's
+    // terms used to wait for its own (that latency held ~20 % of the loop's samples,
+    // bench/README.md, "Fourteenth round"). Both passes evaluate the same expressions as one
+    // would, so the results are the same to the bit.
+    constexpr std::size_t kGroup = 4;
+    for (std::size_t group = 0; group < partners.size(); group += kGroup * kBlock) {
+        // The partners' records, field by field (blocks[g][field][lane]): the vectorised loops
+        // then read each field with contiguous loads instead of one load per lane.
+        alignas(64) double blocks[kGroup][R::stride][kBlock];
+        alignas(64) PairGeometry geometry[kGroup];
+        std::size_t kept[kGroup];  // where each block of `blocks` starts in the list
+        std::size_t n_kept = 0;
+        const std::size_t group_end = std::min(partners.size(), group + kGroup * kBlock);
+        for (std::size_t base = group; base < group_end; base += kBlock) {
+            // A block of the list's margin (entries beyond the support at the selection) and
+            // padding is skipped while none of its lanes has come within the support: it would
+            // add exact zeros to every sum (pair_selection.hpp).
+            if (base >= margin_blocks &&
+                beyond_support<Dim, R>(rec, partners.data() + base, xa, h_a))
+                continue;
+            load_block<R::stride>(rec, partners.data() + base, blocks[n_kept]);
+            pair_geometry<Dim, R>(blocks[n_kept], xa, h_a, rho_a, pp.av_epsilon,
+                                  geometry[n_kept]);
+            kept[n_kept++] = base;
         }
-#pragma omp simd
-        for (std::size_t k = 0; k < kBlock; ++k) {
-            double dx[Dim];
-            double r2 = 0.0;
-            for (int d = 0; d < Dim; ++d) {
-                dx[d] = xa[d] - blk[R::x + d][k];
-                r2 += dx[d] * dx[d];
-            }
-            const double h_ab = 0.5 * (h_a + blk[R::h][k]);
-            // The padding (b = a, r = 0) gets r = 2 h: every kernel factor is 0 there.
-            const bool inside = interacts(r2, h_ab);
-            const double r = inside ? std::sqrt(r2) : 2.0 * h_ab;
-            const double rho_sum = rho_a + blk[R::rho][k];
-            // One division gives 1 / (h r) for the kernel and 1 / ((r^2 + eps h^2) rho_sum) for
-            // the viscosity.
-            const double denom = (inside ? r2 : r * r) + pp.av_epsilon * h_ab * h_ab;
-            const double hr = h_ab * r;
-            const double one_div = 1.0 / (hr * denom * rho_sum);
-            const double inv = one_div * hr;  // 1 / (denom rho_sum)
-            const kernel::PairFactors kf =
-                kernel::pair_factors<Dim>(r, h_ab, one_div * denom * rho_sum);
-            double grad[Dim], dv[Dim];
-            double vr = 0.0, dv_dot_grad = 0.0;
-            for (int d = 0; d < Dim; ++d) {
-                grad[d] = kf.gradient * dx[d];  // grad_a W_ab
-                dv[d] = va[d] - blk[R::v + d][k];
-                vr += dv[d] * dx[d];
-                dv_dot_grad += dv[d] * grad[d];
-            }
-            const double m_b = blk[R::mass][k];
-
-            div[k] += pair_terms::continuity(blk[R::volume][k], dv_dot_grad);
-
-            // A free-slip or Coulomb wall partner: only the normal part of the relative
-            // velocity enters the strain rate.
-            [[maybe_unused]] double mu_b = -1.0;
-            double dv_l[Dim];
-            for (int d = 0; d < Dim; ++d) dv_l[d] = dv[d];
-            if constexpr (Loads) {
-                const double key_b = blk[R::key][k];
-                mu_b = inside && key_b <= -2.0 ? -2.0 - key_b : -1.0;
-                double normal[Dim];
-                pair_terms::along<Dim>(dv, n_wall, normal);
-                for (int d = 0; d < Dim; ++d) dv_l[d] = mu_b >= 0.0 ? normal[d] : dv[d];
-            }
-            double L[Dim][Dim];
-            pair_terms::velocity_gradient<Dim>(-m_b * inv_rho_a, dv_l, grad, L);
-            for (int i = 0; i < Dim; ++i)
-                for (int j = 0; j < Dim; ++j) grad_v[i][j][k] += L[i][j];
-
-            // Artificial viscosity, approaching pairs only. A boundary partner has no sound
-            // speed of its own (its model is rigid): the pair uses c_a.
-            const double c_b = blk[R::c_visc][k] < 0.0 ? c_a : blk[R::c_visc][k];
-            const double nu = pair_terms::viscosity_nu(h_ab, vr, rho_sum, inv);
-            const double pi_approaching =
-                pair_terms::viscosity_pi(pp.av_alpha, pp.av_beta, c_a, c_b, nu, denom, inv);
-            const bool approaching = inside && vr < 0.0;
-            double pi_ab = approaching ? pi_approaching : 0.0;
-            if constexpr (Prepass)  // Balsara: (f_a + f_b) / 2, a wall partner takes f_a
-                pi_ab *= 0.5 * (f_a + (blk[R::c_visc][k] < 0.0 ? f_a : blk[R::balsara][k]));
-            max_nu[k] = approaching ? std::max(max_nu[k], -nu) : max_nu[k];
-
-            double t[Dim];
-            pair_terms::momentum<Dim, Prepass>(sa, &blk[R::stress][k], kBlock, pi_ab, grad, t);
-            for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * t[i];
-            // Energy budget: a wall partner's share is whole, a dynamic one's half.
-            const double share = blk[R::c_visc][k] < 0.0 ? m_b : 0.5 * m_b;
-            work[k] += share * pair_terms::pair_work<Dim>(dv, t);
-            visc[k] += share * pi_ab * dv_dot_grad;
-            if constexpr (Loads) {
-                lane_mass[k] = m_b;
-                for (int i = 0; i < Dim; ++i) lane_momentum[i][k] = t[i];
-            }
-
-            // Artificial stress (see write_record for f_ab and the G^n in R). R is zero for
-            // compressive principal stresses, so only tension is corrected.
-            if constexpr (ArtStress) {
-                // A blend rather than a select of the two ways: GCC 12 does not vectorise the
-                // loop with that select on top of the bit selects.
-                const double fn =
-                    pair_terms::whole_power(kernel::shape(kf.q), bit1, bit2, bit4, bit8) *
-                        whole_weight +
-                    fn_pow[k];
-                double ta[Dim];
-                pair_terms::artificial_stress<Dim>(ra, &blk[R::art][k], kBlock, grad, ta);
-                for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * fn * ta[i];
-                art_work[k] += share * fn * pair_terms::pair_work<Dim>(dv, ta);
-                if constexpr (Loads) {
-                    lane_art_weight[k] = m_b * fn;
-                    for (int i = 0; i < Dim; ++i) lane_art[i][k] = ta[i];
-                }
-            }
-
-            if constexpr (Loads) lane_mu[k] = mu_b;
-
-            // XSPH: velocity of the neighbours of the same material; the caller multiplies by
-            // the material's epsilon.
-            if constexpr (Xsph) {
-                double w_ab = kernel::normalisation<Dim>(1.0) * kernel::shape(kf.q);  // W(r, h)
-                for (int d = 0; d < Dim; ++d) w_ab *= kf.inv_h;
-                const double same = blk[R::key][k] == key_a ? 1.0 : 0.0;
-                const double w = pair_terms::xsph_weight(same, m_b, w_ab, inv, denom);
-                for (int d = 0; d < Dim; ++d) xsph[d][k] -= w * dv[d];  // dv = v_a - v_b
-            }
-        }
-        if constexpr (Loads) {
-            double pair_force[Dim][kBlock];  // m_b [momentum + f^n artificial stress] [m/s^2]
-            for (std::size_t k = 0; k < kBlock; ++k)
-                for (int i = 0; i < Dim; ++i)
-                    pair_force[i][k] = lane_mass[k] * lane_momentum[i][k] +
-                                       lane_art_weight[k] * lane_art[i][k];
-            add_load_shares<Dim, R>(rec, partners.data() + base, rec_a[R::mass], pair_force, sink);
-            // Slip walls: their pair forces on a and mu_w times the normal parts, for the
-            // Coulomb limit after the loop (outside the vectorised loop, whose sums stay as
-            // they are without slip walls).
-            if (slip)
+        for (std::size_t g = 0; g < n_kept; ++g) {
+            const std::size_t base = kept[g];
+            const double (&blk)[R::stride][kBlock] = blocks[g];
+            const PairGeometry& geo = geometry[g];
+            if (ArtStress && power == 0) {
                 for (std::size_t k = 0; k < kBlock; ++k) {
-                    if (!(lane_mu[k] >= 0.0)) continue;
-                    double f_n = 0.0;
-                    for (int i = 0; i < Dim; ++i) {
-                        wall_force[i][k] += pair_force[i][k];
-                        f_n += pair_force[i][k] * n_wall[i];
-                    }
-                    wall_limit[k] += lane_mu[k] * f_n;
+                    const std::uint32_t b = partners[base + k];
+                    double r2 = 0.0;
+                    for (int d = 0; d < Dim; ++d)
+                        r2 += (xa[d] - blk[R::x + d][k]) * (xa[d] - blk[R::x + d][k]);
+                    const double h_ab = 0.5 * (h_a + blk[R::h][k]);
+                    const double f = kernel::shape(std::sqrt(r2) / h_ab) * 0.5 *
+                                     (st.inv_w_rest[a] + st.inv_w_rest[b]);
+                    fn_pow[k] = std::pow(f, std::max(st.n_art[a], st.n_art[b]));
                 }
+            }
+#pragma omp simd
+            for (std::size_t k = 0; k < kBlock; ++k) {
+                double dx[Dim];
+                double r2 = 0.0;
+                for (int d = 0; d < Dim; ++d) {
+                    dx[d] = xa[d] - blk[R::x + d][k];
+                    r2 += dx[d] * dx[d];
+                }
+                const double h_ab = 0.5 * (h_a + blk[R::h][k]);
+                const bool inside = interacts(r2, h_ab);
+                const double r = geo.r[k];
+                const double rho_sum = rho_a + blk[R::rho][k];
+                const double denom = geo.denom[k];
+                const double hr = h_ab * r;
+                const double one_div = geo.one_div[k];
+                const double inv = one_div * hr;  // 1 / (denom rho_sum)
+                const kernel::PairFactors kf =
+                    kernel::pair_factors<Dim>(r, h_ab, one_div * denom * rho_sum);
+                double grad[Dim], dv[Dim];
+                double vr = 0.0, dv_dot_grad = 0.0;
+                for (int d = 0; d < Dim; ++d) {
+                    grad[d] = kf.gradient * dx[d];  // grad_a W_ab
+                    dv[d] = va[d] - blk[R::v + d][k];
+                    vr += dv[d] * dx[d];
+                    dv_dot_grad += dv[d] * grad[d];
+                }
+                const double m_b = blk[R::mass][k];
+
+                div[k] += pair_terms::continuity(blk[R::volume][k], dv_dot_grad);
+
+                // A free-slip or Coulomb wall partner: only the normal part of the relative
+                // velocity enters the strain rate.
+                [[maybe_unused]] double mu_b = -1.0;
+                double dv_l[Dim];
+                for (int d = 0; d < Dim; ++d) dv_l[d] = dv[d];
+                if constexpr (Loads) {
+                    const double key_b = blk[R::key][k];
+                    mu_b = inside && key_b <= -2.0 ? -2.0 - key_b : -1.0;
+                    double normal[Dim];
+                    pair_terms::along<Dim>(dv, n_wall, normal);
+                    for (int d = 0; d < Dim; ++d) dv_l[d] = mu_b >= 0.0 ? normal[d] : dv[d];
+                }
+                double L[Dim][Dim];
+                pair_terms::velocity_gradient<Dim>(-m_b * inv_rho_a, dv_l, grad, L);
+                for (int i = 0; i < Dim; ++i)
+                    for (int j = 0; j < Dim; ++j) grad_v[i][j][k] += L[i][j];
+
+                // Artificial viscosity, approaching pairs only. A boundary partner has no sound
+                // speed of its own (its model is rigid): the pair uses c_a.
+                const double c_b = blk[R::c_visc][k] < 0.0 ? c_a : blk[R::c_visc][k];
+                const double nu = pair_terms::viscosity_nu(h_ab, vr, rho_sum, inv);
+                const double pi_approaching =
+                    pair_terms::viscosity_pi(pp.av_alpha, pp.av_beta, c_a, c_b, nu, denom, inv);
+                const bool approaching = inside && vr < 0.0;
+                double pi_ab = approaching ? pi_approaching : 0.0;
+                if constexpr (Prepass)  // Balsara: (f_a + f_b) / 2, a wall partner takes f_a
+                    pi_ab *= 0.5 * (f_a + (blk[R::c_visc][k] < 0.0 ? f_a : blk[R::balsara][k]));
+                max_nu[k] = approaching ? std::max(max_nu[k], -nu) : max_nu[k];
+
+                double t[Dim];
+                pair_terms::momentum<Dim, Prepass>(sa, &blk[R::stress][k], kBlock, pi_ab, grad, t);
+                for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * t[i];
+                // Energy budget: a wall partner's share is whole, a dynamic one's half.
+                const double share = blk[R::c_visc][k] < 0.0 ? m_b : 0.5 * m_b;
+                work[k] += share * pair_terms::pair_work<Dim>(dv, t);
+                visc[k] += share * pi_ab * dv_dot_grad;
+                if constexpr (Loads) {
+                    lane_mass[k] = m_b;
+                    for (int i = 0; i < Dim; ++i) lane_momentum[i][k] = t[i];
+                }
+
+                // Artificial stress (see write_record for f_ab and the G^n in R). R is zero for
+                // compressive principal stresses, so only tension is corrected.
+                if constexpr (ArtStress) {
+                    // A blend rather than a select of the two ways: GCC 12 does not vectorise the
+                    // loop with that select on top of the bit selects.
+                    const double fn =
+                        pair_terms::whole_power(kernel::shape(kf.q), bit1, bit2, bit4, bit8) *
+                            whole_weight +
+                        fn_pow[k];
+                    double ta[Dim];
+                    pair_terms::artificial_stress<Dim>(ra, &blk[R::art][k], kBlock, grad, ta);
+                    for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * fn * ta[i];
+                    art_work[k] += share * fn * pair_terms::pair_work<Dim>(dv, ta);
+                    if constexpr (Loads) {
+                        lane_art_weight[k] = m_b * fn;
+                        for (int i = 0; i < Dim; ++i) lane_art[i][k] = ta[i];
+                    }
+                }
+
+                if constexpr (Loads) lane_mu[k] = mu_b;
+
+                // XSPH: velocity of the neighbours of the same material; the caller multiplies by
+                // the material's epsilon.
+                if constexpr (Xsph) {
+                    double w_ab = kernel::normalisation<Dim>(1.0) * kernel::shape(kf.q);  // W(r, h)
+                    for (int d = 0; d < Dim; ++d) w_ab *= kf.inv_h;
+                    const double same = blk[R::key][k] == key_a ? 1.0 : 0.0;
+                    const double w = pair_terms::xsph_weight(same, m_b, w_ab, inv, denom);
+                    for (int d = 0; d < Dim; ++d) xsph[d][k] -= w * dv[d];  // dv = v_a - v_b
+                }
+            }
+            if constexpr (Loads) {
+                double pair_force[Dim][kBlock];  // m_b [momentum + f^n artificial stress] [m/s^2]
+                for (std::size_t k = 0; k < kBlock; ++k)
+                    for (int i = 0; i < Dim; ++i)
+                        pair_force[i][k] = lane_mass[k] * lane_momentum[i][k] +
+                                           lane_art_weight[k] * lane_art[i][k];
+                add_load_shares<Dim, R>(rec, partners.data() + base, rec_a[R::mass], pair_force,
+                                        sink);
+                // Slip walls: their pair forces on a and mu_w times the normal parts, for the
+                // Coulomb limit after the loop (outside the vectorised loop, whose sums stay as
+                // they are without slip walls).
+                if (slip)
+                    for (std::size_t k = 0; k < kBlock; ++k) {
+                        if (!(lane_mu[k] >= 0.0)) continue;
+                        double f_n = 0.0;
+                        for (int i = 0; i < Dim; ++i) {
+                            wall_force[i][k] += pair_force[i][k];
+                            f_n += pair_force[i][k] * n_wall[i];
+                        }
+                        wall_limit[k] += lane_mu[k] * f_n;
+                    }
+            }
         }
     }
 
