@@ -648,14 +648,12 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
 #pragma omp simd
             for (std::size_t k = 0; k < kBlock; ++k) {
                 double dx[Dim];
-                double r2 = 0.0;
-                for (int d = 0; d < Dim; ++d) {
-                    dx[d] = xa[d] - blk[R::x + d][k];
-                    r2 += dx[d] * dx[d];
-                }
+                for (int d = 0; d < Dim; ++d) dx[d] = xa[d] - blk[R::x + d][k];
                 const double h_ab = 0.5 * (h_a + blk[R::h][k]);
-                const bool inside = interacts(r2, h_ab);
                 const double r = geo.r[k];
+                // The first pass's support test, read back from r: a lane within the support
+                // has r < h_ab, one beyond it (or the padding) r = 2 h_ab; NaN stays inside.
+                const bool inside = !(r >= 2.0 * h_ab);
                 const double rho_sum = rho_a + blk[R::rho][k];
                 const double denom = geo.denom[k];
                 const double hr = h_ab * r;
