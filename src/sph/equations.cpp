@@ -606,8 +606,8 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     // pair's distance and the one division (PairGeometry), the second its terms: the square
     // roots and divisions of several blocks are then in flight together, where a block's
     // terms used to wait for its own (that latency held ~20 % of the loop's samples,
-    // bench/README.md, "Fourteenth round"). Both passes evaluate the same expressions as one
-    // would, so the results are the same to the bit.
+    // bench/README.md, "Fourteenth round"). The second pass takes the distance and the support
+    // test from the first; the results are those of a single pass, to the bit.
     constexpr std::size_t kGroup = 4;
     for (std::size_t group = 0; group < partners.size(); group += kGroup * kBlock) {
         // The partners' records, field by field (blocks[g][field][lane]): the vectorised loops
@@ -636,11 +636,10 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             if (ArtStress && power == 0) {
                 for (std::size_t k = 0; k < kBlock; ++k) {
                     const std::uint32_t b = partners[base + k];
-                    double r2 = 0.0;
-                    for (int d = 0; d < Dim; ++d)
-                        r2 += (xa[d] - blk[R::x + d][k]) * (xa[d] - blk[R::x + d][k]);
                     const double h_ab = 0.5 * (h_a + blk[R::h][k]);
-                    const double f = kernel::shape(std::sqrt(r2) / h_ab) * 0.5 *
+                    // The first pass's distance (2 h_ab beyond the support and on the padding,
+                    // where f is 0 and the pair's gradient is 0 anyway).
+                    const double f = kernel::shape(geo.r[k] / h_ab) * 0.5 *
                                      (st.inv_w_rest[a] + st.inv_w_rest[b]);
                     fn_pow[k] = std::pow(f, std::max(st.n_art[a], st.n_art[b]));
                 }
