@@ -14,15 +14,19 @@ namespace {
 using vec::cross;
 using vec::dot;
 
-// Rodrigues' formula: r rotated by `angle` [rad] about the unit axis n,
+// Rodrigues' formula: r rotated by an angle of cosine c and sine s about the unit axis n,
 // Q r = r cos(angle) + (n x r) sin(angle) + n (n . r) (1 - cos(angle)).
-Vec3 rotate(const Vec3& r, const Vec3& n, double angle) {
-    if (angle == 0.0) return r;
-    const double c = std::cos(angle), s = std::sin(angle);
+Vec3 rotate(const Vec3& r, const Vec3& n, double c, double s) {
     const Vec3 nxr = cross(n, r);
     const double nr = dot(n, r) * (1.0 - c);
     return {r[0] * c + nxr[0] * s + n[0] * nr, r[1] * c + nxr[1] * s + n[1] * nr,
             r[2] * c + nxr[2] * s + n[2] * nr};
+}
+
+// r rotated by `angle` [rad] about the unit axis n.
+Vec3 rotate(const Vec3& r, const Vec3& n, double angle) {
+    if (angle == 0.0) return r;
+    return rotate(r, n, std::cos(angle), std::sin(angle));
 }
 
 // The value at t of the line through knots a and b.
@@ -119,38 +123,57 @@ Vec3 Kinematics::pivot_at(double t) const {
     return {pivot[0] + d[0], pivot[1] + d[1], pivot[2] + d[2]};
 }
 
-void Kinematics::place(const Vec3& reference, double t, Vec3& x, Vec3& v) const {
-    const Vec3 p = pivot_at(t);
-    const Vec3 r0{reference[0] - pivot[0], reference[1] - pivot[1], reference[2] - pivot[2]};
-    const Vec3 r = rotate(r0, axis, angle(t));
-    const Vec3 u = translation_velocity(t);
+KinematicState Kinematics::at(double t) const {
+    KinematicState k;
+    k.motion = this;
+    k.pivot = pivot_at(t);
+    const double theta = angle(t);
+    k.rotated = theta != 0.0;
+    if (k.rotated) {
+        k.cos_angle = std::cos(theta);
+        k.sin_angle = std::sin(theta);
+    }
+    k.velocity = translation_velocity(t);
+    k.omega = rate(t);
+    k.alpha = angular_acceleration(t);
+    k.pivot_acceleration = translation_acceleration(t);
+    return k;
+}
+
+void KinematicState::place(const Vec3& reference, Vec3& x, Vec3& v) const {
+    const Vec3& p0 = motion->pivot;
+    const Vec3& n = motion->axis;
+    const Vec3 r0{reference[0] - p0[0], reference[1] - p0[1], reference[2] - p0[2]};
+    const Vec3 r = rotated ? rotate(r0, n, cos_angle, sin_angle) : r0;
     // v = u + omega n x r (rigid-body velocity field)
-    const Vec3 w = cross(axis, r);
-    const double omega = rate(t);
+    const Vec3 w = cross(n, r);
     for (int k = 0; k < 3; ++k) {
-        x[k] = p[k] + r[k];
-        v[k] = u[k] + omega * w[k];
+        x[k] = pivot[k] + r[k];
+        v[k] = velocity[k] + omega * w[k];
     }
 }
 
-Vec3 Kinematics::acceleration(const Vec3& x, double t) const {
-    const bool steady = rate_schedule.empty() && velocity_ramp.empty();
-    if (steady && angular_velocity == 0.0) return {0.0, 0.0, 0.0};
-    const Vec3 p = pivot_at(t);
-    const Vec3 r{x[0] - p[0], x[1] - p[1], x[2] - p[2]};
+Vec3 KinematicState::acceleration(const Vec3& x) const {
+    const bool steady = motion->rate_schedule.empty() && motion->velocity_ramp.empty();
+    if (steady && motion->angular_velocity == 0.0) return {0.0, 0.0, 0.0};
+    const Vec3& n = motion->axis;
+    const Vec3 r{x[0] - pivot[0], x[1] - pivot[1], x[2] - pivot[2]};
     // omega^2 n x (n x r) = omega^2 (n (n . r) - r): towards the axis
-    const double omega = rate(t);
     const double w2 = omega * omega;
-    const double nr = dot(axis, r);
-    Vec3 a{w2 * (axis[0] * nr - r[0]), w2 * (axis[1] * nr - r[1]), w2 * (axis[2] * nr - r[2])};
+    const double nr = dot(n, r);
+    Vec3 a{w2 * (n[0] * nr - r[0]), w2 * (n[1] * nr - r[1]), w2 * (n[2] * nr - r[2])};
     if (steady) return a;  // piecewise-constant translation at a constant rate
     // + the pivot's acceleration and the tangential part alpha n x r of a changing rate.
-    const Vec3 a_pivot = translation_acceleration(t);
-    const Vec3 nxr = cross(axis, r);
-    const double alpha = angular_acceleration(t);
-    for (int k = 0; k < 3; ++k) a[k] += a_pivot[k] + alpha * nxr[k];
+    const Vec3 nxr = cross(n, r);
+    for (int k = 0; k < 3; ++k) a[k] += pivot_acceleration[k] + alpha * nxr[k];
     return a;
 }
+
+void Kinematics::place(const Vec3& reference, double t, Vec3& x, Vec3& v) const {
+    at(t).place(reference, x, v);
+}
+
+Vec3 Kinematics::acceleration(const Vec3& x, double t) const { return at(t).acceleration(x); }
 
 double power_into_regolith(const Kinematics& k, const Vec3& force, const Vec3& torque, double t) {
     return -(dot(force, k.translation_velocity(t)) + k.rate(t) * dot(torque, k.axis));

@@ -49,6 +49,27 @@ struct PiecewiseLinear {
 // and strictly increasing and the values finite (schedules of rigid bodies' applied loads).
 void validate_schedule(const PiecewiseLinear<3>& f, const std::string& what);
 
+struct Kinematics;
+
+// The motion at one time t: what place and acceleration need of the schedules (the pivot, the
+// rotation's cosine and sine, the rates), evaluated once for all the points of a body
+// (Kinematics::at) instead of once per point, which cost the brush sampler's kinematic bodies
+// a cosine, a sine and several schedule look-ups per particle and stage.
+struct KinematicState {
+    const Kinematics* motion = nullptr;
+    Vec3 pivot{0.0, 0.0, 0.0};     // pivot at t [m]
+    bool rotated = false;          // angle(t) != 0
+    double cos_angle = 1.0, sin_angle = 0.0;
+    Vec3 velocity{0.0, 0.0, 0.0};  // translation velocity [m/s]
+    double omega = 0.0;            // rotation rate [rad/s]
+    double alpha = 0.0;            // its derivative [rad/s^2]
+    Vec3 pivot_acceleration{0.0, 0.0, 0.0};  // [m/s^2]
+
+    // Kinematics::place and Kinematics::acceleration at this state's time.
+    void place(const Vec3& reference, Vec3& x, Vec3& v) const;
+    Vec3 acceleration(const Vec3& x) const;
+};
+
 struct Kinematics {
     std::vector<VelocitySegment> translation;  // times strictly increasing
     // Instead of `translation`: velocities [m/s] at knots, linear between them.
@@ -73,6 +94,8 @@ struct Kinematics {
     // Rotation angle at t [rad]: omega t, or the integral of the rate schedule.
     double angle(double t) const;
 
+    // The motion's state at t (for many points at one time).
+    KinematicState at(double t) const;
     // Position and velocity at time t of the body point that was at `reference` at t = 0.
     void place(const Vec3& reference, double t, Vec3& x, Vec3& v) const;
     // Acceleration [m/s^2] of the body point now at `x` at time t, r = x - pivot(t):

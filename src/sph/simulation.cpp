@@ -332,10 +332,26 @@ void Simulation::set_bounds(const geometry::Point& lo, const geometry::Point& hi
 
 std::ptrdiff_t Simulation::first_outside_bounds() const {
     if (!bounds_) return -1;
-    for (std::size_t i = 0; i < particles_.owned(); ++i)
-        for (int d = 0; d < particles_.dim; ++d)
-            if (!(particles_.x[d][i] >= bounds_->lo[d] && particles_.x[d][i] <= bounds_->hi[d]))
-                return static_cast<std::ptrdiff_t>(i);
+    const auto& p = particles_;
+    const auto outside = [&](int d, std::size_t i) {  // NaN is outside
+        return !(p.x[d][i] >= bounds_->lo[d] && p.x[d][i] <= bounds_->hi[d]);
+    };
+    // Once per step: blocks of particles are tested without a branch per particle (loops that
+    // vectorise), and only a block with a particle outside is searched for the first one.
+    constexpr std::size_t kBlock = 1024;
+    for (std::size_t first = 0; first < p.owned(); first += kBlock) {
+        const std::size_t last = std::min(p.owned(), first + kBlock);
+        int any = 0;
+        for (int d = 0; d < p.dim; ++d) {
+            const double* x = p.x[d].data();
+            const double lo = bounds_->lo[d], hi = bounds_->hi[d];
+            for (std::size_t i = first; i < last; ++i) any |= !(x[i] >= lo) | !(x[i] <= hi);
+        }
+        if (!any) continue;
+        for (std::size_t i = first; i < last; ++i)
+            for (int d = 0; d < p.dim; ++d)
+                if (outside(d, i)) return static_cast<std::ptrdiff_t>(i);
+    }
     return -1;
 }
 
@@ -598,14 +614,16 @@ void check_run_options(const RunOptions& o, double now) {
 
 std::string Simulation::left_bounds_report() const {
     if (!bounds_) return {};
-    std::ostringstream left;
+    std::string left;  // (a stream only for a particle outside: this runs every step)
     if (const auto i = first_outside_bounds(); i >= 0) {
         const auto u = static_cast<std::size_t>(i);
-        left << "blow-up at t = " << time_ << " s, step " << step_ + 1 << ": particle id "
-             << particles_.id[u] << " left the bounds at (" << particles_.x[0][u] << ", "
-             << particles_.x[1][u] << ", " << particles_.x[2][u] << ") m";
+        std::ostringstream s;
+        s << "blow-up at t = " << time_ << " s, step " << step_ + 1 << ": particle id "
+          << particles_.id[u] << " left the bounds at (" << particles_.x[0][u] << ", "
+          << particles_.x[1][u] << ", " << particles_.x[2][u] << ") m";
+        left = s.str();
     }
-    return mpi::first_error(left.str());
+    return mpi::first_error(left);
 }
 
 std::optional<io::RunDirectory> Simulation::open_run_directory(const RunOptions& o,

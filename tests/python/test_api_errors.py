@@ -37,6 +37,31 @@ def test_bounds_take_two_numbers_in_2d(tmp_path):
     sim.advance(1e-5)  # inside: runs
 
 
+def test_a_particle_leaving_the_bounds_stops_the_run_naming_the_first_one(tmp_path):
+    # A block of 40 x 40 particles (more than one of the check's blocks of 1024) and two lone
+    # particles beside it, stored after it, thrown out of the bounds together. The run stops at
+    # the first step with a particle outside and names the one that comes first in storage
+    # order.
+    sim = rs.Simulation(dim=2)
+    mat = sim.add_material(rs.DruckerPrager("soil", **SOIL))
+    sim.add_body("soil", rs.lattice_fill(rs.rectangle((0, 0), (0.4, 0.4)), DX), material=mat,
+                 motion="dynamic", spacing=DX, smoothing_length=H)
+    for name, y in (("stone 1", 0.3), ("stone 2", 0.1)):
+        sim.add_body(name, np.array([[0.45, y]]), material=mat, motion="dynamic", spacing=DX,
+                     smoothing_length=H)
+    n = len(sim.ids)
+    assert n == 1602
+    sim.set_bounds((-0.1, -0.1), (0.5, 0.5))
+    v = np.zeros_like(sim.velocities)
+    v[1600:, 0] = 1e4  # [m/s]: both out through x = 0.5 after 5 microseconds
+    sim.velocities = v
+    with pytest.raises(rs.BlowUpError) as err:
+        sim.run(0.01, output_dir=str(tmp_path / "out"), progress_interval=0)
+    message = str(err.value)
+    assert "left the bounds at (0.5" in message, message
+    assert f"particle id {sim.ids[1600]} " in message, message
+
+
 @pytest.mark.parametrize("lo,got", [((0.0, 0.0), "got 2 numbers"), ((0.0,), "got 1 number"),
                                     ("corner", "got 'corner'")])
 def test_bounds_say_what_a_3d_run_needs_and_what_came(lo, got):
