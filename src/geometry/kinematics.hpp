@@ -56,7 +56,7 @@ struct Kinematics;
 // (Kinematics::at) instead of once per point, which cost the brush sampler's kinematic bodies
 // a cosine, a sine and several schedule look-ups per particle and stage.
 struct KinematicState {
-    const Kinematics* motion = nullptr;
+    const Kinematics* motion = nullptr;  // the motion it was taken from (must outlive it)
     Vec3 pivot{0.0, 0.0, 0.0};     // pivot at t [m]
     bool rotated = false;          // angle(t) != 0
     double cos_angle = 1.0, sin_angle = 0.0;
