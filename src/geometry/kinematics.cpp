@@ -23,12 +23,6 @@ Vec3 rotate(const Vec3& r, const Vec3& n, double c, double s) {
             r[2] * c + nxr[2] * s + n[2] * nr};
 }
 
-// r rotated by `angle` [rad] about the unit axis n.
-Vec3 rotate(const Vec3& r, const Vec3& n, double angle) {
-    if (angle == 0.0) return r;
-    return rotate(r, n, std::cos(angle), std::sin(angle));
-}
-
 // The value at t of the line through knots a and b.
 template <std::size_t N>
 std::array<double, N> between(const typename PiecewiseLinear<N>::Knot& a,
@@ -169,6 +163,15 @@ Vec3 KinematicState::acceleration(const Vec3& x) const {
     return a;
 }
 
+// The rotation by -angle: cos(-a) = cos(a) and sin(-a) = -sin(a), exactly in IEEE arithmetic
+// (the C library's cosine is even and its sine odd).
+Vec3 KinematicState::to_reference(const Vec3& x) const {
+    const Vec3 r0{x[0] - pivot[0], x[1] - pivot[1], x[2] - pivot[2]};
+    const Vec3 r = rotated ? rotate(r0, motion->axis, cos_angle, -sin_angle) : r0;
+    const Vec3& p0 = motion->pivot;
+    return {p0[0] + r[0], p0[1] + r[1], p0[2] + r[2]};
+}
+
 void Kinematics::place(const Vec3& reference, double t, Vec3& x, Vec3& v) const {
     at(t).place(reference, x, v);
 }
@@ -179,11 +182,7 @@ double power_into_regolith(const Kinematics& k, const Vec3& force, const Vec3& t
     return -(dot(force, k.translation_velocity(t)) + k.rate(t) * dot(torque, k.axis));
 }
 
-Vec3 Kinematics::to_reference(const Vec3& x, double t) const {
-    const Vec3 p = pivot_at(t);
-    const Vec3 r = rotate({x[0] - p[0], x[1] - p[1], x[2] - p[2]}, axis, -angle(t));
-    return {pivot[0] + r[0], pivot[1] + r[1], pivot[2] + r[2]};
-}
+Vec3 Kinematics::to_reference(const Vec3& x, double t) const { return at(t).to_reference(x); }
 
 namespace {
 

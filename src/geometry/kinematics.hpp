@@ -65,9 +65,10 @@ struct KinematicState {
     double alpha = 0.0;            // its derivative [rad/s^2]
     Vec3 pivot_acceleration{0.0, 0.0, 0.0};  // [m/s^2]
 
-    // Kinematics::place and Kinematics::acceleration at this state's time.
+    // Kinematics::place, acceleration and to_reference at this state's time.
     void place(const Vec3& reference, Vec3& x, Vec3& v) const;
     Vec3 acceleration(const Vec3& x) const;
+    Vec3 to_reference(const Vec3& x) const;
 };
 
 struct Kinematics {

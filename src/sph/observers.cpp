@@ -14,9 +14,10 @@ std::vector<ObserverReading> read_observers(const ParticleSet& p,
     std::vector<std::uint8_t> inside;
     for (std::size_t k = 0; k < observers.size(); ++k) {
         const Observer& o = observers[k];
-        const geometry::Kinematics* motion =
-            o.body >= 0 && bodies[o.body].motion == Motion::kinematic ? &bodies[o.body].kinematics
-                                                                      : nullptr;
+        // A region carried by a kinematic body: its motion at t, once for all particles.
+        const bool carried = o.body >= 0 && bodies[o.body].motion == Motion::kinematic;
+        const geometry::KinematicState motion =
+            carried ? bodies[o.body].kinematics.at(t) : geometry::KinematicState{};
         // Which particles lie inside, in parallel (the region test is the costly part); the
         // sums then run serially in particle order, so they do not depend on the threads.
         const std::size_t n = p.owned();
@@ -27,7 +28,7 @@ std::vector<ObserverReading> read_observers(const ParticleSet& p,
             if (p.kind[a] != ParticleKind::dynamic) continue;
             if (o.material >= 0 && p.material[a] != o.material) continue;
             geometry::Point x{p.x[0][a], p.x[1][a], p.x[2][a]};
-            if (motion) x = motion->to_reference(x, t);
+            if (carried) x = motion.to_reference(x);
             inside[a] = o.region->contains(x) ? 1 : 0;
         }
         ObserverReading& r = out[k];

@@ -333,9 +333,10 @@ void Simulation::set_bounds(const geometry::Point& lo, const geometry::Point& hi
 std::ptrdiff_t Simulation::first_outside_bounds() const {
     if (!bounds_) return -1;
     const auto& p = particles_;
-    const auto outside = [&](int d, std::size_t i) {  // NaN is outside
-        return !(p.x[d][i] >= bounds_->lo[d] && p.x[d][i] <= bounds_->hi[d]);
-    };
+    // Coordinate x outside [lo, hi] (NaN is outside); bitwise, without a branch.
+    const auto outside = [](double x, double lo, double hi) { return !(x >= lo) | !(x <= hi); };
+    const auto& lo = bounds_->lo;
+    const auto& hi = bounds_->hi;
     // Once per step: blocks of particles are tested without a branch per particle (loops that
     // vectorise), and only a block with a particle outside is searched for the first one.
     constexpr std::size_t kBlock = 1024;
@@ -344,13 +345,13 @@ std::ptrdiff_t Simulation::first_outside_bounds() const {
         int any = 0;
         for (int d = 0; d < p.dim; ++d) {
             const double* x = p.x[d].data();
-            const double lo = bounds_->lo[d], hi = bounds_->hi[d];
-            for (std::size_t i = first; i < last; ++i) any |= !(x[i] >= lo) | !(x[i] <= hi);
+            const double lo_d = lo[d], hi_d = hi[d];
+            for (std::size_t i = first; i < last; ++i) any |= outside(x[i], lo_d, hi_d);
         }
         if (!any) continue;
         for (std::size_t i = first; i < last; ++i)
             for (int d = 0; d < p.dim; ++d)
-                if (outside(d, i)) return static_cast<std::ptrdiff_t>(i);
+                if (outside(p.x[d][i], lo[d], hi[d])) return static_cast<std::ptrdiff_t>(i);
     }
     return -1;
 }
