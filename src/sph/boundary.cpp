@@ -38,16 +38,16 @@ void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsPara
             sum_w += W;
             sum_rho += p.rho[f] * W;
             sum_head += p.rho[f] * g_dot_r * W;
-            for (int c = 0; c < kSymComponents; ++c) sum_sigma[c] += p.stress[c][f] * W;
+            for (int c = 0; c < stress_components(Dim); ++c) sum_sigma[c] += p.stress[c][f] * W;
         }
         const double volume = p.mass[w] / p.rho[w];
         if (sum_w > 0.0) {
-            for (int c = 0; c < kSymComponents; ++c) p.stress[c][w] = sum_sigma[c] / sum_w;
+            for (int c = 0; c < stress_components(Dim); ++c) p.stress[c][w] = sum_sigma[c] / sum_w;
             for (int c = XX; c <= ZZ; ++c) p.stress[c][w] -= sum_head / sum_w;
             p.rho[w] = sum_rho / sum_w;
             p.mass[w] = p.rho[w] * volume;
         } else {
-            for (int c = 0; c < kSymComponents; ++c) p.stress[c][w] = 0.0;
+            for (int c = 0; c < stress_components(Dim); ++c) p.stress[c][w] = 0.0;
         }
     }
 }

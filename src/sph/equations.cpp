@@ -264,8 +264,8 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vect
         st.inv_w_rest[i] = g;
     }
     if (eps > 0.0) {
-        SymTensor sigma;
-        for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][i];
+        SymTensor sigma{};
+        for (int c = 0; c < stress_components(Dim); ++c) sigma[c] = p.stress[c][i];
         const SymTensor r = artificial_stress(eps, sigma, p.rho[i], Dim);
         double scale = 1.0;  // G^n
         for (int k = 0; k < power; ++k) scale *= g;
@@ -872,13 +872,13 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
         out.drho[a] = p.rho[a] * s.div_sum;
         strain_and_spin<Dim>(s.grad_v, eps, w);
     }
-    SymTensor sigma;
-    for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
+    SymTensor sigma{};
+    for (int c = 0; c < stress_components(Dim); ++c) sigma[c] = p.stress[c][a];
     const Material& material = mt.materials[mat];
     const StressRate r = stress_rate(material, sigma, eps);
     // Jaumann rate (eq. 22): constitutive rate plus sigma R^T + R sigma.
     const SymTensor rot = jaumann_rotation_term(sigma, w);
-    for (int c = 0; c < kSymComponents; ++c) out.dstress[c][a] = r.rate[c] + rot[c];
+    for (int c = 0; c < stress_components(Dim); ++c) out.dstress[c][a] = r.rate[c] + rot[c];
     out.dplastic[a] = r.lambda_dot;
     out.yielding[a] = r.yielding ? 1 : 0;
 

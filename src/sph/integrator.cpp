@@ -164,15 +164,23 @@ LoadRequest AdaptiveHeun::load_request(double t) const {
 // rebuild may change its length.
 void AdaptiveHeun::save_start(const ParticleSet& p, const parallel::Partition& part) {
     const std::size_t n = p.owned();
+    // The state the run carries: in 2D neither z nor the out-of-plane shear stress
+    // (stress_components); their saved copies keep the zeros they are created with.
     std::vector<std::pair<std::vector<double>*, const std::vector<double>*>> fields;
-    for (int d = 0; d < 3; ++d) {
+    for (int d = 0; d < p.dim; ++d) {
         fields.emplace_back(&x0_[d], &p.x[d]);
         fields.emplace_back(&v0_[d], &p.v[d]);
     }
     fields.emplace_back(&rho0_, &p.rho);
     fields.emplace_back(&mass0_, &p.mass);
-    for (int c = 0; c < kSymComponents; ++c) fields.emplace_back(&stress0_[c], &p.stress[c]);
+    for (int c = 0; c < stress_components(p.dim); ++c)
+        fields.emplace_back(&stress0_[c], &p.stress[c]);
     fields.emplace_back(&plastic0_, &p.plastic_multiplier);
+    for (int d = 0; d < 3; ++d) {
+        x0_[d].resize(n);
+        v0_[d].resize(n);
+    }
+    for (auto& s : stress0_) s.resize(n);
     for (auto& [to, from] : fields) to->resize(n);
     // Copied in chunks of particles, every field of a chunk by the same thread, each thread
     // its own part of the particles first (parallel::ChunkQueue).
@@ -190,13 +198,13 @@ void AdaptiveHeun::restore_start(ParticleSet& p) const {
     const auto put = [](std::vector<double>& to, const std::vector<double>& from) {
         std::copy(from.begin(), from.end(), to.begin());
     };
-    for (int d = 0; d < 3; ++d) {
+    for (int d = 0; d < p.dim; ++d) {  // the state save_start saved
         put(p.x[d], x0_[d]);
         put(p.v[d], v0_[d]);
     }
     put(p.rho, rho0_);
     put(p.mass, mass0_);
-    for (int c = 0; c < kSymComponents; ++c) put(p.stress[c], stress0_[c]);
+    for (int c = 0; c < stress_components(p.dim); ++c) put(p.stress[c], stress0_[c]);
     put(p.plastic_multiplier, plastic0_);
 }
 
@@ -302,7 +310,7 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
         sweep(p.rho.data(), rho0_.data(), k1_.drho.data(), k2.drho.data());
         sweep(p.plastic_multiplier.data(), plastic0_.data(), k1_.dplastic.data(),
               k2.dplastic.data());
-        for (int c = 0; c < kSymComponents; ++c)
+        for (int c = 0; c < stress_components(dim); ++c)
             sweep(p.stress[c].data(), stress0_[c].data(), k1_.dstress[c].data(),
                   k2.dstress[c].data());
 
@@ -312,12 +320,14 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
                 correction_loss_[a] = 0.0;
             }
             if (kind[a] != ParticleKind::dynamic) continue;
+            // All six read (in 2D xz and yz are zero): a loop whose length is the run's would
+            // leave a partly written tensor for the vector loads of the constitutive code.
             SymTensor sigma;
             for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
             // Bui's corrections (regolith) or the equation of state (elastic solids).
             const Material& material = mt.materials[p.material[a]];
             const bool corrected = correct_stress(material, p.rho[a], sigma);
-            for (int c = 0; c < kSymComponents; ++c) p.stress[c][a] = sigma[c];
+            for (int c = 0; c < stress_components(dim); ++c) p.stress[c][a] = sigma[c];
             if (!final) {
                 predictor_corrected_[a] = corrected ? 1 : 0;
                 continue;

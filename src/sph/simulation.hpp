@@ -132,6 +132,8 @@ private:
     void check_overlap(const std::string& name, const std::vector<geometry::Point>& positions,
                        double spacing) const;
     std::ptrdiff_t first_outside_bounds() const;  // index of a particle outside, or -1
+    // 2D: index of a particle with xz or yz stress (stress_components), or -1.
+    std::ptrdiff_t first_out_of_plane_shear() const;
     // The blow-up report when a particle has left the bounds during a run, "" otherwise.
     // Collective under MPI when bounds are set.
     std::string left_bounds_report() const;

@@ -62,6 +62,36 @@ def test_a_particle_leaving_the_bounds_stops_the_run_naming_the_first_one(tmp_pa
     assert f"particle id {sim.ids[1600]} " in message, message
 
 
+@pytest.mark.parametrize("component", [4, 5])  # xz, yz
+def test_a_2d_state_with_out_of_plane_shear_is_refused_before_any_output(tmp_path, component):
+    # Plane strain has no xz or yz stress: a 2D run neither computes nor integrates them, so a
+    # state with one (set by hand, or read from elsewhere) must not start, and must say which
+    # particle has it.
+    sim = soil_sim()
+    stress = np.zeros_like(sim.stress)
+    stress[:, 0] = stress[:, 1] = stress[:, 2] = -100.0  # [Pa] allowed: normal components
+    stress[3, 3] = 50.0                                  # [Pa] allowed: in-plane shear
+    sim.stress = stress
+    sim.advance(1e-6)  # a plane-strain state runs
+    stress = sim.stress.copy()
+    stress[7, component] = 5.0  # [Pa]
+    sim.stress = stress
+    out = tmp_path / "out"
+    with pytest.raises(ValueError) as err:
+        sim.run(0.01, output_dir=str(out), progress_interval=0)
+    message = str(err.value)
+    assert f"particle id {sim.ids[7]} has out-of-plane shear stress" in message, message
+    assert ("xz 5 Pa" if component == 4 else "yz 5 Pa") in message, message
+    assert not out.exists() or not any(out.iterdir())
+    # In 3D the same components are the run's own.
+    sim3 = soil_sim(dim=3)
+    stress = np.zeros_like(sim3.stress)
+    stress[7, component] = 5.0
+    sim3.stress = stress
+    sim3.advance(1e-6)
+    assert sim3.stress[:, component].any()
+
+
 @pytest.mark.parametrize("lo,got", [((0.0, 0.0), "got 2 numbers"), ((0.0,), "got 1 number"),
                                     ("corner", "got 'corner'")])
 def test_bounds_say_what_a_3d_run_needs_and_what_came(lo, got):
