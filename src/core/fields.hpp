@@ -148,12 +148,13 @@ template <class A>
 using FieldElement = typename std::remove_cvref_t<decltype(component(std::declval<A&>(), 0))>::value_type;
 
 // Components of a field that can be non-zero in a dim-dimensional run: a scalar's one, a
-// vector's first dim, a symmetric tensor's all in 3D and xx, yy, zz, xy in 2D plane strain (xz
-// and yz stay zero).
+// vector's first dim, a symmetric tensor's first stress_components(dim) (all six in 3D; xx, yy,
+// zz, xy in 2D plane strain, where xz and yz stay zero).
 inline std::vector<int> active_components(std::size_t components, int dim) {
-    if (components == 1) return {0};
-    if (components == 3) return dim == 3 ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 1};
-    return dim == 3 ? std::vector<int>{XX, YY, ZZ, XY, XZ, YZ} : std::vector<int>{XX, YY, ZZ, XY};
+    const int n = components == 1 ? 1 : components == 3 ? dim : stress_components(dim);
+    std::vector<int> c(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) c[static_cast<std::size_t>(i)] = i;
+    return c;
 }
 
 template <class Fn>

@@ -27,10 +27,11 @@ enum TensorComponent : int { XX = 0, YY = 1, ZZ = 2, XY = 3, XZ = 4, YZ = 5 };
 inline constexpr int kSymComponents = 6;
 inline constexpr std::array<const char*, kSymComponents> kSymComponentNames{"xx", "yy", "zz",
                                                                             "xy", "xz", "yz"};
-// The stress components a run of dimension `dim` computes and integrates: the first four in
-// 2D (xz and yz keep the zero they start with; Simulation::validate_setup checks it), all six
-// in 3D. The particle loops of a step leave the others alone: in 2D they would move two of
-// every six stress arrays for nothing (bench/README.md, "Sixteenth round").
+// The stress components a run of dimension `dim` computes, integrates and sends to halo
+// copies (active_components, core/fields.hpp): the first four in 2D (xz and yz keep the zero
+// they start with; Simulation::validate_setup checks it), all six in 3D. The particle loops of
+// a step leave the others alone: in 2D they would move two of every six stress arrays for
+// nothing (bench/README.md, "Sixteenth round").
 constexpr int stress_components(int dim) { return dim == 2 ? XZ : kSymComponents; }
 
 struct ParticleSet {
