@@ -131,6 +131,8 @@ KinematicState Kinematics::at(double t) const {
     k.omega = rate(t);
     k.alpha = angular_acceleration(t);
     k.pivot_acceleration = translation_acceleration(t);
+    k.steady = rate_schedule.empty() && velocity_ramp.empty();
+    k.still = k.steady && angular_velocity == 0.0;
     return k;
 }
 
@@ -148,8 +150,7 @@ void KinematicState::place(const Vec3& reference, Vec3& x, Vec3& v) const {
 }
 
 Vec3 KinematicState::acceleration(const Vec3& x) const {
-    const bool steady = motion->rate_schedule.empty() && motion->velocity_ramp.empty();
-    if (steady && motion->angular_velocity == 0.0) return {0.0, 0.0, 0.0};
+    if (still) return {0.0, 0.0, 0.0};
     const Vec3& n = motion->axis;
     const Vec3 r{x[0] - pivot[0], x[1] - pivot[1], x[2] - pivot[2]};
     // omega^2 n x (n x r) = omega^2 (n (n . r) - r): towards the axis

@@ -64,6 +64,9 @@ struct KinematicState {
     double omega = 0.0;            // rotation rate [rad/s]
     double alpha = 0.0;            // its derivative [rad/s^2]
     Vec3 pivot_acceleration{0.0, 0.0, 0.0};  // [m/s^2]
+    // A constant rate and a piecewise-constant translation (no schedule, no ramp): only the
+    // centripetal part of the acceleration; `still` if the rate is also zero.
+    bool steady = true, still = true;
 
     // Kinematics::place, acceleration and to_reference at this state's time.
     void place(const Vec3& reference, Vec3& x, Vec3& v) const;

@@ -330,45 +330,63 @@ void Simulation::set_bounds(const geometry::Point& lo, const geometry::Point& hi
     bounds_ = geometry::BoundingBox{lo, hi};
 }
 
+namespace {
+// The first index i < n that `flagged(i)` finds, or -1, for the checks of the particles'
+// state that run at every step. Blocks of indices are first tested by `any_in(first, last)`,
+// written without a branch per index (a loop that vectorises); only a block in which it finds
+// one is searched with `flagged`.
+template <class AnyIn, class Flagged>
+std::ptrdiff_t first_flagged(std::size_t n, AnyIn&& any_in, Flagged&& flagged) {
+    constexpr std::size_t kBlock = 1024;
+    for (std::size_t first = 0; first < n; first += kBlock) {
+        const std::size_t last = std::min(n, first + kBlock);
+        if (!any_in(first, last)) continue;
+        for (std::size_t i = first; i < last; ++i)
+            if (flagged(i)) return static_cast<std::ptrdiff_t>(i);
+    }
+    return -1;
+}
+}  // namespace
+
 std::ptrdiff_t Simulation::first_outside_bounds() const {
     if (!bounds_) return -1;
     const auto& p = particles_;
-    // Coordinate x outside [lo, hi] (NaN is outside); bitwise, without a branch.
-    const auto outside = [](double x, double lo, double hi) { return !(x >= lo) | !(x <= hi); };
     const auto& lo = bounds_->lo;
     const auto& hi = bounds_->hi;
-    // Once per step: blocks of particles are tested without a branch per particle (loops that
-    // vectorise), and only a block with a particle outside is searched for the first one.
-    constexpr std::size_t kBlock = 1024;
-    for (std::size_t first = 0; first < p.owned(); first += kBlock) {
-        const std::size_t last = std::min(p.owned(), first + kBlock);
-        int any = 0;
-        for (int d = 0; d < p.dim; ++d) {
-            const double* x = p.x[d].data();
-            const double lo_d = lo[d], hi_d = hi[d];
-            for (std::size_t i = first; i < last; ++i) any |= outside(x[i], lo_d, hi_d);
-        }
-        if (!any) continue;
-        for (std::size_t i = first; i < last; ++i)
-            for (int d = 0; d < p.dim; ++d)
-                if (outside(p.x[d][i], lo[d], hi[d])) return static_cast<std::ptrdiff_t>(i);
-    }
-    return -1;
+    // Coordinate x outside [lo, hi] (NaN is outside); bitwise, without a branch.
+    const auto outside = [](double x, double lo, double hi) { return !(x >= lo) | !(x <= hi); };
+    return first_flagged(
+        p.owned(),
+        [&](std::size_t first, std::size_t last) {
+            int any = 0;
+            for (int d = 0; d < p.dim; ++d) {
+                const double* x = p.x[d].data();
+                const double lo_d = lo[d], hi_d = hi[d];
+                for (std::size_t i = first; i < last; ++i) any |= outside(x[i], lo_d, hi_d);
+            }
+            return any != 0;
+        },
+        [&](std::size_t i) {
+            bool out = false;
+            for (int d = 0; d < p.dim; ++d) out = out || outside(p.x[d][i], lo[d], hi[d]);
+            return out;
+        });
 }
 
 std::ptrdiff_t Simulation::first_out_of_plane_shear() const {
     const auto& p = particles_;
     if (p.dim != 2) return -1;
-    // Every step: an or-reduction without a branch per particle (it vectorises), and a search
-    // only when it finds one. NaN counts (it is not zero).
+    // NaN counts (it is not zero).
     const double* xz = p.stress[XZ].data();
     const double* yz = p.stress[YZ].data();
-    int any = 0;
-    for (std::size_t i = 0; i < p.owned(); ++i) any |= (xz[i] != 0.0) | (yz[i] != 0.0);
-    if (!any) return -1;
-    for (std::size_t i = 0; i < p.owned(); ++i)
-        if (xz[i] != 0.0 || yz[i] != 0.0) return static_cast<std::ptrdiff_t>(i);
-    return -1;
+    return first_flagged(
+        p.owned(),
+        [&](std::size_t first, std::size_t last) {
+            int any = 0;
+            for (std::size_t i = first; i < last; ++i) any |= (xz[i] != 0.0) | (yz[i] != 0.0);
+            return any != 0;
+        },
+        [&](std::size_t i) { return xz[i] != 0.0 || yz[i] != 0.0; });
 }
 
 void Simulation::validate_setup() const {
