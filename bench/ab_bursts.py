@@ -16,12 +16,15 @@ faster). An A-against-A run shows the method's own noise (about +-2 % here, benc
 when both builds give the same results to the bit.
 
     /usr/bin/python3 bench/ab_bursts.py --a OLD/build/python --b build/python
-        [--case rings|blocks3d|collapse] [--bursts 30] [--steps N] [--threads 1 | --threads 1,2]
+        [--case rings|blocks3d|collapse|sampler|sampler3d] [--bursts 30] [--steps N]
+        [--threads 1 | --threads 1,2]
 
 --threads 1,2 runs A on one thread and B on two (with --b equal to --a: the speed-up of two
 threads, measured without the drift). Cases: the rubber rings and the 3D blocks of
-rings_bench.py and blocks3d_bench.py (fixed step), and the paper-resolution soil collapse
-(validation/soil_collapse, adaptive steps).
+rings_bench.py and blocks3d_bench.py (fixed step); with adaptive steps, the paper-resolution
+soil collapse (validation/soil_collapse), the brush sampler's run P0
+(examples/brush_sampler.py) and the 3D sampler's run E3 (examples/brush_sampler_3d.py, the
+MPI gate's coarse case), whose brushes and tray collect the regolith's loads.
 """
 import argparse
 import hashlib
@@ -33,12 +36,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_STEPS = {"rings": 20, "blocks3d": 4, "collapse": 150}
+DEFAULT_STEPS = {"rings": 20, "blocks3d": 4, "collapse": 150, "sampler": 80, "sampler3d": 4}
 
 
 def build_case(rs, case):
     """The case's simulation and its step size [s] (None: the case's own adaptive step)."""
-    sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "validation" / "soil_collapse")]
+    sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "validation" / "soil_collapse"),
+                    str(ROOT / "examples")]
     import rings_bench as rb
     if case == "rings":
         sim, _ = rb.build_regosph(rs)
@@ -47,6 +51,12 @@ def build_case(rs, case):
         import blocks3d_bench as bb
         sim, _ = bb.build_regosph(rs, 20)
         return sim, rb.DT
+    if case == "sampler":
+        import brush_sampler
+        return brush_sampler.build("P0"), None
+    if case == "sampler3d":
+        import brush_sampler_3d
+        return brush_sampler_3d.build("E3"), None
     import collapse_bench as cb
     import soil_collapse
     sim = soil_collapse.build(soil_collapse.PAPER_SPACING, cb.SETTINGS["own"])
@@ -86,7 +96,7 @@ def main():
     ap.add_argument("--case", choices=sorted(DEFAULT_STEPS), default="rings")
     ap.add_argument("--bursts", type=int, default=30, help="bursts per side (default 30)")
     ap.add_argument("--steps", type=int, help="steps per burst (default: rings 20, blocks3d 4, "
-                    "collapse 150; a few tenths of a second each)")
+                    "collapse 150, sampler 80, sampler3d 4; a few tenths of a second each)")
     ap.add_argument("--threads", default="1",
                     help="OpenMP threads of both sides, or A,B (e.g. 1,2)")
     args = ap.parse_args()

@@ -404,6 +404,42 @@ void add_load_shares(const double* rec, const std::uint32_t* block, double m_a,
     }
 }
 
+// After the pair terms of one block, in evaluations with loads: the lanes' pair forces
+// m_b [momentum + f^n artificial stress] [m/s^2], their reaction on the collected bodies
+// (add_load_shares), and with slip walls next to a (`slip`, n: the wall normal at a) the
+// slip-wall partners' share (lanes with lane_mu = mu_w >= 0): their sum on a and mu_w times
+// their normal parts, lane by lane, for the Coulomb limit after the pair loop (outside the
+// vectorised loop, whose sums stay as they are without slip walls). Out of line: inlined
+// after the vectorised loop, these loops left that loop scalar in 3D (GCC 12; bench/README.md,
+// "Seventeenth round").
+template <int Dim, class R>
+[[gnu::noinline]] void block_loads(const double* rec, const std::uint32_t* block, double m_a,
+                                   const double (&lane_mass)[kBlock],
+                                   const double (&lane_momentum)[Dim][kBlock],
+                                   const double (&lane_art_weight)[kBlock],
+                                   const double (&lane_art)[Dim][kBlock],
+                                   const double (&lane_mu)[kBlock], bool slip,
+                                   const double (&n)[Dim], const LoadSink& sink,
+                                   double (&wall_force)[Dim][kBlock],
+                                   double (&wall_limit)[kBlock]) {
+    double pair_force[Dim][kBlock];
+    for (std::size_t k = 0; k < kBlock; ++k)
+        for (int i = 0; i < Dim; ++i)
+            pair_force[i][k] = lane_mass[k] * lane_momentum[i][k] +
+                               lane_art_weight[k] * lane_art[i][k];
+    add_load_shares<Dim, R>(rec, block, m_a, pair_force, sink);
+    if (!slip) return;
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        if (!(lane_mu[k] >= 0.0)) continue;
+        double f_n = 0.0;
+        for (int i = 0; i < Dim; ++i) {
+            wall_force[i][k] += pair_force[i][k];
+            f_n += pair_force[i][k] * n[i];
+        }
+        wall_limit[k] += lane_mu[k] * f_n;
+    }
+}
+
 // A dynamic particle next to a Coulomb wall: the wall's force on it per unit mass [m/s^2],
 // split along the wall normal.
 struct CoulombContact {
@@ -744,28 +780,10 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                     for (int d = 0; d < Dim; ++d) xsph[d][k] -= w * dv[d];  // dv = v_a - v_b
                 }
             }
-            if constexpr (Loads) {
-                double pair_force[Dim][kBlock];  // m_b [momentum + f^n artificial stress] [m/s^2]
-                for (std::size_t k = 0; k < kBlock; ++k)
-                    for (int i = 0; i < Dim; ++i)
-                        pair_force[i][k] = lane_mass[k] * lane_momentum[i][k] +
-                                           lane_art_weight[k] * lane_art[i][k];
-                add_load_shares<Dim, R>(rec, partners.data() + base, rec_a[R::mass], pair_force,
-                                        sink);
-                // Slip walls: their pair forces on a and mu_w times the normal parts, for the
-                // Coulomb limit after the loop (outside the vectorised loop, whose sums stay as
-                // they are without slip walls).
-                if (slip)
-                    for (std::size_t k = 0; k < kBlock; ++k) {
-                        if (!(lane_mu[k] >= 0.0)) continue;
-                        double f_n = 0.0;
-                        for (int i = 0; i < Dim; ++i) {
-                            wall_force[i][k] += pair_force[i][k];
-                            f_n += pair_force[i][k] * n_wall[i];
-                        }
-                        wall_limit[k] += lane_mu[k] * f_n;
-                    }
-            }
+            if constexpr (Loads)
+                block_loads<Dim, R>(rec, partners.data() + base, rec_a[R::mass], lane_mass,
+                                    lane_momentum, lane_art_weight, lane_art, lane_mu, slip,
+                                    n_wall, sink, wall_force, wall_limit);
         }
     }
 
