@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""Code-generation check: every compiled variant of the pair loop is vectorised.
+"""Code-generation check: the pair loop's variants and the stage update are vectorised.
 
 The pair loop (src/sph/equations.cpp, `gather<Dim, ArtStress, Xsph, Loads, Prepass>`) is
 compiled in 32 variants, one per combination of options. GCC vectorises its `omp simd` loop
 over a block of partners in each, unless something in the variant stops it: the eight 3D
-variants that collect loads once compiled to scalar code, 2.2 x slower, without any test
-noticing (bench/README.md, "Seventeenth round"). This check disassembles the optimised core
-library (`objdump -d`) and counts, in each variant, the packed double-precision arithmetic
+variants that collect loads once compiled to scalar code, 2.2 x slower, and in an AVX2 build
+all 32 and the stage update (src/sph/integrator.cpp, the per-particle sweep of
+`AdaptiveHeun::stage_update`) did, without any test noticing (bench/README.md, "Seventeenth
+round"). This check disassembles the optimised core library (`objdump -d`) and counts, in each
+variant and in the stage update's sweep, the packed double-precision arithmetic
 (add, sub, mul, fused multiply-add on xmm, ymm or zmm registers, `...pd`) and the scalar
 (`...sd`). In a vectorised variant a third or more are packed (0.35-0.61 with AVX-512 or
-AVX2 here), in a scalar one under a fifth (0.12-0.19 with AVX-512, 0.09-0.10 with AVX2). It
-fails for a variant whose packed share is below 0.25, naming it, and when it finds no variant
-at all. A build without AVX (no ymm or zmm register anywhere in the pair
-loops: a portable SSE2 build, where GCC's two-lane code mixes packed and scalar operations
-and the share does not tell) is reported as skipped (exit status 77).
+AVX2 here; the stage update 0.82), in a scalar one under a fifth (0.12-0.19 with AVX-512,
+0.09-0.10 with AVX2; the stage update 0.03). It fails for a function whose packed share is
+below 0.25, naming it, and when it does not find the 32 variants and the stage update. A
+build without AVX (no ymm or zmm register anywhere in the pair loops: a portable SSE2 build,
+where GCC's two-lane code mixes packed and scalar operations and the share does not tell) is
+reported as skipped (exit status 77).
 
     /usr/bin/python3 tests/check_vectorised.py build/libregosph_core.a
 
@@ -28,12 +31,15 @@ PACKED = re.compile(r"\bv?(?:fn?m(?:add|sub)\d{3}|add|sub|mul)pd\b")
 SCALAR = re.compile(r"\bv?(?:fn?m(?:add|sub)\d{3}|add|sub|mul)sd\b")
 FUNCTION = re.compile(r"^[0-9a-f]+ <(.*)>:$")
 VARIANT = re.compile(r"::gather<(\d, (?:true|false), (?:true|false), (?:true|false), (?:true|false))>")
+STAGE_UPDATE = re.compile(r"AdaptiveHeun::stage_update\(.*\)::\{lambda\(unsigned long, unsigned long\)#1\}")
+STAGE_UPDATE_NAME = "AdaptiveHeun::stage_update, per-particle sweep"
+N_VARIANTS = 32
 MIN_PACKED_SHARE = 0.25
 
 
 def count(library):
-    """{variant: [packed, scalar]} over the library's pair-loop functions, and whether they use
-    AVX registers (ymm or zmm) at all."""
+    """{function: [packed, scalar]} over the pair-loop variants ("gather<...>") and the stage
+    update's sweep, and whether the pair loops use AVX registers (ymm or zmm) at all."""
     out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", library],
                          capture_output=True, text=True, check=True).stdout
     counts, current, avx = {}, None, False
@@ -41,11 +47,13 @@ def count(library):
         head = FUNCTION.match(line)
         if head:
             variant = VARIANT.search(head.group(1))
-            current = counts.setdefault(variant.group(1), [0, 0]) if variant else None
+            name = (f"gather<{variant.group(1)}>" if variant
+                    else STAGE_UPDATE_NAME if STAGE_UPDATE.search(head.group(1)) else None)
+            current = counts.setdefault(name, [0, 0]) if name else None
             continue
         if current is None:
             continue
-        avx = avx or "%ymm" in line or "%zmm" in line
+        avx = avx or ("%ymm" in line or "%zmm" in line) and name != STAGE_UPDATE_NAME
         if PACKED.search(line):
             current[0] += 1
         elif SCALAR.search(line):
@@ -58,25 +66,28 @@ def main():
         sys.exit("usage: check_vectorised.py LIBRARY (the core library, e.g. "
                  "build/libregosph_core.a)")
     counts, avx = count(sys.argv[1])
-    if not counts:
-        sys.exit(f"check_vectorised.py: no pair-loop variant (gather<...>) in {sys.argv[1]}")
+    variants = sum(1 for name in counts if name.startswith("gather<"))
+    if variants != N_VARIANTS or STAGE_UPDATE_NAME not in counts:
+        sys.exit(f"check_vectorised.py: {variants} pair-loop variants (gather<...>, expected "
+                 f"{N_VARIANTS}) and {'a' if STAGE_UPDATE_NAME in counts else 'no'} stage update "
+                 f"sweep in {sys.argv[1]}")
     if not avx:
         print(f"RESULT skipped: the pair loops of {sys.argv[1]} use no AVX register (a build "
               "without AVX); the packed share does not tell vectorised from scalar there")
         return 77
     failed = []
-    for variant, (packed, scalar) in sorted(counts.items()):
+    for name, (packed, scalar) in sorted(counts.items()):
         share = packed / max(packed + scalar, 1)
         verdict = "ok" if share >= MIN_PACKED_SHARE else "NOT VECTORISED"
-        print(f"gather<{variant}>: {packed} packed, {scalar} scalar operations, "
-              f"packed share {share:.2f}: {verdict}")
+        print(f"{name}: {packed} packed, {scalar} scalar operations, packed share {share:.2f}: "
+              f"{verdict}")
         if verdict != "ok":
-            failed.append(variant)
+            failed.append(name)
     if failed:
-        print(f"RESULT fail: {len(failed)} of {len(counts)} pair-loop variants compiled to "
-              f"scalar code: " + "; ".join(f"gather<{v}>" for v in failed))
+        print(f"RESULT fail: {len(failed)} of {len(counts)} functions compiled to scalar code: "
+              + "; ".join(failed))
         return 1
-    print(f"RESULT ok: all {len(counts)} pair-loop variants vectorised")
+    print(f"RESULT ok: the {N_VARIANTS} pair-loop variants and the stage update are vectorised")
     return 0
 
 
