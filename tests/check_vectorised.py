@@ -38,35 +38,32 @@ MIN_PACKED_SHARE = 0.25
 
 
 def count(library):
-    """{function: [packed, scalar]} over the pair-loop variants ("gather<...>") and the stage
-    update's sweep, and whether the pair loops use AVX registers (ymm or zmm) at all."""
+    """{function: [packed, scalar, AVX lines]} over the pair-loop variants ("gather<...>") and
+    the stage update's sweep; AVX lines: instructions on ymm or zmm registers."""
     out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", library],
                          capture_output=True, text=True, check=True).stdout
-    counts, current, avx = {}, None, False
+    counts, current = {}, None
     for line in out.splitlines():
         head = FUNCTION.match(line)
         if head:
             variant = VARIANT.search(head.group(1))
             name = (f"gather<{variant.group(1)}>" if variant
                     else STAGE_UPDATE_NAME if STAGE_UPDATE.search(head.group(1)) else None)
-            current = counts.setdefault(name, [0, 0]) if name else None
-            continue
-        if current is None:
-            continue
-        avx = avx or ("%ymm" in line or "%zmm" in line) and name != STAGE_UPDATE_NAME
-        if PACKED.search(line):
-            current[0] += 1
-        elif SCALAR.search(line):
-            current[1] += 1
-    return counts, avx
+            current = counts.setdefault(name, [0, 0, 0]) if name else None
+        elif current is not None:
+            current[0] += bool(PACKED.search(line))
+            current[1] += bool(SCALAR.search(line))
+            current[2] += "%ymm" in line or "%zmm" in line
+    return counts
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: check_vectorised.py LIBRARY (the core library, e.g. "
                  "build/libregosph_core.a)")
-    counts, avx = count(sys.argv[1])
+    counts = count(sys.argv[1])
     variants = sum(1 for name in counts if name.startswith("gather<"))
+    avx = any(c[2] for name, c in counts.items() if name.startswith("gather<"))
     if variants != N_VARIANTS or STAGE_UPDATE_NAME not in counts:
         sys.exit(f"check_vectorised.py: {variants} pair-loop variants (gather<...>, expected "
                  f"{N_VARIANTS}) and {'a' if STAGE_UPDATE_NAME in counts else 'no'} stage update "
@@ -76,7 +73,7 @@ def main():
               "without AVX); the packed share does not tell vectorised from scalar there")
         return 77
     failed = []
-    for name, (packed, scalar) in sorted(counts.items()):
+    for name, (packed, scalar, _) in sorted(counts.items()):
         share = packed / max(packed + scalar, 1)
         verdict = "ok" if share >= MIN_PACKED_SHARE else "NOT VECTORISED"
         print(f"{name}: {packed} packed, {scalar} scalar operations, packed share {share:.2f}: "
