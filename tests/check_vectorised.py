@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Code-generation check: the pair loop's variants and the stage update are vectorised.
 
-The pair loop (src/sph/equations.cpp, `gather<Dim, ArtStress, Xsph, Loads, Prepass>`) is
-compiled in 32 variants, one per combination of options. GCC vectorises its `omp simd` loop
-over a block of partners in each, unless something in the variant stops it: the eight 3D
-variants that collect loads once compiled to scalar code, 2.2 x slower, and in an AVX2 build
-all 32 and the stage update (src/sph/integrator.cpp, the per-particle sweep of
+The pair loop (src/sph/equations.cpp, `gather<Dim, ArtStress, Xsph, Loads, Prepass, Walls>`)
+is compiled in 48 variants, one per combination of options (runs with loads always have
+walls). GCC vectorises its `omp simd` loop over a block of partners in each, unless something
+in the variant stops it: the eight 3D variants that collect loads once compiled to scalar
+code, 2.2 x slower, and in an AVX2 build all of them and the stage update (src/sph/integrator.cpp, the per-particle sweep of
 `AdaptiveHeun::stage_update`) did, without any test noticing (bench/README.md, "Seventeenth
 round"). This check disassembles the optimised core library (`objdump -d`) and counts, in each
 variant and in the stage update's sweep, the packed double-precision arithmetic
@@ -13,7 +13,7 @@ variant and in the stage update's sweep, the packed double-precision arithmetic
 (`...sd`). In a vectorised variant a third or more are packed (0.35-0.61 with AVX-512 or
 AVX2 here; the stage update 0.82), in a scalar one under a fifth (0.12-0.19 with AVX-512,
 0.09-0.10 with AVX2; the stage update 0.03). It fails for a function whose packed share is
-below 0.25, naming it, and when it does not find the 32 variants and the stage update. A
+below 0.25, naming it, and when it does not find the 48 variants and the stage update. A
 build without AVX (no ymm or zmm register anywhere in the pair loops: a portable SSE2 build,
 where GCC's two-lane code mixes packed and scalar operations and the share does not tell) is
 reported as skipped (exit status 77).
@@ -30,10 +30,10 @@ import sys
 PACKED = re.compile(r"\bv?(?:fn?m(?:add|sub)\d{3}|add|sub|mul)pd\b")
 SCALAR = re.compile(r"\bv?(?:fn?m(?:add|sub)\d{3}|add|sub|mul)sd\b")
 FUNCTION = re.compile(r"^[0-9a-f]+ <(.*)>:$")
-VARIANT = re.compile(r"::gather<(\d, (?:true|false), (?:true|false), (?:true|false), (?:true|false))>")
+VARIANT = re.compile(r"::gather<(\d(?:, (?:true|false)){5})>")
 STAGE_UPDATE = re.compile(r"AdaptiveHeun::stage_update\(.*\)::\{lambda\(unsigned long, unsigned long\)#1\}")
 STAGE_UPDATE_NAME = "AdaptiveHeun::stage_update, per-particle sweep"
-N_VARIANTS = 32
+N_VARIANTS = 48
 MIN_PACKED_SHARE = 0.25
 
 

@@ -16,7 +16,9 @@
 //   rate, and the force its friction limit removes. No particle stores this energy: it is the
 //   walls' (numerical) friction. Per particle it is the pair work minus the parts above,
 //   -(m_a sum_b w m_b v_ab . t_ab + V_a sigma_a : eps_dot_a + D_viscous,a) (w = 1/2 dynamic, 1
-//   wall partner), whose terms of dynamic pairs cancel in the sum over the particles;
+//   wall partner), whose terms of dynamic pairs cancel in the sum over the particles. A run
+//   without walls therefore has D_wall = 0 exactly, and its pair loop leaves this pair work
+//   out (compute_derivatives, `walls`);
 // - D_art: minus the work of Monaghan's artificial stress (elastic solids that use it);
 // - W_bodies: the work of the kinematic and rigid bodies on the particles, -(F . V + T . omega)
 //   of each body's regolith load (regolith_power, tool_work.hpp), at each stage.

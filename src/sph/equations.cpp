@@ -591,7 +591,9 @@ inline void pair_geometry(const double (&blk)[R::stride][kBlock], const double (
 
 // `margin_blocks`: where the blocks of the pair list that hold only entries of its margin and
 // padding begin (NeighbourList::margin_blocks).
-template <int Dim, bool ArtStress, bool Xsph, bool Loads, bool Prepass>
+// Walls: the run has boundary particles (compute_derivatives); without them the pair work of
+// the walls' energy term is left out.
+template <int Dim, bool ArtStress, bool Xsph, bool Loads, bool Prepass, bool Walls>
 PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::size_t a,
                      std::span<const std::uint32_t> partners, std::size_t margin_blocks,
                      const PhysicsParameters& pp, const LoadSink& sink) {
@@ -741,8 +743,8 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 pair_terms::momentum<Dim, Prepass>(sa, &blk[R::stress][k], kBlock, pi_ab, grad, t);
                 for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * t[i];
                 // Energy budget: a wall partner's share is whole, a dynamic one's half.
-                const double share = blk[R::c_visc][k] < 0.0 ? m_b : 0.5 * m_b;
-                work[k] += share * pair_terms::pair_work<Dim>(dv, t);
+                const double share = Walls && blk[R::c_visc][k] < 0.0 ? m_b : 0.5 * m_b;
+                if constexpr (Walls) work[k] += share * pair_terms::pair_work<Dim>(dv, t);
                 visc[k] += share * pi_ab * dv_dot_grad;
                 if constexpr (Loads) {
                     lane_mass[k] = m_b;
@@ -796,7 +798,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         }
         s.div_sum += div[k];
         s.max_nu = std::max(s.max_nu, max_nu[k]);
-        s.work += work[k];
+        if constexpr (Walls) s.work += work[k];
         s.viscous += visc[k];
         if constexpr (ArtStress) s.art_work += art_work[k];
     }
@@ -861,7 +863,7 @@ void strain_and_spin(const double (&L)[Dim][Dim], SymTensor& eps, Spin& w) {
 // at every particle. One such load held 21-31 % of the function's samples in the rings; without
 // vectorisation the function takes 20-35 % fewer samples relative to the pair loop, with the
 // same results to the bit (bench/README.md, "Thirteenth round").
-template <int Dim, bool Xsph>
+template <int Dim, bool Xsph, bool Walls>
 REGOSPH_NO_VECTORISE
 void finish_particle(const ParticleSet& p, const MaterialTable& mt, const PhysicsParameters& pp,
                      std::size_t a, const PairSums<Dim>& s, const double* correction,
@@ -907,7 +909,9 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
     out.stress_power[a] = stress_power;
     out.power[kPlasticPower][a] = volume * r.dissipation;
     out.power[kViscousPower][a] = m_a * s.viscous;
-    out.power[kWallPower][a] = -(m_a * s.work + stress_power + m_a * s.viscous) - m_a * s.slip_power;
+    // Without walls the dynamic pairs' terms cancel in the sum over the particles: zero.
+    out.power[kWallPower][a] =
+        Walls ? -(m_a * s.work + stress_power + m_a * s.viscous) - m_a * s.slip_power : 0.0;
     out.power[kArtificialStressPower][a] = -m_a * s.art_work;
 
     // Courant condition with the artificial-viscosity signal speed (Monaghan 1992):
@@ -926,7 +930,7 @@ constexpr std::size_t kPairChunk = 32;
 // once they are complete, the pair loop of every owned dynamic particle,
 // with the smallest Courant limit as a min-reduction (exact, so the same on any number of
 // threads).
-template <int Dim, bool ArtStress, bool Xsph, bool Loads, bool Prepass>
+template <int Dim, bool ArtStress, bool Xsph, bool Loads, bool Prepass, bool Walls>
 void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                       const PhysicsParameters& pp, const LoadRequest* request,
                       const HaloRefresh& refresh, Derivatives& out) {
@@ -981,10 +985,10 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
                                 Loads ? request->wall_friction.data() : nullptr,
                                 Loads ? request->wall_friction.size() : 0, p.body.data(), any_slip};
             const PairSums<Dim> s =
-                gather<Dim, ArtStress, Xsph, Loads, Prepass>(st, mt, a, partners, margin_blocks, pp,
-                                                             sink);
+                gather<Dim, ArtStress, Xsph, Loads, Prepass, Walls>(st, mt, a, partners,
+                                                                    margin_blocks, pp, sink);
             const bool corrected = Prepass && mt.kernel_correction[p.material[a]];
-            finish_particle<Dim, Xsph>(
+            finish_particle<Dim, Xsph, Walls>(
                 p, mt, pp, a, s,
                 corrected ? st.prepass.data() + a * prepass_stride(Dim) : nullptr, out);
             dt_min = std::min(dt_min, out.dt_limit[a]);
@@ -1032,16 +1036,23 @@ void with_flag(bool on, Fn&& fn) {
 template <int Dim>
 void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const MaterialTable& mt, const PhysicsParameters& pp,
-                             const LoadRequest* request, const HaloRefresh& refresh,
+                             const LoadRequest* request, const HaloRefresh& refresh, bool walls,
                              Derivatives& out) {
     const bool prepass = mt.any_kernel_correction || pp.av_balsara;
     with_flag(mt.any_artificial_stress, [&](auto art) {
         with_flag(mt.any_xsph, [&](auto xsph) {
             with_flag(request != nullptr, [&](auto loads) {
                 with_flag(prepass, [&](auto pre) {
-                    derivatives_impl<Dim, decltype(art)::value, decltype(xsph)::value,
-                                     decltype(loads)::value, decltype(pre)::value>(
-                        p, nl, mt, pp, request, refresh, out);
+                    // Loads are collected on walls: a run with loads takes the loop with walls.
+                    with_flag(walls || request != nullptr, [&](auto w) {
+                        constexpr bool kLoads = std::decay_t<decltype(loads)>::value;
+                        constexpr bool kWalls = decltype(w)::value;
+                        if constexpr (kWalls || !kLoads)
+                            derivatives_impl<Dim, std::decay_t<decltype(art)>::value,
+                                             std::decay_t<decltype(xsph)>::value, kLoads,
+                                             std::decay_t<decltype(pre)>::value, kWalls>(
+                                p, nl, mt, pp, request, refresh, out);
+                    });
                 });
             });
         });
@@ -1052,7 +1063,7 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
 
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,
-                         const LoadRequest* loads, const HaloRefresh& refresh) {
+                         const LoadRequest* loads, const HaloRefresh& refresh, bool walls) {
     if (!nl.has_pairs(p))
         throw std::logic_error("compute_derivatives: the neighbour list has no pair lists for "
                                "this particle set (NeighbourList::select_pairs after build)");
@@ -1062,10 +1073,13 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
         throw std::invalid_argument("compute_derivatives: load request with " +
                                     std::to_string(loads->collect.size()) + " bodies but " +
                                     std::to_string(loads->reference.size()) + " reference points");
+    if (!walls && std::find(p.kind.begin(), p.kind.end(), ParticleKind::boundary) != p.kind.end())
+        throw std::logic_error("compute_derivatives: walls = false, but the particle set has "
+                               "boundary particles");
     if (p.dim == 2)
-        derivatives_for_options<2>(p, nl, mt, pp, loads, refresh, out);
+        derivatives_for_options<2>(p, nl, mt, pp, loads, refresh, walls, out);
     else
-        derivatives_for_options<3>(p, nl, mt, pp, loads, refresh, out);
+        derivatives_for_options<3>(p, nl, mt, pp, loads, refresh, walls, out);
 }
 
 }  // namespace regosph

@@ -104,9 +104,14 @@ struct Derivatives {
 // Derivatives of the owned dynamic particles (halo particles enter as partners). With `loads`,
 // also the loads on the bodies it asks for, into out.loads (collective under MPI). `refresh`
 // brings the gradient pre-pass of the halo copies (runs with the kernel correction or
-// Balsara's switch on more than one rank).
+// Balsara's switch on more than one rank). `walls`: whether the run has boundary particles
+// on any rank. Without them the walls' energy term (power[kWallPower]) is exactly zero: its
+// pair work over dynamic pairs cancels the stress and viscous powers in the sum over all
+// particles (energy_budget.hpp), so the pair loop leaves that pair work out (~5 % of a
+// wall-free run's time); every rank must pass the same value.
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,
-                         const LoadRequest* loads = nullptr, const HaloRefresh& refresh = {});
+                         const LoadRequest* loads = nullptr, const HaloRefresh& refresh = {},
+                         bool walls = true);
 
 }  // namespace regosph

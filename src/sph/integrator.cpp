@@ -141,8 +141,14 @@ double AdaptiveHeun::derivatives(const ParticleSet& p, const NeighbourList& nl,
         refresh = [&](std::vector<double>& values, int stride) {
             domain_->update_halo_values(p, values, stride);
         };
+    // Boundary particles come only from bodies that are not dynamic (the same list on every
+    // rank); without such a body the pair loop leaves out the walls' energy term.
+    const bool walls = !all_bodies_ || std::any_of(all_bodies_->begin(), all_bodies_->end(),
+                                                   [](const Body& b) {
+                                                       return b.motion != Motion::dynamic;
+                                                   });
     compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request,
-                        refresh);
+                        refresh, walls);
     if (!contact_.active() || !all_bodies_) return std::numeric_limits<double>::infinity();
     return contact_.add_loads(p, *all_bodies_, out.loads);
 }

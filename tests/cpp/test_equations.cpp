@@ -765,6 +765,49 @@ TEST_CASE("results do not depend on the thread count") {
     }
 }
 
+// Disordered particles of spacing dx on 10 x 8 (x 6) lattice sites, jittered by 0.2 dx, with
+// random velocities, densities, h and stresses: soil (material 0) for i < 5, the elastic
+// solid `es` (material 1) beyond, and with `walls` two rows of wall particles (material 2,
+// kind boundary) below, at their lattice sites and at rest.
+ParticleSet disordered(int dim, double dx, const ElasticSolid& es, bool walls, std::mt19937_64& rng) {
+    ParticleSet p;
+    p.dim = dim;
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    const int nz = dim == 3 ? 6 : 1;
+    for (int i = 0; i < 10; ++i)
+        for (int j = walls ? -2 : 0; j < 8; ++j)
+            for (int k = 0; k < nz; ++k) {
+                const bool wall = j < 0;
+                const int mat = wall ? 2 : (i < 5 ? 0 : 1);
+                const double rho = mat == 1 ? es.density : kRho;
+                std::array<double, 3> x{i * dx, j * dx, dim == 3 ? k * dx : 0.0};
+                std::array<double, 3> v{};
+                if (!wall)
+                    for (int d = 0; d < dim; ++d) {
+                        x[d] += 0.2 * dx * u(rng);
+                        v[d] = 0.5 * u(rng);
+                    }
+                const double h = dx * (2.5 + (wall ? 0.0 : 0.4 * u(rng)));
+                p.push_back(x, v, rho * (1.0 + 0.05 * u(rng)), rho * std::pow(dx, dim), h, mat,
+                            mat, wall ? ParticleKind::boundary : ParticleKind::dynamic,
+                            static_cast<std::int64_t>(p.size()));
+                for (int c = 0; c < kSymComponents; ++c)
+                    if (dim == 3 || (c != XZ && c != YZ)) p.stress[c].back() = 3e3 * u(rng);
+            }
+    return p;
+}
+
+// The same position, velocity, density and stress rates and Courant limits, to the bit.
+void check_same_rates(const Derivatives& a, const Derivatives& b) {
+    for (int d = 0; d < 3; ++d) {
+        CHECK(a.dx[d] == b.dx[d]);
+        CHECK(a.dv[d] == b.dv[d]);
+    }
+    CHECK(a.drho == b.drho);
+    for (int k = 0; k < kSymComponents; ++k) CHECK(a.dstress[k] == b.dstress[k]);
+    CHECK(a.dt_limit == b.dt_limit);
+}
+
 TEST_CASE("results do not depend on the neighbour list's skin, nor beyond rounding on the pair margin") {
     // The same particles with Verlet lists of two skins and pair lists of one margin: the pair
     // lists, and so the derivatives, agree to the bit (restarts and other decompositions build
@@ -783,31 +826,9 @@ TEST_CASE("results do not depend on the neighbour list's skin, nor beyond roundi
         es.xsph = 0.5;
         mats.push_back(Material{"rubber", es, 0.0});
         mats.push_back(Material{"wall", Rigid{kRho}, 0.0});
-        ParticleSet p;
-        p.dim = dim;
         std::mt19937_64 rng(7);
-        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        ParticleSet p = disordered(dim, dx, es, true, rng);
         const int nz = dim == 3 ? 6 : 1;
-        for (int i = 0; i < 10; ++i)
-            for (int j = -2; j < 8; ++j)
-                for (int k = 0; k < nz; ++k) {
-                    const bool wall = j < 0;
-                    const int mat = wall ? 2 : (i < 5 ? 0 : 1);
-                    const double rho = mat == 1 ? es.density : kRho;
-                    std::array<double, 3> x{i * dx, j * dx, dim == 3 ? k * dx : 0.0};
-                    std::array<double, 3> v{};
-                    if (!wall)
-                        for (int d = 0; d < dim; ++d) {
-                            x[d] += 0.2 * dx * u(rng);
-                            v[d] = 0.5 * u(rng);
-                        }
-                    const double h = dx * (2.5 + (wall ? 0.0 : 0.4 * u(rng)));
-                    p.push_back(x, v, rho * (1.0 + 0.05 * u(rng)), rho * std::pow(dx, dim), h,
-                                mat, mat, wall ? ParticleKind::boundary : ParticleKind::dynamic,
-                                static_cast<std::int64_t>(p.size()));
-                    for (int c = 0; c < kSymComponents; ++c)
-                        if (dim == 3 || (c != XZ && c != YZ)) p.stress[c].back() = 3e3 * u(rng);
-                }
         const std::size_t twin = (3 * 10 + 5) * nz;  // a soil particle (i = 3, j = 3)
         REQUIRE(p.kind[twin] == ParticleKind::dynamic);
         p.push_back({p.x[0][twin], p.x[1][twin], p.x[2][twin]}, {}, kRho,
@@ -829,13 +850,7 @@ TEST_CASE("results do not depend on the neighbour list's skin, nor beyond roundi
         compute_derivatives(p, tight, table, pp, a);
         compute_derivatives(p, wide, table, pp, b);
         compute_derivatives(p, wide_margin, table, pp, c);
-        for (int d = 0; d < 3; ++d) {
-            CHECK(a.dx[d] == b.dx[d]);  // bitwise
-            CHECK(a.dv[d] == b.dv[d]);
-        }
-        CHECK(a.drho == b.drho);
-        for (int k = 0; k < kSymComponents; ++k) CHECK(a.dstress[k] == b.dstress[k]);
-        CHECK(a.dt_limit == b.dt_limit);
+        check_same_rates(a, b);
         bool finite = true;
         for (std::size_t i = 0; i < p.size(); ++i) finite = finite && std::isfinite(a.dv[0][i]);
         CHECK(finite);
@@ -880,6 +895,67 @@ TEST_CASE("results do not depend on the neighbour list's skin, nor beyond roundi
         for (int d = 0; d < dim; ++d) differs = differs || e.dv[d] != f.dv[d];
         CHECK(differs);
     }
+}
+
+TEST_CASE("without walls the walls' energy term is zero, and the pair loop that leaves it out changes nothing else") {
+    // compute_derivatives(walls = false) leaves the pair work of the walls' energy term out:
+    // over dynamic pairs it cancels the stress and viscous powers in the sum over all particles
+    // (energy_budget.hpp). Checked here on disordered particles with random velocities and
+    // stresses (an elastic solid and soil; artificial stress, XSPH, Balsara's switch and the
+    // kernel correction): the loop with walls gives per-particle wall powers that sum to zero
+    // up to rounding, and the loop without gives zeros and every other array to the bit.
+    for (const int dim : {2, 3})
+        for (const int variant : {0, 1, 2}) {
+            CAPTURE(dim);
+            CAPTURE(variant);
+            const double dx = 0.01;
+            ElasticSolid es;
+            es.density = 1200.0;
+            es.bulk_modulus = 2e6;
+            es.shear_modulus = 1e6;
+            es.murnaghan_n = 3.0;
+            es.artificial_stress = variant == 0 ? 0.3 : 0.0;
+            es.xsph = variant == 0 ? 0.5 : 0.0;
+            std::vector<Material> mats{soil(2e3, 50.0), Material{"rubber", es, 0.0}};
+            if (variant == 2)
+                for (Material& m : mats) m.kernel_correction = true;
+            PhysicsParameters pp;
+            pp.av_balsara = variant == 1;
+            std::mt19937_64 rng(11);
+            const ParticleSet p = disordered(dim, dx, es, false, rng);
+            const MaterialTable table(mats, dim);
+            NeighbourList nl;
+            nl.build(p, 0.3 * dx, 0.005 * dx);
+            nl.select_pairs(p, p.x);
+            Derivatives with, without;
+            compute_derivatives(p, nl, table, pp, with, nullptr, {}, true);
+            compute_derivatives(p, nl, table, pp, without, nullptr, {}, false);
+            check_same_rates(with, without);
+            CHECK(with.stress_power == without.stress_power);
+            for (const int c : {kPlasticPower, kViscousPower, kArtificialStressPower})
+                CHECK(with.power[c] == without.power[c]);
+            double sum = 0.0, scale = 0.0, largest = 0.0;
+            for (std::size_t a = 0; a < p.size(); ++a) {
+                CHECK(without.power[kWallPower][a] == 0.0);
+                sum += with.power[kWallPower][a];
+                largest = std::max(largest, std::abs(with.power[kWallPower][a]));
+                scale += std::abs(with.stress_power[a]) + std::abs(with.power[kViscousPower][a]);
+            }
+            // Each particle's own term is far from zero: only the sum cancels.
+            CHECK(largest > 1e-3 * scale / static_cast<double>(p.size()));
+            CHECK(std::abs(sum) <= 1e-12 * scale);
+        }
+    // A particle set with wall particles needs the loop with walls.
+    Simulation sim = block(2, {4, 4, 1}, 0.01);
+    ParticleSet p = sim.particles();
+    p.kind[0] = ParticleKind::boundary;
+    NeighbourList nl;
+    nl.build(p, 0.003, 0.0005);
+    nl.select_pairs(p, p.x);
+    Derivatives d;
+    CHECK_THROWS_AS(compute_derivatives(p, nl, MaterialTable({soil(1e12)}, 2), PhysicsParameters{},
+                                        d, nullptr, {}, false),
+                    std::logic_error);
 }
 
 TEST_CASE("a body at rest on a fixed floor under gravity stays on it (SPEC 6)") {

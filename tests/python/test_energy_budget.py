@@ -125,6 +125,9 @@ def test_elastic_impact_closes(tmp_path, options):
           ", ".join(f"{c} {d[c].iloc[-1]:.4g}" for c in LOSSES))
     assert residual < 0.01 * moved
     assert (d["plastic_dissipation"] == 0.0).all()
+    # No walls: the walls' term is exactly zero (its pair work over dynamic pairs cancels the
+    # stress and viscous powers, and the pair loop leaves it out; equations.hpp).
+    assert (d["wall_dissipation"] == 0.0).all()
     assert (np.diff(d["viscous_dissipation"]) >= 0.0).all()
     assert d["viscous_dissipation"].iloc[-1] > 0.0
     assert d["viscous_dissipation"].iloc[-1] >= np.abs(d[LOSSES].iloc[-1]).max()
