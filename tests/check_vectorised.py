@@ -5,9 +5,10 @@ The pair loop (src/sph/equations.cpp, `gather<Dim, ArtStress, Xsph, Loads, Prepa
 is compiled in 48 variants, one per combination of options (runs with loads always have
 walls). GCC vectorises its `omp simd` loop over a block of partners in each, unless something
 in the variant stops it: the eight 3D variants that collect loads once compiled to scalar
-code, 2.2 x slower, and in an AVX2 build all of them and the stage update (src/sph/integrator.cpp, the per-particle sweep of
-`AdaptiveHeun::stage_update`) did, without any test noticing (bench/README.md, "Seventeenth
-round"). This check disassembles the optimised core library (`objdump -d`) and counts, in each
+code, 2.2 x slower, and in an AVX2 build all of them and the stage update
+(src/sph/integrator.cpp, the per-particle sweep of `AdaptiveHeun::stage_update`) did,
+without any test noticing (bench/README.md, "Seventeenth round"); in the eighteenth round
+a change that left 24 first passes scalar was caught here. This check disassembles the optimised core library (`objdump -d`) and counts, in each
 variant and in the stage update's sweep, the packed double-precision arithmetic
 (add, sub, mul, fused multiply-add on xmm, ymm or zmm registers, `...pd`) and the scalar
 (`...sd`). In a vectorised variant a third or more are packed (0.35-0.61 with AVX-512 or

@@ -1045,13 +1045,14 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                 with_flag(prepass, [&](auto pre) {
                     // Loads are collected on walls: a run with loads takes the loop with walls.
                     with_flag(walls || request != nullptr, [&](auto w) {
+                        // (decay: the outer flags are references in this inner lambda)
                         constexpr bool kLoads = std::decay_t<decltype(loads)>::value;
-                        constexpr bool kWalls = decltype(w)::value;
-                        if constexpr (kWalls || !kLoads)
+                        if constexpr (decltype(w)::value || !kLoads)
                             derivatives_impl<Dim, std::decay_t<decltype(art)>::value,
                                              std::decay_t<decltype(xsph)>::value, kLoads,
-                                             std::decay_t<decltype(pre)>::value, kWalls>(
-                                p, nl, mt, pp, request, refresh, out);
+                                             std::decay_t<decltype(pre)>::value,
+                                             decltype(w)::value>(p, nl, mt, pp, request,
+                                                                 refresh, out);
                     });
                 });
             });
@@ -1073,7 +1074,9 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
         throw std::invalid_argument("compute_derivatives: load request with " +
                                     std::to_string(loads->collect.size()) + " bodies but " +
                                     std::to_string(loads->reference.size()) + " reference points");
-    if (!walls && std::find(p.kind.begin(), p.kind.end(), ParticleKind::boundary) != p.kind.end())
+    // The list counted the owned boundary particles at its build (a halo copy's owner finds
+    // it among its own).
+    if (!walls && nl.walls() > 0)
         throw std::logic_error("compute_derivatives: walls = false, but the particle set has "
                                "boundary particles");
     if (p.dim == 2)
