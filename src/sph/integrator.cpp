@@ -168,36 +168,34 @@ LoadRequest AdaptiveHeun::load_request(double t) const {
 
 // Only the owned particles: the halo is refreshed by the next evaluation, and a mid-step halo
 // rebuild may change its length.
-void AdaptiveHeun::save_start(const ParticleSet& p, const parallel::Partition& part) {
+void AdaptiveHeun::size_start(const ParticleSet& p) {
     const std::size_t n = p.owned();
-    // The state the run carries: in 2D neither z nor the out-of-plane shear stress
-    // (stress_components); their saved copies keep the zeros they are created with.
-    std::vector<std::pair<std::vector<double>*, const std::vector<double>*>> fields;
-    for (int d = 0; d < p.dim; ++d) {
-        fields.emplace_back(&x0_[d], &p.x[d]);
-        fields.emplace_back(&v0_[d], &p.v[d]);
-    }
-    fields.emplace_back(&rho0_, &p.rho);
-    fields.emplace_back(&mass0_, &p.mass);
-    for (int c = 0; c < stress_components(p.dim); ++c)
-        fields.emplace_back(&stress0_[c], &p.stress[c]);
-    fields.emplace_back(&plastic0_, &p.plastic_multiplier);
     for (int d = 0; d < 3; ++d) {
         x0_[d].resize(n);
         v0_[d].resize(n);
     }
     for (auto& s : stress0_) s.resize(n);
-    for (auto& [to, from] : fields) to->resize(n);
-    // Copied in chunks of particles, every field of a chunk by the same thread, each thread
-    // its own part of the particles first (parallel::ChunkQueue).
-    parallel::ChunkQueue chunks(part, n, kUpdateChunk);
-#pragma omp parallel num_threads(part.team())
-    chunks.run([&](std::size_t first, std::size_t last) {
-        for (auto& [to, from] : fields)
-            std::copy(from->begin() + static_cast<std::ptrdiff_t>(first),
-                      from->begin() + static_cast<std::ptrdiff_t>(last),
-                      to->begin() + static_cast<std::ptrdiff_t>(first));
-    });
+    rho0_.resize(n);
+    mass0_.resize(n);
+    plastic0_.resize(n);
+}
+
+// The state the run carries: in 2D neither z nor the out-of-plane shear stress
+// (stress_components); their saved copies keep the zeros they are created with.
+void AdaptiveHeun::save_start(const ParticleSet& p, std::size_t first, std::size_t last) {
+    const auto save = [&](std::vector<double>& to, const std::vector<double>& from) {
+        std::copy(from.begin() + static_cast<std::ptrdiff_t>(first),
+                  from.begin() + static_cast<std::ptrdiff_t>(last),
+                  to.begin() + static_cast<std::ptrdiff_t>(first));
+    };
+    for (int d = 0; d < p.dim; ++d) {
+        save(x0_[d], p.x[d]);
+        save(v0_[d], p.v[d]);
+    }
+    save(rho0_, p.rho);
+    save(mass0_, p.mass);
+    for (int c = 0; c < stress_components(p.dim); ++c) save(stress0_[c], p.stress[c]);
+    save(plastic0_, p.plastic_multiplier);
 }
 
 void AdaptiveHeun::restore_start(ParticleSet& p) const {
@@ -239,6 +237,9 @@ bool finite_state(const ParticleSet& p, std::size_t a) {
 // updates are plain array sweeps that vectorise, and only the stress (its correction is a
 // per-particle return mapping or equation of state) and the error norm run particle by
 // particle. Particles that are not dynamic keep their state (the sweeps write it back).
+// The predictor of a step's first attempt first saves each chunk's state at the step start
+// (save_start) in the same region: the saved copy is then in the core's cache when the
+// sweeps read it, and the step opens one parallel region less.
 double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
                                   const parallel::Partition& part, double dt, bool final) {
     const std::size_t n = p.owned();
@@ -249,6 +250,8 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     } else {
         predictor_corrected_.resize(n);
     }
+    const bool save = !final && !start_saved_;
+    if (save) size_start(p);
     const bool xsph = !k1_.dx[0].empty();
     // Weights of k1 and k2: dt and 0 (predictor), dt/2 and dt/2 (corrector). The predictor
     // passes k1 as k2, with weight 0.
@@ -262,6 +265,7 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     parallel::ChunkQueue chunks(part, n, kUpdateChunk);
 #pragma omp parallel num_threads(part.team()) reduction(max : worst)
     chunks.run([&](std::size_t first, std::size_t last) {
+        if (save) save_start(p, first, last);
         // Squared position and velocity error of the chunk's particles (corrector).
         std::array<double, kUpdateChunk> ex2{}, ev2{};
         const auto predict = [&](double* x, double* v, const double* x0, const double* v0,
@@ -351,6 +355,7 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
             worst = std::max(worst, e);
         }
     });
+    if (save) start_saved_ = true;
     if (!final) return 0.0;
     return mpi::max(worst) / opt_.tolerance;  // the step is the same on every rank
 }
@@ -396,7 +401,12 @@ EnergyIncrement AdaptiveHeun::energy_increment(double dt, double power_1, double
 }
 
 void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
-                           const std::string& why) const {
+                           const std::string& why) {
+    if (!start_saved_) {  // no predictor yet: the particles are still at the step start
+        size_start(p);
+        save_start(p, 0, p.owned());
+        start_saved_ = true;
+    }
     // Report the worst particles: largest error of the failed attempt or, before any attempt,
     // the smallest Courant limit (the particles that force the step down). Every rank reports
     // its own worst; the lines of all ranks are merged, so every rank throws the same report.
@@ -479,7 +489,7 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
     prepare(p, nl, pp, time, true);  // particles may change ranks here, before the step
     auto clock = std::chrono::steady_clock::now();
     particle_error_.clear();
-    save_start(p, nl.partition(p));
+    start_saved_ = false;  // the predictor saves the particles' state (stage_update)
     rigid_.save_start();
     times_.updates += seconds_since(clock);
     clock = std::chrono::steady_clock::now();

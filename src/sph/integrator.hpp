@@ -145,9 +145,12 @@ private:
     // step the contacts allow [s].
     double derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                        const PhysicsParameters& pp, double t, Derivatives& out) const;
-    // The per-particle loops take the particles of the pair loop's partition (NeighbourList).
-    void save_start(const ParticleSet& p, const parallel::Partition& part);
+    // The start-of-step state: sized for the owned particles, saved for particles
+    // [first, last) (by the predictor, chunk by chunk), restored for all.
+    void size_start(const ParticleSet& p);
+    void save_start(const ParticleSet& p, std::size_t first, std::size_t last);
     void restore_start(ParticleSet& p) const;
+    // The per-particle loops take the particles of the pair loop's partition (NeighbourList).
     double stage_update(ParticleSet& p, const MaterialTable& mt, const parallel::Partition& part,
                         double dt, bool final);
     // The power of the kinematic and rigid bodies on the particles at time t from an
@@ -158,7 +161,7 @@ private:
     // The accepted step's increment of the energy budget, this rank's share.
     EnergyIncrement energy_increment(double dt, double power_1, double power_2) const;
     [[noreturn]] void blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
-                              const std::string& why) const;
+                              const std::string& why);
 
     IntegratorOptions opt_;
     PhaseTimes times_;
@@ -174,6 +177,7 @@ private:
     std::array<std::vector<double>, 3> x0_, v0_;
     std::vector<double> rho0_, mass0_, plastic0_;
     std::array<std::vector<double>, kSymComponents> stress0_;
+    bool start_saved_ = false;  // whether they hold this step's start (stage_update)
     Derivatives k1_, k2_;
     std::vector<double> particle_error_;
     // Plastic work of each particle whose stress a correction changed in this step [J],

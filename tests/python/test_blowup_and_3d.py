@@ -57,6 +57,28 @@ def test_step_below_floor_stops_with_time_step_and_ids(tmp_path):
         assert "blow-up" in f.attrs["crash_report"]
 
 
+def test_a_step_that_fails_before_its_predictor_keeps_the_present_state():
+    # The predictor saves the step's start; a step that stops before it (here its Courant
+    # step is below the floor dt_min) must keep the particles where they are, not where the
+    # previous step began.
+    sim = soil_on_floor(2)
+    for _ in range(3):
+        sim.advance(1.0)
+    v = sim.velocities.copy()
+    v[0, 0] = 1e9  # [m/s]: a Courant step of ~4e-12 s, below the default dt_min of 1e-10 s
+    sim.velocities = v
+    before = (sim.positions.copy(), sim.velocities.copy(), sim.density.copy(),
+              sim.stress.copy())
+    with pytest.raises(rs.BlowUpError) as err:
+        sim.advance(1.0)
+    assert "step 3" in str(err.value) and "dt_min" in str(err.value)
+    # (The walls' density and stress are extrapolated from the soil at every evaluation.)
+    soil = sim.kind == 0
+    for now, then in zip((sim.positions, sim.velocities, sim.density[soil], sim.stress[soil]),
+                         (before[0], before[1], before[2][soil], before[3][soil])):
+        np.testing.assert_array_equal(now, then)
+
+
 @pytest.mark.parametrize("dim", [2, 3])
 def test_block_settles_on_floor_without_penetration(dim):
     sim = soil_on_floor(dim)
