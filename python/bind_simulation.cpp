@@ -37,7 +37,11 @@ void bind_options(py::module_& m) {
             "Balsara's (1995) switch on the artificial viscosity (True/False, default False): "
             "Pi_ab times (f_a + f_b)/2, f = |div v| / (|div v| + |curl v| + 1e-4 c/h), so that "
             "shear and rotation are not damped and compression is (README 'Numerics').");
-    py::class_<IntegratorOptions>(m, "IntegratorOptions")
+    py::class_<IntegratorOptions>(m, "IntegratorOptions",
+                                  "The time integrator's options (Simulation.integrator). A "
+                                  "change between steps takes effect at the next step "
+                                  "(dt_initial only before the first; neighbour_skin and "
+                                  "pair_margin at the next neighbour-list build).")
         .def_readwrite("tolerance", &IntegratorOptions::tolerance,
                        "Local error tolerance [-] of the step control: a step is rejected when "
                        "the largest |dx|/h, |dv| dt/h or |drho|/rho between the second- and the "

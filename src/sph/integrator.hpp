@@ -84,9 +84,11 @@ public:
     const IntegratorOptions& options() const { return opt_; }
     const PhaseTimes& phase_times() const { return times_; }
     const parallel::ThreadTuner& thread_tuner() const { return tuner_; }
-    // IntegratorOptions::tune_threads for the next steps (the other options are fixed when
-    // the integrator is made).
-    void set_tune_threads(bool on) { opt_.tune_threads = on; }
+    // The options for the next steps (Simulation passes its own before each step, so that a
+    // change between steps takes effect and the run record states what ran): the step
+    // control's at the next step, dt_initial only before the first, the skin and the pair
+    // margin at the next neighbour-list build.
+    void set_options(const IntegratorOptions& o) { opt_ = o; }
     // The Verlet skin of the last build over IntegratorOptions::neighbour_skin (1 at first).
     double skin_factor() const { return skin_factor_; }
 

@@ -447,7 +447,7 @@ void Simulation::ensure_integrator() {
         integrator_->set_domain(&decomposition_);
         integrator_->place(particles_, time_);
     }
-    integrator_->set_tune_threads(integrator_options_.tune_threads);  // may change between runs
+    integrator_->set_options(integrator_options_);  // may change between steps
 }
 
 StepReport Simulation::advance(double dt_cap) {

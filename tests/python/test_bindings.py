@@ -221,6 +221,21 @@ def test_run_advance_and_diagnostics():
     assert rs.__version__
 
 
+def test_integrator_options_changed_between_steps_take_effect():
+    # What the run record states (describe) is what the next steps use.
+    sim = make_sim(2)
+    sim.physics.gravity = (0.0, -9.81, 0.0)
+    sim.integrator.dt_max = 1e-4
+    assert sim.advance(1.0).dt > 1e-5
+    sim.integrator.dt_max = 2e-6
+    for _ in range(3):
+        assert 0 < sim.advance(1.0).dt <= 2e-6
+    assert json.loads(sim.describe())["integrator"]["dt_max_s"] == 2e-6
+    sim.integrator.dt_min = 1e-5  # above dt_max now: refused before the step, by name
+    with pytest.raises(ValueError, match="dt_max must be positive and >= dt_min"):
+        sim.advance(1.0)
+
+
 def test_pair_margin_selects_the_lists_rarely_and_changes_only_the_rounding():
     """A block falling onto a floor, 40 steps: with no margin the pair lists are selected at
     nearly every evaluation, with the default margin at few; the states agree to rounding."""
