@@ -50,6 +50,9 @@ concept ConstitutiveModel =
         { M::kName } -> std::convertible_to<std::string_view>;  // "model" in run.json
         // Particles of this model are boundary particles only (walls, tools): no stress rate.
         { M::kBoundaryOnly } -> std::convertible_to<bool>;
+        // Whether it can deform plastically; if not, its StressRate's lambda_dot, yielding and
+        // dissipation are always zero and correct() never reports yielding.
+        { M::kPlastic } -> std::convertible_to<bool>;
         { m.density } -> std::convertible_to<double>;  // reference density [kg/m^3]
         m.validate(material);  // throws std::invalid_argument naming the material and field
         prepared.prepare(dim);  // derived constants for a run of this dimension

@@ -34,6 +34,7 @@ struct DruckerPrager {
 
     static constexpr const char* kName = "DruckerPrager";
     static constexpr bool kBoundaryOnly = false;
+    static constexpr bool kPlastic = true;
     void validate(const std::string& material) const;
     void prepare(int dim);
     double wave_speed(double rho) const;  // c_p at the reference density (rho unused) [m/s]

@@ -30,6 +30,7 @@ struct ElasticSolid {
 
     static constexpr const char* kName = "ElasticSolid";
     static constexpr bool kBoundaryOnly = false;
+    static constexpr bool kPlastic = false;
     void validate(const std::string& material) const;
     void prepare(int /*dim*/) {}
     double wave_speed(double rho) const;  // P-wave speed at density rho [m/s]

@@ -37,6 +37,10 @@ bool boundary_only(const Material& m) {
     return std::visit([](const auto& model) { return model.kBoundaryOnly; }, m.model);
 }
 
+bool plastic(const Material& m) {
+    return std::visit([](const auto& model) { return model.kPlastic; }, m.model);
+}
+
 double reference_density(const Material& m) {
     return std::visit([](const auto& model) { return model.density; }, m.model);
 }

@@ -38,6 +38,7 @@ Material prepared(const Material& m, int dim);
 
 const char* model_name(const Material& m);      // "DruckerPrager", ... (run.json "model")
 bool boundary_only(const Material& m);          // only fixed or kinematic bodies may use it
+bool plastic(const Material& m);                // can yield (ConstitutiveModel::kPlastic)
 double reference_density(const Material& m);    // [kg/m^3]
 double elastic_wave_speed(const Material& m);   // [m/s] at the reference density, 0 for Rigid
 inline double wave_speed(const Material& m, double rho);  // [m/s] at density rho (Courant)

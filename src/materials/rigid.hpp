@@ -29,6 +29,7 @@ struct Rigid {
 
     static constexpr const char* kName = "Rigid";
     static constexpr bool kBoundaryOnly = true;
+    static constexpr bool kPlastic = false;
     bool has_contact() const { return youngs_modulus > 0.0; }
     void validate(const std::string& material) const {
         checks::positive(material, "density", density, "kg/m^3");

@@ -40,6 +40,7 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim) {
         any_artificial_stress = any_artificial_stress || artificial_stress.back() > 0.0;
         any_xsph = any_xsph || xsph.back() > 0.0;
         any_kernel_correction = any_kernel_correction || m.kernel_correction;
+        any_plastic = any_plastic || plastic(m);
     }
     // One whole-number exponent for every material with artificial stress?
     double common = 0.0;
@@ -69,6 +70,7 @@ void Derivatives::resize(std::size_t n, bool position_rate) {
     loads.clear();
     yielding.assign(n, 0);
     dt_limit.assign(n, std::numeric_limits<double>::infinity());
+    plastic_written = false;
 }
 
 namespace {
@@ -899,15 +901,17 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
     // Jaumann rate (eq. 22): constitutive rate plus sigma R^T + R sigma.
     const SymTensor rot = jaumann_rotation_term(sigma, w);
     for (int c = 0; c < stress_components(Dim); ++c) out.dstress[c][a] = r.rate[c] + rot[c];
-    out.dplastic[a] = r.lambda_dot;
-    out.yielding[a] = r.yielding ? 1 : 0;
 
     // Energy budget (energy_budget.hpp): the stress power V sigma : eps_dot, the part of the
     // pair work the particle's own deformation accounts for, leaves the walls' share.
     const double m_a = p.mass[a], volume = m_a / p.rho[a];
     const double stress_power = volume * double_dot(sigma, eps);
     out.stress_power[a] = stress_power;
-    out.power[kPlasticPower][a] = volume * r.dissipation;
+    if (mt.any_plastic) {  // else zero (MaterialTable::any_plastic)
+        out.dplastic[a] = r.lambda_dot;
+        out.yielding[a] = r.yielding ? 1 : 0;
+        out.power[kPlasticPower][a] = volume * r.dissipation;
+    }
     out.power[kViscousPower][a] = m_a * s.viscous;
     // Without walls the dynamic pairs' terms cancel in the sum over the particles: zero.
     out.power[kWallPower][a] =
@@ -1070,6 +1074,12 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
                                "this particle set (NeighbourList::select_pairs after build)");
     if (out.drho.size() != p.size() || out.dx[0].empty() == mt.any_xsph)
         out.resize(p.size(), mt.any_xsph);
+    if (!mt.any_plastic && out.plastic_written) {  // finish_particle leaves them as they are
+        out.dplastic.assign(p.size(), 0.0);
+        out.yielding.assign(p.size(), 0);
+        out.power[kPlasticPower].assign(p.size(), 0.0);
+    }
+    out.plastic_written = mt.any_plastic;
     if (loads && loads->collect.size() != loads->reference.size())
         throw std::invalid_argument("compute_derivatives: load request with " +
                                     std::to_string(loads->collect.size()) + " bodies but " +

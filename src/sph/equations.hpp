@@ -46,6 +46,10 @@ struct MaterialTable {
     bool any_artificial_stress = false;
     bool any_xsph = false;
     bool any_kernel_correction = false;
+    // Whether any material can yield (ConstitutiveModel::kPlastic). Without one, the plastic
+    // rate, the yielding flag and the plastic power of every particle are zero, set once
+    // (Derivatives::plastic_written), not at every evaluation.
+    bool any_plastic = false;
     // The exponent n of f_ab^n when every material with artificial stress has the same whole
     // number 1 <= n <= 15 (the usual n = 4): the pair loop then multiplies it out. 0 otherwise
     // (std::pow per pair, with n_ab = max(n_a, n_b)).
@@ -98,6 +102,9 @@ struct Derivatives {
     // empty when the evaluation collected none. The same on every rank.
     std::vector<BodyLoad> loads;
     StagedParticles staged;        // workspace of compute_derivatives
+    // Whether dplastic, yielding and power[kPlasticPower] may hold non-zero values (an
+    // evaluation with a plastic material wrote them); resize zeroes them.
+    bool plastic_written = false;
     void resize(std::size_t n, bool position_rate = true);
 };
 

@@ -318,8 +318,9 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
             }
         };
         sweep(p.rho.data(), rho0_.data(), k1_.drho.data(), k2.drho.data());
-        sweep(p.plastic_multiplier.data(), plastic0_.data(), k1_.dplastic.data(),
-              k2.dplastic.data());
+        if (mt.any_plastic)  // else every rate is zero (MaterialTable::any_plastic)
+            sweep(p.plastic_multiplier.data(), plastic0_.data(), k1_.dplastic.data(),
+                  k2.dplastic.data());
         for (int c = 0; c < stress_components(dim); ++c)
             sweep(p.stress[c].data(), stress0_[c].data(), k1_.dstress[c].data(),
                   k2.dstress[c].data());

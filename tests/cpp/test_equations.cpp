@@ -958,6 +958,40 @@ TEST_CASE("without walls the walls' energy term is zero, and the pair loop that 
                     std::logic_error);
 }
 
+TEST_CASE("without a plastic material the plastic rates are zero, also in reused derivatives") {
+    // Runs without a material that can yield do not store the plastic rate, the yielding flag
+    // and the plastic power at every evaluation (MaterialTable::any_plastic): they must still
+    // be zero when the same Derivatives held a plastic evaluation's values before.
+    const double dx = 0.01;
+    ElasticSolid es;
+    es.density = 1200.0;
+    es.bulk_modulus = 2e6;
+    es.shear_modulus = 1e6;
+    std::mt19937_64 rng(5);
+    const ParticleSet p = disordered(2, dx, es, false, rng);
+    NeighbourList nl;
+    nl.build(p, 0.3 * dx, 0.005 * dx);
+    nl.select_pairs(p, p.x);
+    const Material rubber{"rubber", es, 0.0};
+    const MaterialTable with_soil({soil(0.0), rubber}, 2), elastic({rubber, rubber}, 2);
+    REQUIRE(with_soil.any_plastic);
+    REQUIRE_FALSE(elastic.any_plastic);
+    const PhysicsParameters pp;
+    Derivatives reused, fresh;
+    compute_derivatives(p, nl, with_soil, pp, reused);
+    int yielding = 0;
+    for (std::size_t a = 0; a < p.size(); ++a) yielding += reused.yielding[a];
+    REQUIRE(yielding > 0);  // cohesionless soil under random stresses: some particles yield
+    compute_derivatives(p, nl, elastic, pp, reused);
+    compute_derivatives(p, nl, elastic, pp, fresh);
+    check_same_rates(reused, fresh);
+    for (std::size_t a = 0; a < p.size(); ++a) {
+        CHECK(reused.dplastic[a] == 0.0);
+        CHECK(reused.yielding[a] == 0);
+        CHECK(reused.power[kPlasticPower][a] == 0.0);
+    }
+}
+
 TEST_CASE("a body at rest on a fixed floor under gravity stays on it (SPEC 6)") {
     // 16 x 4 particles of cohesive soil on a 3-layer floor (>= one support radius thick),
     // walls on both sides. Gravity loads it suddenly; it must settle elastically without
