@@ -58,6 +58,8 @@ public:
 
     // True once distribute() has run: each rank then holds only its own particles.
     bool distributed() const { return distributed_; }
+    // The ranks this one exchanges halo copies with (0 on a single rank).
+    std::size_t halo_partners() const { return partners_.size(); }
 
     // From a replicated setup (every rank holds every particle, as Python setup scripts build
     // it) to a distributed one: every rank computes the same tree from the whole set, without

@@ -10,15 +10,12 @@
 namespace regosph {
 
 namespace {
+// The boundary particles among the owned particles [first, last).
 template <int Dim>
-void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
-                      const std::array<std::vector<double>, 3>* wall_acc) {
-    const std::size_t n = p.owned();  // halo walls get their values from their owners
-    if (nl.walls() == 0) return;  // no walls: no parallel region to open
-    // The work: the dynamic neighbours of the walls (a wall's row holds only those).
-#pragma omp parallel for schedule(dynamic, 256) \
-    num_threads(parallel::threads_for(nl.wall_entries(), parallel::kMinPairEntries))
-    for (std::size_t w = 0; w < n; ++w) {
+void extrapolate_range(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
+                       const std::array<std::vector<double>, 3>* wall_acc, std::size_t first,
+                       std::size_t last) {
+    for (std::size_t w = first; w < last; ++w) {
         if (p.kind[w] != ParticleKind::boundary) continue;
         double g_rel[Dim];  // g - a_w
         for (int d = 0; d < Dim; ++d)
@@ -54,11 +51,24 @@ void extrapolate_impl(ParticleSet& p, const NeighbourList& nl, const PhysicsPara
 }  // namespace
 
 void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
-                          const std::array<std::vector<double>, 3>* wall_acceleration) {
+                          const std::array<std::vector<double>, 3>* wall_acceleration,
+                          std::size_t first, std::size_t last) {
     if (p.dim == 2)
-        extrapolate_impl<2>(p, nl, pp, wall_acceleration);
+        extrapolate_range<2>(p, nl, pp, wall_acceleration, first, last);
     else
-        extrapolate_impl<3>(p, nl, pp, wall_acceleration);
+        extrapolate_range<3>(p, nl, pp, wall_acceleration, first, last);
+}
+
+void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
+                          const std::array<std::vector<double>, 3>* wall_acceleration) {
+    const std::size_t n = p.owned();  // halo walls get their values from their owners
+    if (nl.walls() == 0) return;  // no walls: no parallel region to open
+    // The work: the dynamic neighbours of the walls (a wall's row holds only those).
+    constexpr std::size_t kChunk = 256;
+#pragma omp parallel for schedule(dynamic, 1) \
+    num_threads(parallel::threads_for(nl.wall_entries(), parallel::kMinPairEntries))
+    for (std::size_t first = 0; first < n; first += kChunk)
+        extrapolate_boundary(p, nl, pp, wall_acceleration, first, std::min(n, first + kChunk));
 }
 
 }  // namespace regosph

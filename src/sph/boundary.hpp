@@ -23,5 +23,11 @@ namespace regosph {
 // null (fixed walls).
 void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
                           const std::array<std::vector<double>, 3>* wall_acceleration = nullptr);
+// The same for the boundary particles among the owned particles [first, last), for a caller
+// that runs it in chunks of its own (compute_derivatives' StagePrologue). A wall's values
+// come from its dynamic neighbours only, so ranges are independent of each other.
+void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
+                          const std::array<std::vector<double>, 3>* wall_acceleration,
+                          std::size_t first, std::size_t last);
 
 }  // namespace regosph

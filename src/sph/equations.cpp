@@ -937,12 +937,20 @@ constexpr std::size_t kPairChunk = 32;
 template <int Dim, bool ArtStress, bool Xsph, bool Loads, bool Prepass, bool Walls>
 void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                       const PhysicsParameters& pp, const LoadRequest* request,
-                      const HaloRefresh& refresh, Derivatives& out) {
+                      const HaloRefresh& refresh, const StagePrologue& prologue,
+                      Derivatives& out) {
     using R = Record<Dim, ArtStress, Prepass>;
     const std::size_t n = p.owned();  // halo particles are partners only
     const std::size_t n_all = p.size();
     StagedParticles& st = out.staged;
     const std::vector<double> rho0 = size_staging<Dim, ArtStress, Prepass>(p, mt, Loads, st);
+    // The pre-pass reads every partner's state: the prologue's work comes first.
+    if constexpr (Prepass)
+        if (prologue) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(parallel::threads_for(n, kStageChunk))
+            for (std::size_t first = 0; first < n; first += kStageChunk)
+                prologue(first, std::min(n, first + kStageChunk));
+        }
     if constexpr (Prepass) gradient_prepass(p, nl, mt, pp, st.prepass, refresh);
     std::vector<std::vector<LoadShare>> shares;  // per thread
     std::vector<CoulombContact> contacts;        // particles next to Coulomb walls
@@ -963,6 +971,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
 #pragma omp parallel num_threads(part.team()) reduction(min : dt_min)
     {
     staging.run([&](std::size_t first, std::size_t last) {
+        if (!Prepass && prologue && first < n) prologue(first, std::min(last, n));
         for (std::size_t i = first; i < last; ++i) {
             write_record<Dim, ArtStress, Prepass>(p, mt, rho0, i, st);
             if constexpr (Loads) stage_load_body<R>(p, *request, i, st);
@@ -1041,7 +1050,7 @@ template <int Dim>
 void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const MaterialTable& mt, const PhysicsParameters& pp,
                              const LoadRequest* request, const HaloRefresh& refresh, bool walls,
-                             Derivatives& out) {
+                             const StagePrologue& prologue, Derivatives& out) {
     const bool prepass = mt.any_kernel_correction || pp.av_balsara;
     with_flag(mt.any_artificial_stress, [&](auto art) {
         with_flag(mt.any_xsph, [&](auto xsph) {
@@ -1056,7 +1065,7 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                                              std::decay_t<decltype(xsph)>::value, kLoads,
                                              std::decay_t<decltype(pre)>::value,
                                              decltype(w)::value>(p, nl, mt, pp, request,
-                                                                 refresh, out);
+                                                                 refresh, prologue, out);
                     });
                 });
             });
@@ -1068,7 +1077,8 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
 
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,
-                         const LoadRequest* loads, const HaloRefresh& refresh, bool walls) {
+                         const LoadRequest* loads, const HaloRefresh& refresh, bool walls,
+                         const StagePrologue& prologue) {
     if (!nl.has_pairs(p))
         throw std::logic_error("compute_derivatives: the neighbour list has no pair lists for "
                                "this particle set (NeighbourList::select_pairs after build)");
@@ -1090,9 +1100,9 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
         throw std::logic_error("compute_derivatives: walls = false, but the particle set has "
                                "boundary particles");
     if (p.dim == 2)
-        derivatives_for_options<2>(p, nl, mt, pp, loads, refresh, walls, out);
+        derivatives_for_options<2>(p, nl, mt, pp, loads, refresh, walls, prologue, out);
     else
-        derivatives_for_options<3>(p, nl, mt, pp, loads, refresh, walls, out);
+        derivatives_for_options<3>(p, nl, mt, pp, loads, refresh, walls, prologue, out);
 }
 
 }  // namespace regosph

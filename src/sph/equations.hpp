@@ -83,6 +83,13 @@ struct StagedParticles {
 // `stride` doubles per particle (owned, then halo). Collective under MPI; empty: one rank.
 using HaloRefresh = std::function<void(std::vector<double>& values, int stride)>;
 
+// Work on the owned particles [first, last) that compute_derivatives runs in its parallel
+// region, chunk by chunk, each chunk just before the same thread stages those particles'
+// records: it may change the state of the boundary particles of its range (their
+// extrapolation from the dynamic ones, AdaptiveHeun), which the records then take. The
+// chunks must not depend on each other's results.
+using StagePrologue = std::function<void(std::size_t first, std::size_t last)>;
+
 struct Derivatives {
     // Position rate [m/s]: v plus the XSPH term; empty when no material uses XSPH (the rate is
     // then the velocity itself, which the integrator reads from the particles).
@@ -115,10 +122,11 @@ struct Derivatives {
 // on any rank. Without them the walls' energy term (power[kWallPower]) is exactly zero: its
 // pair work over dynamic pairs cancels the stress and viscous powers in the sum over all
 // particles (energy_budget.hpp), so the pair loop leaves that pair work out (~5 % of a
-// wall-free run's time); every rank must pass the same value.
+// wall-free run's time); every rank must pass the same value. `prologue`: see StagePrologue
+// (with the gradient pre-pass it runs over all owned particles before it).
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,
                          const LoadRequest* loads = nullptr, const HaloRefresh& refresh = {},
-                         bool walls = true);
+                         bool walls = true, const StagePrologue& prologue = {});
 
 }  // namespace regosph

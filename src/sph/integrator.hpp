@@ -54,7 +54,9 @@ public:
 // Wall time spent in each phase of the integrator [s], cumulative.
 struct PhaseTimes {
     double neighbours = 0.0;  // Verlet-list checks and rebuilds, pair-list selections
-    double boundary = 0.0;    // wall density and stress extrapolation
+    // Wall density and stress extrapolation, in runs with halo copies; otherwise it runs in
+    // the right-hand side's parallel region and counts there.
+    double boundary = 0.0;
     double derivatives = 0.0; // right-hand side
     double updates = 0.0;     // stage updates, corrections and the error norm
 };
@@ -116,11 +118,11 @@ public:
     // particles). Null: a serial run without MPI.
     void set_domain(parallel::Domain* domain) { domain_ = domain; }
 
-    // Neighbours, halo copies, pair lists and boundary values (wall density and stress) for
-    // the state at time t [s]. When some particle moved more than half the skin (less the pair
-    // margin) on any rank, the neighbour lists and halos are rebuilt; at a step boundary
-    // (`step_start`) particles first migrate to the ranks that own them now. Collective under
-    // MPI.
+    // Neighbours, halo copies and pair lists for the state at time t [s] (the boundary values
+    // follow in the evaluation, derivatives()). When some particle moved more than half the
+    // skin (less the pair margin) on any rank, the neighbour lists and halos are rebuilt; at
+    // a step boundary (`step_start`) particles first migrate to the ranks that own them now.
+    // Collective under MPI.
     void prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp, double t,
                  bool step_start);
     // Loads on the kinematic and rigid bodies averaged over the last accepted step with the
@@ -143,10 +145,10 @@ private:
                             const PhysicsParameters& pp, double time, std::int64_t step,
                             double dt_cap);
     LoadRequest load_request(double t) const;  // the kinematic and rigid bodies' loads at t
-    // The right-hand side of the prepared state at time t, and the contact loads; returns the
-    // step the contacts allow [s].
-    double derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
-                       const PhysicsParameters& pp, double t, Derivatives& out) const;
+    // The boundary values (wall density and stress), the right-hand side of the prepared
+    // state at time t, and the contact loads; returns the step the contacts allow [s].
+    double derivatives(ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                       const PhysicsParameters& pp, double t, Derivatives& out);
     // The start-of-step state: sized for the owned particles, saved for particles
     // [first, last) (by the predictor, chunk by chunk), restored for all.
     void size_start(const ParticleSet& p);

@@ -19,6 +19,7 @@
 #include "geometry/shapes.hpp"
 #include "parallel/thread_tuner.hpp"
 #include "parallel/threads.hpp"
+#include "sph/boundary.hpp"
 #include "sph/kernel.hpp"
 #include "sph/simulation.hpp"
 #include "core/tensor.hpp"
@@ -956,6 +957,58 @@ TEST_CASE("without walls the walls' energy term is zero, and the pair loop that 
     CHECK_THROWS_AS(compute_derivatives(p, nl, MaterialTable({soil(1e12)}, 2), PhysicsParameters{},
                                         d, nullptr, {}, false),
                     std::logic_error);
+}
+
+TEST_CASE("walls extrapolated in the pair loop's staging chunks give the values and rates of extrapolating first") {
+    // AdaptiveHeun runs the wall extrapolation inside compute_derivatives (StagePrologue) when
+    // there are no halo copies. The walls' density, mass and stress, and every rate, must be
+    // those of extrapolating all walls first, to the bit: with and without the gradient
+    // pre-pass (before which the prologue runs over all particles), in 2D and 3D.
+    for (const int dim : {2, 3})
+        for (const bool corrected : {false, true}) {
+            CAPTURE(dim);
+            CAPTURE(corrected);
+            const double dx = 0.01;
+            ElasticSolid es;
+            es.density = 1200.0;
+            es.bulk_modulus = 2e6;
+            es.shear_modulus = 1e6;
+            std::vector<Material> mats{soil(2e3, 50.0), Material{"rubber", es, 0.0},
+                                       Material{"wall", Rigid{kRho}, 0.0}};
+            if (corrected) mats[0].kernel_correction = true;
+            const MaterialTable table(mats, dim);
+            PhysicsParameters pp;
+            pp.gravity = {0.0, -9.81, 0.0};
+            std::mt19937_64 rng(3);
+            ParticleSet first = disordered(dim, dx, es, true, rng);
+            ParticleSet inside = first;
+            NeighbourList nl;
+            nl.build(first, 0.3 * dx, 0.005 * dx);
+            nl.select_pairs(first, first.x);
+            REQUIRE(nl.walls() > 0);
+            Derivatives a, b;
+            extrapolate_boundary(first, nl, pp);
+            compute_derivatives(first, nl, table, pp, a);
+            int calls = 0;
+            compute_derivatives(inside, nl, table, pp, b, nullptr, {}, true,
+                                [&](std::size_t from, std::size_t to) {
+                                    extrapolate_boundary(inside, nl, pp, nullptr, from, to);
+#pragma omp atomic
+                                    ++calls;
+                                });
+            CHECK(calls > 0);
+            check_same_rates(a, b);
+            CHECK(first.rho == inside.rho);
+            CHECK(first.mass == inside.mass);
+            for (int c = 0; c < kSymComponents; ++c) CHECK(first.stress[c] == inside.stress[c]);
+            bool changed = false;  // the walls did get new values (not their initial ones)
+            std::mt19937_64 same_seed(3);
+            const ParticleSet initial = disordered(dim, dx, es, true, same_seed);
+            for (std::size_t i = 0; i < initial.size(); ++i)
+                changed = changed || (initial.kind[i] == ParticleKind::boundary &&
+                                      initial.stress[XX][i] != inside.stress[XX][i]);
+            CHECK(changed);
+        }
 }
 
 TEST_CASE("without a plastic material the plastic rates are zero, also in reused derivatives") {
