@@ -766,6 +766,17 @@ TEST_CASE("results do not depend on the thread count") {
     }
 }
 
+// The elastic solid of the disordered sets below: rubber-like, rho0 1200 kg/m^3, K 2 MPa,
+// mu 1 MPa, Murnaghan n = 3.
+ElasticSolid test_rubber() {
+    ElasticSolid es;
+    es.density = 1200.0;
+    es.bulk_modulus = 2e6;
+    es.shear_modulus = 1e6;
+    es.murnaghan_n = 3.0;
+    return es;
+}
+
 // Disordered particles of spacing dx on 10 x 8 (x 6) lattice sites, jittered by 0.2 dx, with
 // random velocities, densities, h and stresses: soil (material 0) for i < 5, the elastic
 // solid `es` (material 1) beyond, and with `walls` two rows of wall particles (material 2,
@@ -818,11 +829,7 @@ TEST_CASE("results do not depend on the neighbour list's skin, nor beyond roundi
         CAPTURE(dim);
         const double dx = 0.01;
         std::vector<Material> mats{soil(2e3, 50.0)};
-        ElasticSolid es;
-        es.density = 1200.0;
-        es.bulk_modulus = 2e6;
-        es.shear_modulus = 1e6;
-        es.murnaghan_n = 3.0;
+        ElasticSolid es = test_rubber();
         es.artificial_stress = 0.3;
         es.xsph = 0.5;
         mats.push_back(Material{"rubber", es, 0.0});
@@ -910,11 +917,7 @@ TEST_CASE("without walls the walls' energy term is zero, and the pair loop that 
             CAPTURE(dim);
             CAPTURE(variant);
             const double dx = 0.01;
-            ElasticSolid es;
-            es.density = 1200.0;
-            es.bulk_modulus = 2e6;
-            es.shear_modulus = 1e6;
-            es.murnaghan_n = 3.0;
+            ElasticSolid es = test_rubber();
             es.artificial_stress = variant == 0 ? 0.3 : 0.0;
             es.xsph = variant == 0 ? 0.5 : 0.0;
             std::vector<Material> mats{soil(2e3, 50.0), Material{"rubber", es, 0.0}};
@@ -969,10 +972,7 @@ TEST_CASE("walls extrapolated in the pair loop's staging chunks give the values 
             CAPTURE(dim);
             CAPTURE(corrected);
             const double dx = 0.01;
-            ElasticSolid es;
-            es.density = 1200.0;
-            es.bulk_modulus = 2e6;
-            es.shear_modulus = 1e6;
+            const ElasticSolid es = test_rubber();
             std::vector<Material> mats{soil(2e3, 50.0), Material{"rubber", es, 0.0},
                                        Material{"wall", Rigid{kRho}, 0.0}};
             if (corrected) mats[0].kernel_correction = true;
@@ -1016,10 +1016,7 @@ TEST_CASE("without a plastic material the plastic rates are zero, also in reused
     // and the plastic power at every evaluation (MaterialTable::any_plastic): they must still
     // be zero when the same Derivatives held a plastic evaluation's values before.
     const double dx = 0.01;
-    ElasticSolid es;
-    es.density = 1200.0;
-    es.bulk_modulus = 2e6;
-    es.shear_modulus = 1e6;
+    const ElasticSolid es = test_rubber();
     std::mt19937_64 rng(5);
     const ParticleSet p = disordered(2, dx, es, false, rng);
     NeighbourList nl;
