@@ -11,7 +11,10 @@
 namespace regosph::python {
 
 void bind_output(py::module_& m) {
-    py::class_<PhaseTimes>(m, "PhaseTimes")
+    py::class_<PhaseTimes>(m, "PhaseTimes",
+                           "Wall seconds of the integrator's phases, cumulative. `boundary`: "
+                           "the wall extrapolation of runs with MPI halo copies; in other runs "
+                           "it runs inside the right-hand side and counts in `derivatives`.")
         .def_readonly("neighbours", &PhaseTimes::neighbours)
         .def_readonly("boundary", &PhaseTimes::boundary)
         .def_readonly("derivatives", &PhaseTimes::derivatives)
