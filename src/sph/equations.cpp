@@ -947,7 +947,8 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     // The pre-pass reads every partner's state: the prologue's work comes first.
     if constexpr (Prepass)
         if (prologue) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(parallel::threads_for(n, kStageChunk))
+#pragma omp parallel for schedule(dynamic, 1) \
+    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
             for (std::size_t first = 0; first < n; first += kStageChunk)
                 prologue(first, std::min(n, first + kStageChunk));
         }
