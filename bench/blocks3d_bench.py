@@ -7,7 +7,8 @@ cubes of nx^3 particles (edge 20 mm, spacing 20 mm / nx, 2 spacings apart) flyin
 at 0.059 c0 each. The material, the viscosity constants, the artificial stress, XSPH and the
 fixed step dt = 1e-8 s are those of the rings (bench/rings_bench.py, whose runner, timing and
 cross-check this script reuses); the kernel reaches 3 spacings, so the cubes interact from the
-first step. Timed: the integration loop of each code, on the same threads, one after the other.
+first step. Timed: the integration loop of each code, on the same threads, the codes taking
+turns in blocks of 25 steps (rings_bench.timed).
 
     OMP_NUM_THREADS=2 PYTHONPATH=build/python /usr/bin/python3 bench/blocks3d_bench.py
         [--nx 20] [--steps 40] [--check-steps 100] [--codes pysph regosph] [--json out.json]
@@ -52,12 +53,12 @@ def build_regosph(rs, nx):
     return sim, label
 
 
-def run_pysph(nx, steps, check_steps, workdir):
+def prepare_pysph(nx, workdir):
     spec = importlib.util.spec_from_file_location("pysph_blocks3d", PEERS / "pysph_blocks3d.py")
     peer = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(peer)
-    return rb.run_pysph_app(peer.Blocks3D(output_dir=workdir), ["--nx", str(nx)], steps,
-                            check_steps, workdir, lambda x: (x >= 0).astype(int), dim=3)
+    return rb.prepare_pysph_app(peer.Blocks3D(output_dir=workdir), ["--nx", str(nx)], workdir,
+                                lambda x: (x >= 0).astype(int), dim=3)
 
 
 def main():
@@ -67,9 +68,8 @@ def main():
     print(f"3D blocks: 2 x {nx}^3 particles, spacing {EDGE / nx * 1e3:g} mm, support "
           f"{2 * rb.PYSPH_HDX * EDGE / nx * 1e3:g} mm, speed {rb.SPEED:.3f} m/s each, dt {rb.DT} s; "
           f"{args.steps} timed steps, {rb.threads_and_load()}", flush=True)
-    rb.side_by_side(args, lambda tmp: run_pysph(nx, args.steps, args.check_steps, tmp),
-                    lambda: rb.run_regosph(args.steps, args.check_steps,
-                                           build=lambda rs: build_regosph(rs, nx)),
+    rb.side_by_side(args, lambda tmp: prepare_pysph(nx, tmp),
+                    lambda: rb.prepare_regosph(build=lambda rs: build_regosph(rs, nx)),
                     names=("left cube", "right cube"))
 
 

@@ -5,10 +5,11 @@ The case of PySPH's pysph/examples/solid_mech/rings.py (Debian package python3-p
 elastic rings (inner radius 30 mm, outer 40 mm, centres 82 mm apart, particle spacing 0.5 mm,
 17 592 particles) fly at each other at 0.059 c0 each. Both codes run the same particles, the
 same equations (bench/README.md, "rings") and the same fixed step dt = 1e-8 s with two
-right-hand-side evaluations per step, without output, one after the other in this process on
-the same cores. Timed: the integration loop only (PySPH: its kernels are compiled, or loaded
-from ~/.pysph, and its particles set up before the clock starts; regosph: from the first step,
-neighbour list included).
+right-hand-side evaluations per step, without output, in this process on the same cores,
+taking turns in blocks of 25 steps (this VM's speed drifts within minutes: in turns both are
+timed in the same seconds of it). Timed: the integration loop only (PySPH: its kernels are
+compiled, or loaded from ~/.pysph, and its particles set up before the clock starts; regosph:
+from the first step, neighbour list included).
 
 Prints particles, steps, wall seconds and particle-steps per second of each code and their
 ratio (the issue's target: regosph >= 10 x PySPH). Then, unless --check-steps 0, both codes
@@ -88,38 +89,54 @@ def state_metrics(pos, vel, mass, label):
     return out
 
 
-BLOCK = 50  # steps per separately timed block
+BLOCK = 25  # steps per separately timed block
 
 
-def timed(fn, steps):
-    """Runs fn() `steps` times; returns (wall s, process CPU s, wall s of the fastest block of
-    BLOCK steps, or of all steps if fewer). On cores shared with other jobs the fastest block
-    estimates the undisturbed speed."""
-    w0, c0 = time.perf_counter(), time.process_time()
-    best = float("inf")
-    done = 0
+class Side:
+    """One code's prepared run: `step()` advances it by DT, `state()` reads its state (its
+    metrics, velocities and largest density); `info`: code, particles, integrator, setup_s,
+    positions (the initial ones), and `errors`, filled as it runs."""
+
+    def __init__(self, info, step, state):
+        self.info, self.step, self.state, self.errors = info, step, state, []
+
+
+def timed(sides, steps):
+    """Runs `steps` steps of each side, the sides taking turns in blocks of BLOCK steps, in
+    the order A B, B A, A B, ... This VM's speed drifts by tens of per cent within minutes
+    (bench/README.md, ab_bursts.py); in turns, both codes are timed in the same seconds of
+    it, instead of one code's whole run after the other's. Returns per side (wall s, process
+    CPU s, wall s of its fastest block of BLOCK steps, or of all steps if fewer)."""
+    out = [[0.0, 0.0, float("inf")] for _ in sides]
+    done, turn = 0, 0
     while done < steps:
         k = min(BLOCK, steps - done)
-        b0 = time.perf_counter()
-        for _ in range(k):
-            fn()
-        if k == min(BLOCK, steps):
-            best = min(best, time.perf_counter() - b0)
+        order = range(len(sides)) if turn % 2 == 0 else reversed(range(len(sides)))
+        for i in order:
+            w0, c0 = time.perf_counter(), time.process_time()
+            for _ in range(k):
+                sides[i].step()
+            wall = time.perf_counter() - w0
+            out[i][0] += wall
+            out[i][1] += time.process_time() - c0
+            if k == min(BLOCK, steps):
+                out[i][2] = min(out[i][2], wall)
         done += k
-    return time.perf_counter() - w0, time.process_time() - c0, best
+        turn += 1
+    return [tuple(o) for o in out]
 
 
 # --- PySPH --------------------------------------------------------------------------------
-def run_pysph(steps, check_steps, workdir):
+def prepare_pysph(workdir):
     from pysph.examples.solid_mech.rings import Rings  # noqa: E402 (needs OMP_NUM_THREADS set)
-    return run_pysph_app(Rings(output_dir=workdir), [], steps, check_steps, workdir,
-                         lambda x: (x > HALF_GAP).astype(int), dim=2)
+    return prepare_pysph_app(Rings(output_dir=workdir), [], workdir,
+                             lambda x: (x > HALF_GAP).astype(int), dim=2)
 
 
-def run_pysph_app(app, extra_args, steps, check_steps, workdir, label_of_x, dim):
-    """Times `steps` calls of the integrator step of a PySPH application (its first particle
-    array), then continues untimed to `check_steps`; label_of_x gives each particle's body
-    (0: the one moving +x) from its initial x [m]."""
+def prepare_pysph_app(app, extra_args, workdir, label_of_x, dim):
+    """A Side for a PySPH application (its first particle array), set up for fixed steps of
+    DT without output; label_of_x gives each particle's body (0: the one moving +x) from its
+    initial x [m]."""
     t_setup = time.perf_counter()
     # Fixed dt, no output, OpenMP; setup() compiles the kernels (or loads them from ~/.pysph).
     app.setup(["--openmp", "--disable-output", "--no-adaptive-timestep", "--timestep", repr(DT),
@@ -137,16 +154,10 @@ def run_pysph_app(app, extra_args, steps, check_steps, workdir, label_of_x, dim)
         solver.integrator.step(clock["t"], DT)
         clock["t"] += DT
 
-    wall, cpu, best = timed(one_step, steps)
-    res = {"code": "PySPH", "particles": int(pa.get_number_of_particles()), "steps": steps,
-           "wall_s": wall, "cpu_s": cpu, "best_block_s": best, "setup_s": setup_s,
-           "integrator": type(solver.integrator).__name__}
-    res["positions"] = pos0
-    res["after_timed"] = _pysph_state(pa, label, dim)
-    if check_steps > steps:
-        timed(one_step, check_steps - steps)
-        res["after_check"] = _pysph_state(pa, label, dim)
-    return res
+    info = {"code": "PySPH", "particles": int(pa.get_number_of_particles()),
+            "integrator": type(solver.integrator).__name__, "setup_s": setup_s,
+            "positions": pos0}
+    return Side(info, one_step, lambda: _pysph_state(pa, label, dim))
 
 
 def _pysph_state(pa, label, dim):
@@ -192,31 +203,25 @@ def pysph_numerics(sim):
     sim.integrator.tune_threads = False  # a benchmark of exactly OMP_NUM_THREADS threads
 
 
-def run_regosph(steps, check_steps, build=build_regosph):
+def prepare_regosph(build=build_regosph):
+    """A Side for regosph; its steps are checked to be exactly DT (the errors say which was
+    not)."""
     t_setup = time.perf_counter()
     sim, _ = build(rs)
     setup_s = time.perf_counter() - t_setup
     initial = sim.positions[np.argsort(sim.ids)]
-    bad = []
+    info = {"code": "regosph", "particles": int(sim.size),
+            "integrator": "AdaptiveHeun pinned to dt", "setup_s": setup_s,
+            "positions": initial}
 
     def one_step():
         r = sim.advance(DT)
-        if r.dt != DT or r.rejected:
-            bad.append((sim.step, r.dt, r.rejected))
+        if (r.dt != DT or r.rejected) and not side.errors:
+            side.errors.append(f"step not pinned to {DT} s: first at step {sim.step} "
+                               f"(dt {r.dt} s, {r.rejected} rejected)")
 
-    wall, cpu, best = timed(one_step, steps)
-    res = {"code": "regosph", "particles": int(sim.size), "steps": steps, "wall_s": wall,
-           "cpu_s": cpu, "best_block_s": best, "setup_s": setup_s,
-           "integrator": "AdaptiveHeun pinned to dt"}
-    res["positions"] = initial
-    res["after_timed"] = _regosph_state(sim)
-    if check_steps > steps:
-        timed(one_step, check_steps - steps)
-        res["after_check"] = _regosph_state(sim)
-    if bad:
-        res["error"] = (f"step not pinned to {DT} s: {len(bad)} steps differ, first "
-                        f"(step, dt, rejected) = {bad[0]}")
-    return res
+    side = Side(info, one_step, lambda: _regosph_state(sim))
+    return side
 
 
 def _regosph_state(sim):
@@ -287,35 +292,44 @@ def main():
     print(f"rings: E {YOUNG:g} Pa, nu {POISSON}, K {BULK:.5g} Pa, G {SHEAR:.5g} Pa, "
           f"c0 {C0:.2f} m/s, ring speed {SPEED:.3f} m/s, dx {SPACING} m, support {SUPPORT} m, "
           f"dt {DT} s; {args.steps} timed steps, {threads_and_load()}", flush=True)
-    side_by_side(args, lambda tmp: run_pysph(args.steps, args.check_steps, tmp),
-                 lambda: run_regosph(args.steps, args.check_steps))
+    side_by_side(args, prepare_pysph, prepare_regosph)
 
 
 def side_by_side(args, pysph, regosph, names=("left ring", "right ring")):
-    """Runs the codes of args.codes one after the other (pysph(workdir), regosph()), prints
-    their speeds, the ratio and the cross-check; exit status 1 on a failure."""
+    """Sets up the codes of args.codes (pysph(workdir) and regosph() return a Side), times
+    them in turns (timed), prints their speeds, the ratio and the cross-check after
+    continuing both untimed to args.check_steps; exit status 1 on a failure."""
     results = {}
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
-        for code in args.codes:
-            load = os.getloadavg()[0]
-            r = pysph(tmp) if code == "pysph" else regosph()
-            r["load_average_before"] = load
+        load = os.getloadavg()[0]
+        sides = [pysph(tmp) if code == "pysph" else regosph() for code in args.codes]
+        for side, (wall, cpu, best) in zip(sides, timed(sides, args.steps)):
+            r = dict(side.info, steps=args.steps, wall_s=wall, cpu_s=cpu, best_block_s=best,
+                     load_average_before=load, after_timed=side.state())
             r["particle_steps_per_s"] = r["particles"] * r["steps"] / r["wall_s"]
             r["particle_steps_per_cpu_s"] = r["particles"] * r["steps"] / r["cpu_s"]
             r["best_block_particle_steps_per_s"] = (r["particles"] * min(BLOCK, r["steps"])
                                                     / r["best_block_s"])
-            results[code] = r
+            results[side.info["code"].lower()] = r
             print(f"[{r['code']:7s}] {r['particles']} particles, {r['steps']} steps "
-                  f"({r['integrator']}, 2 RHS evaluations per step): {r['wall_s']:.2f} s wall, "
+                  f"({r['integrator']}, 2 RHS evaluations per step"
+                  f"{', in turns with the other code' if len(sides) > 1 else ''}): "
+                  f"{r['wall_s']:.2f} s wall, "
                   f"{r['cpu_s']:.2f} s CPU; {r['particle_steps_per_s'] / 1e6:.3f} M "
                   f"particle-steps/s (fastest {min(BLOCK, r['steps'])}-step block "
                   f"{r['best_block_particle_steps_per_s'] / 1e6:.3f} M/s; "
                   f"{r['particle_steps_per_cpu_s'] / 1e6:.3f} M per CPU second); setup "
                   f"{r['setup_s']:.1f} s (untimed); load average before {load:.2f}", flush=True)
-            if "error" in r:
-                print(f"[{r['code']:7s}] ERROR: {r['error']}")
-                failed.append(r["error"])
+        for side in sides:  # untimed, to the cross-check's step
+            for _ in range(max(0, args.check_steps - args.steps)):
+                side.step()
+            if args.check_steps > args.steps:
+                results[side.info["code"].lower()]["after_check"] = side.state()
+        for side in sides:
+            for error in side.errors:
+                print(f"[{side.info['code']:7s}] ERROR: {error}")
+                failed.append(error)
     if len(results) == 2:
         p, g = results["pysph"], results["regosph"]
         if p["positions"].shape != g["positions"].shape or not np.array_equal(
