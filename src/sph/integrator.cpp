@@ -117,6 +117,24 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParam
     }
     if (rebuild || reselect) nl.select_pairs(p, p.x_selected);
     times_.neighbours += seconds_since(clock);
+    if (!walls_in_staging()) {  // the walls first, then their values to the halo copies
+        extrapolate_boundary(p, nl, pp, wall_acceleration(p));
+        domain_->update_halo(p, parallel::HaloFields::boundary_values);
+        times_.boundary += seconds_since(clock);
+    }
+}
+
+// The walls' density and stress from the dynamic particles (boundary.hpp). Without halo
+// copies to send them to, they are extrapolated inside the pair loop's parallel region, each
+// chunk of particles just before its records are staged (derivatives, StagePrologue): a region
+// less, and the walls on all threads (one thread took them before, below 8 192 row entries, as
+// a region of their own cost more than it saved). With halo copies, first (prepare).
+bool AdaptiveHeun::walls_in_staging() const { return !domain_ || domain_->halo_partners() == 0; }
+
+const std::array<std::vector<double>, 3>* AdaptiveHeun::wall_acceleration(
+    const ParticleSet& p) const {
+    const bool moving = (bodies_ || !rigid_.empty()) && wall_acceleration_[0].size() == p.size();
+    return moving ? &wall_acceleration_ : nullptr;
 }
 
 void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
@@ -131,26 +149,11 @@ void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTab
 double AdaptiveHeun::derivatives(ParticleSet& p, const NeighbourList& nl,
                                  const MaterialTable& mt, const PhysicsParameters& pp, double t,
                                  Derivatives& out) {
-    // The walls' density and stress from the dynamic particles (boundary.hpp). Without halo
-    // copies to send them to, inside the pair loop's parallel region, each chunk of particles
-    // just before its records are staged (StagePrologue): a region less, and the walls on all
-    // threads (one thread took them before, below 8 192 row entries, as a region of their
-    // own cost more than it saved). With halo copies, first, then sent to them.
-    const bool moving = (bodies_ || !rigid_.empty()) && wall_acceleration_[0].size() == p.size();
-    const auto* wall_acceleration = moving ? &wall_acceleration_ : nullptr;
-    StagePrologue walls_first;
-    if (domain_ && domain_->halo_partners() > 0) {
-        auto clock = std::chrono::steady_clock::now();
-        extrapolate_boundary(p, nl, pp, wall_acceleration);
-        domain_->update_halo(p, parallel::HaloFields::boundary_values);
-        const double seconds = seconds_since(clock);
-        times_.boundary += seconds;
-        times_.derivatives -= seconds;  // the callers time all of this call as derivatives
-    } else if (nl.walls() > 0) {
-        walls_first = [&](std::size_t first, std::size_t last) {
-            extrapolate_boundary(p, nl, pp, wall_acceleration, first, last);
+    StagePrologue walls_first;  // the walls' values, unless prepare gave them (walls_in_staging)
+    if (walls_in_staging() && nl.walls() > 0)
+        walls_first = [&, acc = wall_acceleration(p)](std::size_t first, std::size_t last) {
+            extrapolate_boundary(p, nl, pp, acc, first, last);
         };
-    }
     const LoadRequest request = load_request(t);
     HaloRefresh refresh;
     if (domain_)

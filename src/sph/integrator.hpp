@@ -55,7 +55,7 @@ public:
 struct PhaseTimes {
     double neighbours = 0.0;  // Verlet-list checks and rebuilds, pair-list selections
     // Wall density and stress extrapolation, in runs with halo copies; otherwise it runs in
-    // the right-hand side's parallel region and counts there.
+    // the right-hand side's parallel region and counts there (walls_in_staging).
     double boundary = 0.0;
     double derivatives = 0.0; // right-hand side
     double updates = 0.0;     // stage updates, corrections and the error norm
@@ -118,11 +118,12 @@ public:
     // particles). Null: a serial run without MPI.
     void set_domain(parallel::Domain* domain) { domain_ = domain; }
 
-    // Neighbours, halo copies and pair lists for the state at time t [s] (the boundary values
-    // follow in the evaluation, derivatives()). When some particle moved more than half the
-    // skin (less the pair margin) on any rank, the neighbour lists and halos are rebuilt; at
-    // a step boundary (`step_start`) particles first migrate to the ranks that own them now.
-    // Collective under MPI.
+    // Neighbours, halo copies and pair lists for the state at time t [s], and with halo copies
+    // the boundary values (wall density and stress; otherwise the evaluation gives them,
+    // walls_in_staging). When some particle moved more than half the skin (less the pair
+    // margin) on any rank, the neighbour lists and halos are rebuilt; at a step boundary
+    // (`step_start`) particles first migrate to the ranks that own them now. Collective under
+    // MPI.
     void prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp, double t,
                  bool step_start);
     // Loads on the kinematic and rigid bodies averaged over the last accepted step with the
@@ -145,10 +146,14 @@ private:
                             const PhysicsParameters& pp, double time, std::int64_t step,
                             double dt_cap);
     LoadRequest load_request(double t) const;  // the kinematic and rigid bodies' loads at t
-    // The boundary values (wall density and stress), the right-hand side of the prepared
-    // state at time t, and the contact loads; returns the step the contacts allow [s].
+    // The right-hand side of the prepared state at time t (with the boundary values when
+    // walls_in_staging), and the contact loads; returns the step the contacts allow [s].
     double derivatives(ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                        const PhysicsParameters& pp, double t, Derivatives& out);
+    // Whether the walls are extrapolated inside the pair loop's region (no halo copies) rather
+    // than by prepare; and the accelerations of the walls' bodies, null for fixed walls only.
+    bool walls_in_staging() const;
+    const std::array<std::vector<double>, 3>* wall_acceleration(const ParticleSet& p) const;
     // The start-of-step state: sized for the owned particles, saved for particles
     // [first, last) (by the predictor, chunk by chunk), restored for all.
     void size_start(const ParticleSet& p);
