@@ -3,7 +3,8 @@
 // between cores) than it saves. Every particle loop that opens a parallel region passes
 // `num_threads(parallel::threads_for(n, kMin...))`, or the part count of the pair loop's
 // Partition (below), which is chosen the same way. Results never depend on the count: every
-// loop writes per-particle results, and reductions are min/max or sums in particle-id order.
+// loop writes per-particle results, and reductions are min/max or sums in an order fixed by
+// the particles alone (their order, or fixed blocks of them), never by the threads.
 #pragma once
 
 #include <omp.h>
@@ -11,8 +12,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -94,24 +97,34 @@ inline Partition::Partition(std::span<const double> cost, int parts) {
 
 // Chunks of the parts of a partition claimed by the threads of one parallel region: each
 // thread first runs the chunks of its own part (part k on thread k) from the front, then
-// helps with the chunks left in the other parts. A thread that is woken late (on this
-// machine a sleeping thread takes 25-90 us to join a region) thus does not leave its part
-// to wait for it: the others take over what it has not started (the barrier at the end of
-// the region still waits for it to arrive). Which thread runs a chunk never changes a result
-// (every loop writes per-particle results).
+// helps with the chunks left in the other parts, taking them from the back. A thread that is
+// woken late (on this machine a sleeping thread takes 25-90 us to join a region) thus does not
+// leave its part to wait for it: the others take over what it has not started (the barrier at
+// the end of the region still waits for it to arrive). Helpers take from the back so that an
+// imbalance that lasts (one part costlier than the partition's estimate, a slower core) moves
+// the same particles, at the part's end, to the same helper in every loop of a step and from
+// step to step: their values then stay in that core's cache, where chunks taken from the
+// front, wherever the owner had got to, moved different particles between the cores each
+// time. Which thread runs a chunk never changes a result (every loop writes per-particle
+// results).
 class ChunkQueue {
 public:
     // `last`: the end of the last part (beyond partition.size() for halo copies, which then
     // belong to the last part); `chunk`: items per claim.
     ChunkQueue(const Partition& partition, std::size_t last, std::size_t chunk)
         : parts_(std::max(partition.parts(), 0)), chunk_(std::max<std::size_t>(chunk, 1)),
-          next_(new Counter[static_cast<std::size_t>(parts_)]),
-          end_(static_cast<std::size_t>(parts_)) {
+          range_(new Range[static_cast<std::size_t>(parts_)]) {
         for (int k = 0; k < parts_; ++k) {
-            next_[k].value.store(partition.begin(k), std::memory_order_relaxed);
-            end_[static_cast<std::size_t>(k)] = k + 1 == parts_ ? std::max(last, partition.end(k))
-                                                                : partition.end(k);
-            total_ += end_[static_cast<std::size_t>(k)] - partition.begin(k);
+            const std::size_t begin = partition.begin(k);
+            const std::size_t end = k + 1 == parts_ ? std::max(last, partition.end(k))
+                                                    : partition.end(k);
+            base_.push_back(begin);
+            // Offsets from the part's start, front in the low half and back in the high half
+            // of one word, so that one compare-and-swap claims from either end.
+            if (end - begin > kMaxItems)
+                throw std::length_error("parallel::ChunkQueue: a part of more than 2^32 - 1 items");
+            range_[k].value.store(pack(0, end - begin), std::memory_order_relaxed);
+            total_ += end - begin;
         }
     }
     // Items in all parts (what a count of finished items reaches at the end).
@@ -122,24 +135,45 @@ public:
         const int t = omp_get_thread_num();
         for (int i = 0; i < parts_; ++i) {
             const int k = (t + i) % parts_;
-            const std::size_t end = end_[static_cast<std::size_t>(k)];
+            const bool own = i == 0;
             for (;;) {
-                const std::size_t first =
-                    next_[k].value.fetch_add(chunk_, std::memory_order_relaxed);
-                if (first >= end) break;
-                fn(first, std::min(end, first + chunk_));
+                std::size_t first = 0, last = 0;
+                if (!claim(k, own, first, last)) break;
+                fn(first, last);
             }
         }
     }
 
 private:
-    struct alignas(64) Counter {  // one cache line each: the threads claim in different parts
-        std::atomic<std::size_t> value{0};
+    static constexpr std::size_t kMaxItems = 0xffffffffu;
+    static std::uint64_t pack(std::size_t front, std::size_t back) {
+        return static_cast<std::uint64_t>(front) | (static_cast<std::uint64_t>(back) << 32);
+    }
+    // Claims the next chunk of part k, from its front (`front`) or its back; false when the
+    // part has no items left.
+    bool claim(int k, bool front, std::size_t& first, std::size_t& last) {
+        std::atomic<std::uint64_t>& range = range_[k].value;
+        std::uint64_t seen = range.load(std::memory_order_relaxed);
+        for (;;) {
+            const std::size_t f = seen & kMaxItems, b = seen >> 32;
+            if (f >= b) return false;
+            const std::size_t take = std::min(chunk_, b - f);
+            const std::uint64_t next = front ? pack(f + take, b) : pack(f, b - take);
+            if (range.compare_exchange_weak(seen, next, std::memory_order_relaxed)) {
+                const std::size_t base = base_[static_cast<std::size_t>(k)];
+                first = base + (front ? f : b - take);
+                last = first + take;
+                return true;
+            }
+        }
+    }
+    struct alignas(64) Range {  // one cache line each: the threads claim in different parts
+        std::atomic<std::uint64_t> value{0};
     };
     int parts_;
     std::size_t chunk_;
-    std::unique_ptr<Counter[]> next_;
-    std::vector<std::size_t> end_;
+    std::unique_ptr<Range[]> range_;
+    std::vector<std::size_t> base_;
     std::size_t total_ = 0;
 };
 

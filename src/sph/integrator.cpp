@@ -21,6 +21,8 @@ namespace regosph {
 namespace {
 // Particles per claim of the per-particle loops of a step (~20-100 ns each).
 constexpr std::size_t kUpdateChunk = 256;
+// Particles per partial sum of the energy budget's step increment (energy_increment).
+constexpr std::size_t kEnergyBlock = 512;
 
 double seconds_since(std::chrono::steady_clock::time_point& start) {
     const auto now = std::chrono::steady_clock::now();
@@ -406,15 +408,38 @@ double AdaptiveHeun::body_power(const std::vector<BodyLoad>& loads, double t, in
     return power;
 }
 
-EnergyIncrement AdaptiveHeun::energy_increment(double dt, double power_1, double power_2) const {
-    // Serial, in particle order: the same sums on any number of threads. This rank's share
-    // (its owned particles); the rows sum the ranks' totals (compute_diagnostics).
-    EnergyIncrement e;
-    for (std::size_t a = 0; a < correction_loss_.size(); ++a) {
-        for (int c = 0; c < kEnergyRates; ++c)
-            e.dissipated[c] += 0.5 * dt * (k1_.power[c][a] + k2_.power[c][a]);
-        e.dissipated[kPlasticPower] += correction_loss_[a];
+EnergyIncrement AdaptiveHeun::energy_increment(const parallel::Partition& part, double dt,
+                                               double power_1, double power_2) const {
+    // This rank's share (its owned particles); the rows sum the ranks' totals
+    // (compute_diagnostics). The particles' terms are summed in fixed blocks of
+    // kEnergyBlock particles, each block in particle order, and then the blocks in order: the
+    // same sums on any number of threads. Each thread sums the blocks that start in its part
+    // of the partition, whose rates it wrote: a serial sweep read the other thread's rates
+    // into the main thread's cache at every step, and that thread then had to take them back
+    // before it could write them again.
+    const std::size_t n = correction_loss_.size();
+    const std::size_t blocks = (n + kEnergyBlock - 1) / kEnergyBlock;
+    std::vector<std::array<double, kEnergyRates>> partial(blocks);
+    const int parts = part.parts();
+#pragma omp parallel for schedule(static, 1) num_threads(part.team())
+    for (int k = 0; k < std::max(parts, 1); ++k) {
+        // (Particles beyond the partition's items belong to its last part, as in ChunkQueue.)
+        const std::size_t from = k == 0 ? 0 : part.begin(k);
+        const std::size_t to = k + 1 >= parts ? n : std::min(part.end(k), n);
+        for (std::size_t b = (from + kEnergyBlock - 1) / kEnergyBlock;
+             b * kEnergyBlock < to; ++b) {
+            std::array<double, kEnergyRates> sum{};
+            for (std::size_t a = b * kEnergyBlock; a < std::min(n, (b + 1) * kEnergyBlock); ++a) {
+                for (int c = 0; c < kEnergyRates; ++c)
+                    sum[c] += 0.5 * dt * (k1_.power[c][a] + k2_.power[c][a]);
+                sum[kPlasticPower] += correction_loss_[a];
+            }
+            partial[b] = sum;
+        }
     }
+    EnergyIncrement e;
+    for (const auto& sum : partial)
+        for (int c = 0; c < kEnergyRates; ++c) e.dissipated[c] += sum[c];
     // The loads are the same on every rank: their work counts on rank 0.
     if (mpi::rank() == 0) e.body_work = 0.5 * dt * (power_1 + power_2);
     return e;
@@ -563,7 +588,7 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
             step_loads_step_ = step + 1;
             report.dt = dt;
             report.error = err;
-            report.energy = energy_increment(dt, power_1, power_2);
+            report.energy = energy_increment(nl.partition(p), dt, power_1, power_2);
             return report;
         }
         restore_start(p);

@@ -168,7 +168,8 @@ private:
     double correction_work(const Material& material, std::size_t a, double dt,
                            const SymTensor& sigma, const ParticleSet& p) const;
     // The accepted step's increment of the energy budget, this rank's share.
-    EnergyIncrement energy_increment(double dt, double power_1, double power_2) const;
+    EnergyIncrement energy_increment(const parallel::Partition& part, double dt, double power_1,
+                                     double power_2) const;
     [[noreturn]] void blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
                               const std::string& why);
 

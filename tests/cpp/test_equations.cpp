@@ -554,7 +554,7 @@ TEST_CASE("a partition cuts contiguous ranges of about equal cost") {
     CHECK(covered == 3);
 }
 
-TEST_CASE("chunk queue: every item once, and a late thread's part is taken over") {
+TEST_CASE("chunk queue: every item once, and a late thread's part is taken over from its back") {
     const int saved = omp_get_max_threads();
     omp_set_num_threads(2);
     const std::size_t n = 10000, halo = 37;
@@ -562,11 +562,12 @@ TEST_CASE("chunk queue: every item once, and a late thread's part is taken over"
     std::vector<int> owner(n + halo, -1), visits(n + halo, 0);
     parallel::ChunkQueue queue(part, n + halo, 64);
     CHECK(queue.total() == n + halo);
-    std::atomic<std::size_t> done_by_0{0};
+    std::atomic<std::size_t> done_by_0{0}, done_by_1{0};
 #pragma omp parallel num_threads(2)
     {
         // Thread 1 joins late, like a thread woken from sleep: it starts only once thread 0
-        // has done 9 000 items, i.e. its own part and much of thread 1's.
+        // has done 9 000 items, i.e. its own part and much of thread 1's. Thread 0 then waits
+        // for thread 1's first chunk, so that both work on thread 1's part.
         if (omp_get_thread_num() == 1)
             while (done_by_0.load() < 9000) std::this_thread::yield();
         queue.run([&](std::size_t first, std::size_t last) {
@@ -575,15 +576,24 @@ TEST_CASE("chunk queue: every item once, and a late thread's part is taken over"
 #pragma omp atomic
                 visits[i] += 1;
             }
-            if (omp_get_thread_num() == 0) done_by_0 += last - first;
+            if (omp_get_thread_num() == 1) {
+                done_by_1 += last - first;
+            } else if ((done_by_0 += last - first) >= 9000) {
+                while (done_by_1.load() == 0) std::this_thread::yield();
+            }
         });
     }
     omp_set_num_threads(saved);
     CHECK(std::all_of(visits.begin(), visits.end(), [](int v) { return v == 1; }));
     // Thread 0 ran all of its own part first...
     CHECK(std::all_of(owner.begin(), owner.begin() + 5000, [](int t) { return t == 0; }));
-    // ...and then took over what thread 1 had not started, halo copies included.
+    // ...and then took over what thread 1 had not started, halo copies included, from the
+    // back of thread 1's part: thread 1 still ran the front of its own part.
     CHECK(std::count(owner.begin() + 5000, owner.end(), 0) >= 4000);
+    CHECK(owner[5000] == 1);
+    CHECK(owner[n + halo - 1] == 0);
+    const auto first_taken = std::find(owner.begin() + 5000, owner.end(), 0);
+    CHECK(std::all_of(first_taken, owner.end(), [](int t) { return t == 0; }));
 }
 
 TEST_CASE("thread tuner: times both counts, keeps the faster, measures again") {

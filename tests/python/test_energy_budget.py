@@ -3,6 +3,9 @@ alone (free fall, a statically compressed block, plastic and viscous dissipation
 closing in an elastic impact, in the soil collapse and with a tool doing work, and a restart
 continuing the cumulative columns exactly."""
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -10,6 +13,7 @@ import pytest
 
 import regosph as rs
 import soil_collapse
+from conftest import REPO
 
 ENERGY = ["kinetic_energy", "potential_energy", "strain_energy", "plastic_dissipation",
           "viscous_dissipation", "wall_dissipation", "artificial_stress_dissipation",
@@ -253,3 +257,35 @@ def test_series_begun_without_the_budget_continues_without_it(tmp_path):
     new = pd.read_csv(f)
     assert list(new.columns) == list(old.columns)
     assert new["time [s]"].iloc[-1] == pytest.approx(0.05)
+
+
+ONE_RUN = """
+import sys
+import soil_collapse
+sim = soil_collapse.build(spacing=1.5 * soil_collapse.PAPER_SPACING)
+sim.integrator.tune_threads = False  # exactly OMP_NUM_THREADS threads
+sim.run(0.04, output_dir=sys.argv[1], progress_interval=0, diagnostics_every=1)
+"""
+
+
+def test_budget_the_same_on_one_and_two_threads(tmp_path):
+    """The step's increment of the budget is summed in fixed blocks of particles, each thread
+    summing the blocks of its own part (AdaptiveHeun::energy_increment): the cumulative
+    columns are the same to the bit on one and on two threads, in a run (1 300 soil
+    particles, more than two blocks) whose every loss term grows."""
+    runs = {}
+    for threads in ("1", "2"):
+        env = dict(os.environ, OMP_NUM_THREADS=threads)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in [str(REPO / "build" / "python"), str(REPO / "examples"),
+                        env.get("PYTHONPATH", "")] if p)
+        out = tmp_path / f"threads{threads}"
+        subprocess.run([sys.executable, "-c", ONE_RUN, str(out)], env=env, check=True,
+                       timeout=600)
+        runs[threads] = budget(out)
+    one, two = runs["1"], runs["2"]
+    assert len(one) == len(two) > 10
+    for c in ["plastic_dissipation", "viscous_dissipation", "wall_dissipation"]:
+        assert one[c].iloc[-1] > 0.0, c
+    for c in ENERGY:
+        assert (one[c].to_numpy() == two[c].to_numpy()).all(), c
