@@ -12,8 +12,9 @@ using namespace regosph;
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "regosph: SPH for the continuum mechanics of regolith (compiled core)";
-    // Initialise MPI unless mpi4py did, so that only rank 0 reports under mpirun.
-    mpi::ensure_initialized();
+    // Under mpirun (or srun), initialise MPI unless mpi4py did, so that only rank 0 reports;
+    // started without a launcher, the process is one rank without MPI (mpi_env.hpp).
+    mpi::initialize_if_launched();
     m.attr("__version__") = io::version_string();
     py::register_exception<BlowUpError>(m, "BlowUpError", PyExc_RuntimeError);
     m.def("mpi_rank", &mpi::rank, "This process's MPI rank (0 without mpirun).");

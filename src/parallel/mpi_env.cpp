@@ -55,7 +55,14 @@ void reduce_vector(std::vector<T>& v, MPI_Datatype type, MPI_Op op) {
 }
 }  // namespace
 
-void ensure_initialized() {
+bool launched_by_mpi() {
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+        if (std::getenv(name) != nullptr) return true;
+    return false;
+}
+
+void initialize_if_launched() {
+    if (!launched_by_mpi()) return;
     int flag = 0;
     MPI_Initialized(&flag);
     if (flag) return;

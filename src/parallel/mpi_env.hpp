@@ -15,9 +15,16 @@ bool initialized();
 int rank();  // 0 when MPI is not initialised
 int size();  // 1 when MPI is not initialised
 
-// Initialise MPI (MPI_THREAD_FUNNELED) unless somebody (mpi4py) already did; finalize at
-// process exit only if this call initialised it.
-void ensure_initialized();
+// Whether an MPI launcher started this process: the rank variables that Open MPI's mpirun
+// (OMPI_COMM_WORLD_RANK), PMI-1 and PMI-2 launchers (MPICH's and Intel MPI's hydra, Slurm's srun:
+// PMI_RANK) and PMIx launchers (PMIX_RANK) give every process they start.
+bool launched_by_mpi();
+// Initialise MPI (MPI_THREAD_FUNNELED) if an MPI launcher started this process and nobody
+// (mpi4py) already did; finalize at process exit only if this call initialised it. A process
+// started without a launcher runs as one rank without MPI: Open MPI would otherwise start a
+// daemon (orted) for it, which costs ~0.25 s at every import and keeps waking up on a core the
+// run's threads need.
+void initialize_if_launched();
 
 // Global reductions over MPI_COMM_WORLD (identity on one rank).
 double max(double local);

@@ -1,6 +1,7 @@
 """MPI behaviour that the correctness gate (tests/mpi, CTest) does not cover: failures on one
-rank stop every rank with the message instead of hanging, only rank 0 prints, and a run
-checkpointed on one rank count continues on another to the same state.
+rank stop every rank with the message instead of hanging, only rank 0 prints, a run
+checkpointed on one rank count continues on another to the same state, and MPI is initialised
+only in processes that an MPI launcher started.
 
 Each test starts mpiexec on a tiny setup with a timeout: a hang fails the test instead of
 stalling the suite.
@@ -134,3 +135,32 @@ def test_a_checkpoint_continues_on_another_rank_count(tmp_path):
         assert np.array_equal(a["particles/id"][:], b["particles/id"][:])
         assert np.array_equal(a["particles/position"][:], b["particles/position"][:])
         assert np.array_equal(a["particles/stress"][:], b["particles/stress"][:])
+
+
+PROBE = """
+import mpi4py
+mpi4py.rc.initialize = False  # mpi4py must not initialise MPI itself
+import regosph as rs
+from mpi4py import MPI
+print("initialised", MPI.Is_initialized(), "ranks", rs.mpi_size(), "rank", rs.mpi_rank())
+"""
+
+
+def test_mpi_initialised_only_under_a_launcher(tmp_path):
+    """Started without a launcher, importing regosph leaves MPI alone (Open MPI would start its
+    daemon, orted, for a process that initialises MPI on its own): one rank. Started by
+    mpiexec, the import initialises MPI."""
+    path = tmp_path / "probe.py"
+    path.write_text(PROBE)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OMPI_", "PMI_", "PMIX_"))}
+    alone = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                           timeout=TIMEOUT, env=env)
+    assert alone.returncode == 0, alone.stderr
+    assert alone.stdout.split() == ["initialised", "False", "ranks", "1", "rank", "0"]
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    launched = subprocess.run([MPIEXEC, "-n", "2", *FLAGS, sys.executable, str(path)],
+                              capture_output=True, text=True, timeout=TIMEOUT, env=env)
+    assert launched.returncode == 0, launched.stderr
+    # (Only rank 0 prints: the package silences the others' stdout.)
+    assert launched.stdout.split() == ["initialised", "True", "ranks", "2", "rank", "0"]
