@@ -55,11 +55,16 @@ void reduce_vector(std::vector<T>& v, MPI_Datatype type, MPI_Op op) {
 }
 }  // namespace
 
+namespace {
+// Whether an MPI launcher started this process: the rank variables that Open MPI's mpirun
+// (OMPI_COMM_WORLD_RANK), PMI-1 and PMI-2 launchers (MPICH's and Intel MPI's hydra, Slurm's
+// srun: PMI_RANK) and PMIx launchers (PMIX_RANK) give every process they start.
 bool launched_by_mpi() {
     for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
         if (std::getenv(name) != nullptr) return true;
     return false;
 }
+}  // namespace
 
 void initialize_if_launched() {
     if (!launched_by_mpi()) return;

@@ -15,10 +15,6 @@ bool initialized();
 int rank();  // 0 when MPI is not initialised
 int size();  // 1 when MPI is not initialised
 
-// Whether an MPI launcher started this process: the rank variables that Open MPI's mpirun
-// (OMPI_COMM_WORLD_RANK), PMI-1 and PMI-2 launchers (MPICH's and Intel MPI's hydra, Slurm's srun:
-// PMI_RANK) and PMIx launchers (PMIX_RANK) give every process they start.
-bool launched_by_mpi();
 // Initialise MPI (MPI_THREAD_FUNNELED) if an MPI launcher started this process and nobody
 // (mpi4py) already did; finalize at process exit only if this call initialised it. A process
 // started without a launcher runs as one rank without MPI: Open MPI would otherwise start a

@@ -75,6 +75,11 @@ public:
     std::size_t size() const { return bounds_.empty() ? 0 : bounds_.back(); }
     std::size_t begin(int k) const { return bounds_[static_cast<std::size_t>(k)]; }
     std::size_t end(int k) const { return bounds_[static_cast<std::size_t>(k) + 1]; }
+    // The end of part k in a loop over the items [0, last): beyond the partition's items
+    // (halo copies), they belong to its last part.
+    std::size_t end(int k, std::size_t last) const {
+        return k + 1 == parts() ? std::max(last, end(k)) : end(k);
+    }
 
 private:
     std::vector<std::size_t> bounds_;  // parts + 1 entries, 0 first and the item count last
@@ -115,9 +120,7 @@ public:
         : parts_(std::max(partition.parts(), 0)), chunk_(std::max<std::size_t>(chunk, 1)),
           range_(new Range[static_cast<std::size_t>(parts_)]) {
         for (int k = 0; k < parts_; ++k) {
-            const std::size_t begin = partition.begin(k);
-            const std::size_t end = k + 1 == parts_ ? std::max(last, partition.end(k))
-                                                    : partition.end(k);
+            const std::size_t begin = partition.begin(k), end = partition.end(k, last);
             base_.push_back(begin);
             // Offsets from the part's start, front in the low half and back in the high half
             // of one word, so that one compare-and-swap claims from either end.

@@ -420,13 +420,10 @@ EnergyIncrement AdaptiveHeun::energy_increment(const parallel::Partition& part, 
     const std::size_t n = correction_loss_.size();
     const std::size_t blocks = (n + kEnergyBlock - 1) / kEnergyBlock;
     std::vector<std::array<double, kEnergyRates>> partial(blocks);
-    const int parts = part.parts();
 #pragma omp parallel for schedule(static, 1) num_threads(part.team())
-    for (int k = 0; k < std::max(parts, 1); ++k) {
-        // (Particles beyond the partition's items belong to its last part, as in ChunkQueue.)
-        const std::size_t from = k == 0 ? 0 : part.begin(k);
-        const std::size_t to = k + 1 >= parts ? n : std::min(part.end(k), n);
-        for (std::size_t b = (from + kEnergyBlock - 1) / kEnergyBlock;
+    for (int k = 0; k < part.parts(); ++k) {
+        const std::size_t to = std::min(part.end(k, n), n);
+        for (std::size_t b = (part.begin(k) + kEnergyBlock - 1) / kEnergyBlock;
              b * kEnergyBlock < to; ++b) {
             std::array<double, kEnergyRates> sum{};
             for (std::size_t a = b * kEnergyBlock; a < std::min(n, (b + 1) * kEnergyBlock); ++a) {

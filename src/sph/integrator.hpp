@@ -167,7 +167,8 @@ private:
     double body_power(const std::vector<BodyLoad>& loads, double t, int dim) const;
     double correction_work(const Material& material, std::size_t a, double dt,
                            const SymTensor& sigma, const ParticleSet& p) const;
-    // The accepted step's increment of the energy budget, this rank's share.
+    // The accepted step's increment of the energy budget, this rank's share; `part`: the
+    // owned particles' partition (NeighbourList::partition), whose threads sum it.
     EnergyIncrement energy_increment(const parallel::Partition& part, double dt, double power_1,
                                      double power_2) const;
     [[noreturn]] void blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
