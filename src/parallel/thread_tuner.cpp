@@ -50,8 +50,14 @@ void ThreadTuner::record(double step_seconds) {
             break;
         case Phase::time_all: {
             if (timed) seconds_all_ += step_seconds;
+            if (step_in_phase_ == 1) fastest_settle_ = step_seconds;
+            if (step_in_phase_ <= kSettleChecked)
+                fastest_settle_ = std::min(fastest_settle_, step_seconds);
             const int timed_steps = step_in_phase_ - kSettle;
-            if (timed_steps == kEarlyTimed &&
+            if (step_in_phase_ == kSettleChecked &&
+                fastest_settle_ > kSettleRatio * seconds_one_ / kWindow)
+                choose(1);  // every checked step clearly slower
+            else if (timed_steps == kEarlyTimed &&
                 seconds_all_ / kEarlyTimed > kEarlyRatio * seconds_one_ / kWindow)
                 choose(1);  // clearly slower: the rest of the window would only cost time
             else if (step_in_phase_ == kSettle + kWindow)

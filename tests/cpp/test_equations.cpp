@@ -654,38 +654,49 @@ TEST_CASE("thread tuner: all threads clearly slower stop their window early") {
     const int saved = omp_get_max_threads();
     omp_set_num_threads(2);
     using parallel::ThreadTuner;
-    // One thread at 1.0 s a step. All threads at `slow` s: above 1.25 x 1.0 the window ends
-    // after kEarlyTimed timed steps (beside a competitor, the steps the measurement costs);
-    // at 1.2 s it runs in full and one thread still wins on the totals.
-    for (const double slow : {2.0, 1.3, 1.2}) {
-        CAPTURE(slow);
-        ThreadTuner t;
+    // A measurement: one thread at 1.0 s a step, all threads at all_step(k) s for their k-th
+    // step (from 1). Returns the steps run on all threads.
+    const auto measure = [](ThreadTuner& t, const auto& all_step) {
         int steps_on_all = 0;
         for (int i = 0; i < 2 * (ThreadTuner::kSettle + ThreadTuner::kWindow); ++i) {
             t.begin_step();
             const bool all = parallel::thread_limit() != 1;
             if (all) ++steps_on_all;
-            t.record(all ? slow : 1.0);
+            t.record(all ? all_step(steps_on_all) : 1.0);
         }
-        CHECK(steps_on_all == (slow > 1.25 ? ThreadTuner::kSettle + ThreadTuner::kEarlyTimed
-                                            : ThreadTuner::kSettle + ThreadTuner::kWindow));
         CHECK(t.steps_all() == steps_on_all);
+        return steps_on_all;
+    };
+    // All threads at `slow` s: above 1.5 x 1.0 the window ends after its first kSettleChecked
+    // steps, above 1.25 x after kEarlyTimed timed steps (beside a competitor, the steps the
+    // measurement costs); at 1.2 s it runs in full and one thread still wins on the totals.
+    for (const double slow : {2.0, 1.3, 1.2}) {
+        CAPTURE(slow);
+        ThreadTuner t;
+        CHECK(measure(t, [slow](int) { return slow; }) ==
+              (slow > 1.5    ? ThreadTuner::kSettleChecked
+               : slow > 1.25 ? ThreadTuner::kSettle + ThreadTuner::kEarlyTimed
+                             : ThreadTuner::kSettle + ThreadTuner::kWindow));
         t.begin_step();
         CHECK(parallel::thread_limit() == 1);  // one thread kept, in a run phase
         t.record(1.0);
     }
+    // One slow step among the first ones (a neighbour-list rebuild) does not end the window:
+    // every checked step must be slow. Then all threads win.
+    {
+        ThreadTuner t;
+        CHECK(measure(t, [](int k) { return k == 1 ? 4.0 : 0.6; }) ==
+              ThreadTuner::kSettle + ThreadTuner::kWindow);
+        t.begin_step();
+        CHECK(parallel::thread_limit() == 0);  // all threads kept
+        t.record(0.6);
+    }
     // A slow start of the window that recovers is not stopped: the test comes once, after
     // kEarlyTimed timed steps, and later slow steps only count in the totals.
     ThreadTuner t;
-    int steps_on_all = 0;
-    for (int i = 0; i < 2 * (ThreadTuner::kSettle + ThreadTuner::kWindow); ++i) {
-        t.begin_step();
-        const bool all = parallel::thread_limit() != 1;
-        if (all) ++steps_on_all;
-        t.record(all ? (steps_on_all > ThreadTuner::kSettle + ThreadTuner::kEarlyTimed ? 3.0 : 0.5)
-                     : 1.0);
-    }
-    CHECK(steps_on_all == ThreadTuner::kSettle + ThreadTuner::kWindow);
+    CHECK(measure(t, [](int k) {
+              return k > ThreadTuner::kSettle + ThreadTuner::kEarlyTimed ? 3.0 : 0.5;
+          }) == ThreadTuner::kSettle + ThreadTuner::kWindow);
     t.begin_step();
     CHECK(parallel::thread_limit() == 1);  // 4 x 0.5 + 20 x 3.0 s > 24 x 1.0 s
     parallel::thread_limit() = 0;  // the integrator restores it after each step; here the test
