@@ -50,9 +50,9 @@ void ThreadTuner::record(double step_seconds) {
             break;
         case Phase::time_all: {
             if (timed) seconds_all_ += step_seconds;
-            if (step_in_phase_ == 1) fastest_settle_ = step_seconds;
             if (step_in_phase_ <= kSettleChecked)
-                fastest_settle_ = std::min(fastest_settle_, step_seconds);
+                fastest_settle_ = step_in_phase_ == 1 ? step_seconds
+                                                      : std::min(fastest_settle_, step_seconds);
             const int timed_steps = step_in_phase_ - kSettle;
             if (step_in_phase_ == kSettleChecked &&
                 fastest_settle_ > kSettleRatio * seconds_one_ / kWindow)
