@@ -38,9 +38,15 @@ double murnaghan_energy(const ElasticSolid& m, double rho) {
 }
 
 SymTensor artificial_stress(double epsilon, const SymTensor& sigma, double rho, int dim) {
-    const double inv_rho2 = 1.0 / (rho * rho);
     SymTensor r{};
     if (dim == 2) {
+        // No tensile principal stress when the in-plane block is negative semidefinite
+        // (Sylvester's criterion, as in 3D below): R = 0 without its square root and
+        // divisions, as in a body at rest with sigma = 0.
+        if (sigma[XX] <= 0.0 && sigma[YY] <= 0.0 &&
+            sigma[XX] * sigma[YY] - sigma[XY] * sigma[XY] >= 0.0)
+            return r;
+        const double inv_rho2 = 1.0 / (rho * rho);
         // Principal stresses of the in-plane block, m +- radius, at the angle theta with
         // cos(2 theta) = d / radius, sin(2 theta) = sigma_xy / radius (Gray et al. 2001 eq. 4.5).
         const double mean = 0.5 * (sigma[XX] + sigma[YY]);
@@ -69,6 +75,7 @@ SymTensor artificial_stress(double epsilon, const SymTensor& sigma, double rho, 
                 sigma[XY] * (sigma[XY] * sigma[ZZ] - sigma[YZ] * sigma[XZ]) +
                 sigma[XZ] * (sigma[XY] * sigma[YZ] - sigma[YY] * sigma[XZ]) <= 0.0;
     if (compressive) return r;
+    const double inv_rho2 = 1.0 / (rho * rho);
     Eigen::Matrix3d s;
     s << sigma[XX], sigma[XY], sigma[XZ], sigma[XY], sigma[YY], sigma[YZ], sigma[XZ], sigma[YZ],
         sigma[ZZ];

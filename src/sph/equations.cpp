@@ -219,19 +219,35 @@ void write_corrected_stress(const ParticleSet& p, std::size_t i, const double* p
     f = pre[Dim * Dim];
 }
 
+// G = 1 / shape(dp / h) of particle i for the artificial stress (write_record), from its rest
+// spacing dp. The staging takes it for a whole chunk of particles before it writes their
+// records: the square roots and divisions of consecutive particles then overlap, where inside
+// write_record each particle waited for its own (bench/README.md, "Twenty-second round").
+template <int Dim>
+[[gnu::always_inline]] inline double rest_kernel_factor(const ParticleSet& p,
+                                                        const std::vector<double>& rho0,
+                                                        std::size_t i) {
+    const bool boundary = p.kind[i] == ParticleKind::boundary;
+    const double rest_volume = p.mass[i] / (boundary ? p.rho[i] : rho0[p.material[i]]);
+    const double dp = Dim == 2 ? std::sqrt(rest_volume) : std::cbrt(rest_volume);
+    const double w = kernel::shape(dp / p.h[i]);
+    return w > 0.0 ? 1.0 / w : 0.0;
+}
+
 // Writes the record of particle i, and for the artificial stress without a common exponent
 // its per-particle data. Monaghan's artificial stress (Gray, Monaghan & Swift 2001):
 //   m_b (R_a + R_b) f_ab^n . grad_a W_ab,  f_ab = W(r_ab, h) / W(dp, h),
 // dp the initial particle spacing. Here dp is the particle's rest spacing V^(1/dim): V = m / rho0
 // with its material's reference density for a dynamic particle (its volume in the initial
 // lattice, constant in time), V = m / rho for a boundary particle (whose volume is fixed,
-// extrapolate_boundary); G = 1 / shape(dp / h) (0 if dp reaches the support), so that
+// extrapolate_boundary); G = 1 / shape(dp / h) (0 if dp reaches the support; the argument g,
+// from rest_kernel_factor), so that
 // f_ab = shape(q_ab) G for a uniformly filled body. With a common exponent n the record
 // holds R G^n and the pair takes (R_a G_a^n + R_b G_b^n) shape(q_ab)^n, which is the
 // formula above whenever G_a = G_b; otherwise f_ab = shape(q_ab) (G_a + G_b) / 2.
 template <int Dim, bool ArtStress, bool Prepass>
-void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vector<double>& rho0,
-                  std::size_t i, StagedParticles& st) {
+void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, double g,
+                  StagedParticles& st) {
     using R = Record<Dim, ArtStress, Prepass>;
     double* const rec = st.record.data() + i * R::stride;
     const bool boundary = p.kind[i] == ParticleKind::boundary;
@@ -257,10 +273,6 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, const std::vect
     for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = 0.0;
     const double eps = mt.artificial_stress[mat];
     const int power = mt.artificial_stress_power;
-    const double rest_volume = p.mass[i] / (boundary ? p.rho[i] : rho0[mat]);
-    const double dp = Dim == 2 ? std::sqrt(rest_volume) : std::cbrt(rest_volume);
-    const double w = kernel::shape(dp / p.h[i]);
-    const double g = w > 0.0 ? 1.0 / w : 0.0;
     if (power == 0) {
         st.n_art[i] = eps > 0.0 ? mt.artificial_stress_exponent[mat] : 0.0;
         st.inv_w_rest[i] = g;
@@ -791,19 +803,30 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         }
     }
 
-    PairSums<Dim> s;
-    for (std::size_t k = 0; k < kBlock; ++k) {
-        for (int i = 0; i < Dim; ++i) {
-            s.acc[i] += acc[i][k];
-            for (int j = 0; j < Dim; ++j) s.grad_v[i][j] += grad_v[i][j][k];
-            if constexpr (Xsph) s.xsph[i] += xsph[i][k];
-        }
-        s.div_sum += div[k];
-        s.max_nu = std::max(s.max_nu, max_nu[k]);
-        if constexpr (Walls) s.work += work[k];
-        s.viscous += visc[k];
-        if constexpr (ArtStress) s.art_work += art_work[k];
+    // The lanes' partial sums added (lane_sums); the terms a run does not have are zero.
+    constexpr std::size_t kRows = 2 * Dim + Dim * Dim + 4;
+    const double* rows[kRows];
+    std::size_t row = 0;
+    for (int i = 0; i < Dim; ++i) {
+        rows[row++] = acc[i];
+        rows[row++] = xsph[i];
+        for (int j = 0; j < Dim; ++j) rows[row++] = grad_v[i][j];
     }
+    for (const double* r : {div, work, visc, art_work}) rows[row++] = r;
+    double sums[kRows];
+    lane_sums(rows, sums);
+    PairSums<Dim> s;
+    row = 0;
+    for (int i = 0; i < Dim; ++i) {
+        s.acc[i] = sums[row++];
+        s.xsph[i] = sums[row++];
+        for (int j = 0; j < Dim; ++j) s.grad_v[i][j] = sums[row++];
+    }
+    s.div_sum = sums[row++];
+    s.work = sums[row++];
+    s.viscous = sums[row++];
+    s.art_work = sums[row++];
+    for (std::size_t k = 0; k < kBlock; ++k) s.max_nu = std::max(s.max_nu, max_nu[k]);
     if constexpr (Loads) {
         if (slip) {  // the slip walls' force on a
             double F[Dim] = {}, limit = 0.0, corr[Dim];
@@ -856,8 +879,23 @@ void strain_and_spin(const double (&L)[Dim][Dim], SymTensor& eps, Spin& w) {
     }
 }
 
+// The part of dynamic particle a's Courant signal speed (finish_particle) that does not depend
+// on its pair sums: its material's wave speed at rho_a plus |v_a| [m/s]. The pair loop takes it
+// for a whole chunk of particles before their pair sums: the divisions and square roots of
+// consecutive particles then overlap, where at the end of finish_particle each particle waited
+// for its own (bench/README.md, "Twenty-second round"). The same operations in the same order
+// as they were within finish_particle: the same results to the bit.
+template <int Dim>
+REGOSPH_NO_VECTORISE
+double signal_without_viscosity(const ParticleSet& p, const MaterialTable& mt, std::size_t a) {
+    double speed2 = 0.0;
+    for (int d = 0; d < Dim; ++d) speed2 += p.v[d][a] * p.v[d][a];
+    return wave_speed(mt.materials[p.material[a]], p.rho[a]) + std::sqrt(speed2);
+}
+
 // Rates of dynamic particle a from its pair sums: acceleration, position rate, density rate,
-// the material's stress rate with the Jaumann terms, and its Courant limit. `correction`: the
+// the material's stress rate with the Jaumann terms, and its Courant limit, given the part of
+// the signal speed without the viscosity's (signal_without_viscosity). `correction`: the
 // kernel correction L_a (row-major) when a's material uses it, else nullptr.
 // Scalar code (REGOSPH_NO_VECTORISE): GCC 12 vectorised the loops over the six stress
 // components here with vector loads of values it had just stored to the stack one at a time,
@@ -869,12 +907,10 @@ template <int Dim, bool Xsph, bool Walls>
 REGOSPH_NO_VECTORISE
 void finish_particle(const ParticleSet& p, const MaterialTable& mt, const PhysicsParameters& pp,
                      std::size_t a, const PairSums<Dim>& s, const double* correction,
-                     Derivatives& out) {
+                     double signal_base, Derivatives& out) {
     const int mat = p.material[a];
-    double speed2 = 0.0;
     for (int d = 0; d < Dim; ++d) {
         out.dv[d][a] = s.acc[d] + pp.gravity[d];
-        speed2 += p.v[d][a] * p.v[d][a];
         // Position rate: v, plus the XSPH term eps sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab.
         if constexpr (Xsph) out.dx[d][a] = p.v[d][a] + mt.xsph[mat] * s.xsph[d];
     }
@@ -920,8 +956,8 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
 
     // Courant condition with the artificial-viscosity signal speed (Monaghan 1992):
     // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)).
-    const double signal = wave_speed(material, p.rho[a]) + std::sqrt(speed2) +
-                          1.2 * (pp.av_alpha * mt.viscosity_speed[mat] + pp.av_beta * s.max_nu);
+    const double signal =
+        signal_base + 1.2 * (pp.av_alpha * mt.viscosity_speed[mat] + pp.av_beta * s.max_nu);
     out.dt_limit[a] = signal > 0.0 ? pp.courant * p.h[a] / signal
                                    : std::numeric_limits<double>::infinity();
 }
@@ -973,8 +1009,12 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     {
     staging.run([&](std::size_t first, std::size_t last) {
         if (!Prepass && prologue && first < n) prologue(first, std::min(last, n));
+        std::array<double, kStageChunk> g{};  // rest_kernel_factor
+        if constexpr (ArtStress)
+            for (std::size_t i = first; i < last; ++i)
+                g[i - first] = rest_kernel_factor<Dim>(p, rho0, i);
         for (std::size_t i = first; i < last; ++i) {
-            write_record<Dim, ArtStress, Prepass>(p, mt, rho0, i, st);
+            write_record<Dim, ArtStress, Prepass>(p, mt, i, g[i - first], st);
             if constexpr (Loads) stage_load_body<R>(p, *request, i, st);
         }
         staged.fetch_add(last - first, std::memory_order_release);
@@ -983,6 +1023,13 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     std::vector<LoadShare> my_shares;
     std::vector<CoulombContact> my_contacts;
     pairs.run([&](std::size_t first, std::size_t last) {
+        // The chunk's signal speeds without viscosity first: independent chains of divisions
+        // and square roots that overlap each other here (signal_without_viscosity).
+        std::array<double, kPairChunk> signal_base;
+        for (std::size_t a = first; a < last; ++a)
+            signal_base[a - first] = p.kind[a] == ParticleKind::dynamic
+                                         ? signal_without_viscosity<Dim>(p, mt, a)
+                                         : 0.0;
         for (std::size_t a = first; a < last; ++a) {
             if (p.kind[a] != ParticleKind::dynamic) {
                 out.dt_limit[a] = std::numeric_limits<double>::infinity();  // no limit of its own
@@ -1004,7 +1051,8 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
             const bool corrected = Prepass && mt.kernel_correction[p.material[a]];
             finish_particle<Dim, Xsph, Walls>(
                 p, mt, pp, a, s,
-                corrected ? st.prepass.data() + a * prepass_stride(Dim) : nullptr, out);
+                corrected ? st.prepass.data() + a * prepass_stride(Dim) : nullptr,
+                signal_base[a - first], out);
             dt_min = std::min(dt_min, out.dt_limit[a]);
             if constexpr (Loads)
                 if (s.coulomb_body >= 0) {

@@ -9,8 +9,8 @@ namespace regosph {
 namespace {
 
 // M_a and the plain velocity gradient G_a of eq. 38 (both with the weights m_b / rho_a) of
-// dynamic particle a over its interacting partners, in blocks of kBlock lanes summed in lane
-// order like the pair loop (the same on any number of threads and ranks).
+// dynamic particle a over its interacting partners, in blocks of kBlock lanes added like the
+// pair loop's (lane_sums: the same on any number of threads and ranks).
 template <int Dim>
 void moment_sums(const ParticleSet& p, std::size_t a, std::span<const std::uint32_t> partners,
                  double (&M)[Dim][Dim], double (&G)[Dim][Dim]) {
@@ -45,16 +45,19 @@ void moment_sums(const ParticleSet& p, std::size_t a, std::span<const std::uint3
             }
         }
     }
+    const double* rows[2 * Dim * Dim];
+    for (int i = 0; i < Dim; ++i)
+        for (int j = 0; j < Dim; ++j) {
+            rows[i * Dim + j] = m_lane[i][j];
+            rows[Dim * Dim + i * Dim + j] = g_lane[i][j];
+        }
+    double sums[2 * Dim * Dim];
+    lane_sums(rows, sums);
     const double inv_rho = 1.0 / p.rho[a];
     for (int i = 0; i < Dim; ++i)
         for (int j = 0; j < Dim; ++j) {
-            double m = 0.0, g = 0.0;
-            for (std::size_t k = 0; k < kBlock; ++k) {
-                m += m_lane[i][j][k];
-                g += g_lane[i][j][k];
-            }
-            M[i][j] = m * inv_rho;
-            G[i][j] = g * inv_rho;
+            M[i][j] = sums[i * Dim + j] * inv_rho;
+            G[i][j] = sums[Dim * Dim + i * Dim + j] * inv_rho;
         }
 }
 

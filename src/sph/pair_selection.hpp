@@ -7,6 +7,10 @@
 
 #include <cstddef>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace regosph {
 
 // The support test counts a pair within a relative 1e-9 of the support radius, r_ab >=
@@ -36,9 +40,50 @@ inline bool interacts(double r2, double h_ab) {
 // while none of its lanes has come within the support (equations.cpp, beyond_support). A
 // block is one branch-free loop that the compiler vectorises (`omp simd`): the kernel's two branches, the viscosity of approaching pairs and the support
 // test are selects, and every field of a neighbour is gathered from its record. Lane k keeps
-// its own partial sums (entries k, k + kBlock, ...), and the lanes are added in lane order at
-// the end: the sums of a particle are a fixed function of its pair list, the same on any
-// number of threads.
+// its own partial sums (entries k, k + kBlock, ...), and the lanes are added pairwise at the
+// end (lane_sums): the sums of a particle are a fixed function of its pair list, the same on
+// any number of threads.
 constexpr std::size_t kBlock = 8;
+
+// The sums of the kBlock lanes of N rows of partial sums (rows[j]: kBlock doubles), each
+// added pairwise, ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)). With AVX-512, eight rows
+// at a time in registers: a transposition whose shuffles are interleaved with the additions
+// (14 shuffles and 7 additions for 64 lanes, where adding lane by lane took 56 scalar
+// additions and the extraction of every lane: ~5 % of the rings' pair loop, bench/README.md,
+// "Twenty-second round"). The same additions in the same order on either path, so the results
+// do not depend on it.
+template <std::size_t N>
+inline void lane_sums(const double* const (&rows)[N], double (&out)[N]) {
+    static_assert(kBlock == 8, "three rounds of pairwise additions");
+    std::size_t j = 0;
+#if defined(__AVX512F__)
+    // (The masked forms with every lane selected: the plain ones start from an undefined
+    // vector, which GCC 12 reports as maybe uninitialised.)
+    const __m512i lo2 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+    const __m512i hi2 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    const __m512i lo4 = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11);
+    const __m512i hi4 = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
+    for (; j + 8 <= N; j += 8) {
+        __m512d r[8];
+        for (int k = 0; k < 8; ++k) r[k] = _mm512_loadu_pd(rows[j + static_cast<std::size_t>(k)]);
+        // Rows 2i and 2i + 1 in p[i]: lanes 0+1, 2+3, 4+5 and 6+7 of each, alternating.
+        __m512d p[4];
+        for (int i = 0; i < 4; ++i)
+            p[i] = _mm512_add_pd(_mm512_mask_unpacklo_pd(r[2 * i], 0xff, r[2 * i], r[2 * i + 1]),
+                                 _mm512_mask_unpackhi_pd(r[2 * i], 0xff, r[2 * i], r[2 * i + 1]));
+        // Rows 4i .. 4i + 3 in q[i]: their lanes 0..3, then their lanes 4..7.
+        __m512d q[2];
+        for (int i = 0; i < 2; ++i)
+            q[i] = _mm512_add_pd(_mm512_permutex2var_pd(p[2 * i], lo2, p[2 * i + 1]),
+                                 _mm512_permutex2var_pd(p[2 * i], hi2, p[2 * i + 1]));
+        _mm512_storeu_pd(out + j, _mm512_add_pd(_mm512_permutex2var_pd(q[0], lo4, q[1]),
+                                                _mm512_permutex2var_pd(q[0], hi4, q[1])));
+    }
+#endif
+    for (; j < N; ++j) {
+        const double* l = rows[j];
+        out[j] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    }
+}
 
 }  // namespace regosph
