@@ -3,8 +3,9 @@
 
 The pair loop (src/sph/equations.cpp, `gather<Dim, ArtStress, Xsph, Loads, Prepass, Walls>`)
 is compiled in 48 variants, one per combination of options (runs with loads always have
-walls). GCC vectorises its `omp simd` loop over a block of partners in each, unless something
-in the variant stops it: the eight 3D variants that collect loads once compiled to scalar
+walls). In each, the first pass over a block of partners is an `omp simd` loop and the
+second is written on 8-lane vectors (GCC's vector extensions); either can end up scalar when
+something in the variant stops GCC (a helper left out of line, a select it cannot vectorise): the eight 3D variants that collect loads once compiled to scalar
 code, 2.2 x slower, and in an AVX2 build all of them and the stage update
 (src/sph/integrator.cpp, the per-particle sweep of `AdaptiveHeun::stage_update`) did,
 without any test noticing (bench/README.md, "Seventeenth round"); in the eighteenth round

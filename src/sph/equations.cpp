@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -129,50 +130,77 @@ struct Record {
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
 };
 
-// Copies the records of the kBlock partners `block` into blk[field][lane] (a transpose). With
-// AVX-512, eight records at a time: each group of eight fields is read with one aligned
-// 512-bit load per record and transposed in registers (unpack, then two rounds of
-// permutations), instead of one load and one insert per lane and field: GCC 12 knows this
-// project's CPU only as znver3, whose tuning never emits gather instructions (bench/README.md,
-// "Sixth round"). Exact copies either way: the results do not depend on the path.
-template <int Stride>
-inline void load_block(const double* rec, const std::uint32_t* block,
-                       double (&blk)[Stride][kBlock]) {
-    static_assert(Stride % 8 == 0, "records are whole cache lines");
+// The eight lanes of a block of the pair loop as one value of GCC's vector extensions
+// (kernel.hpp: the pair terms take it as their lane type T): one AVX-512 register, two AVX2
+// ones, or whatever the target has, GCC splitting each operation. (GCC's own type rather than
+// __m512d, whose may_alias attribute a template argument would drop; the two convert into each
+// other.)
+using Vec8 = double __attribute__((vector_size(8 * sizeof(double))));
+static_assert(kBlock == 8, "one Vec8 per block");
+inline Vec8 load8(const double* lanes) {
+    Vec8 v;
+    std::memcpy(&v, lanes, sizeof v);
+    return v;
+}
+inline void store8(double* lanes, const Vec8& v) { std::memcpy(lanes, &v, sizeof v); }
+
 #if defined(__AVX512F__)
+
+// Fields g0 .. g0 + 7 of the eight records `block`, field f in out[f - g0] (lane k: record
+// block[k]): each record's eight fields read with one aligned 512-bit load and transposed in
+// registers (unpack, then two rounds of permutations). GCC 12 knows this project's CPU only as
+// znver3, whose tuning never emits gather instructions (bench/README.md, "Sixth round").
+template <int Stride>
+inline void transpose_group(const double* rec, const std::uint32_t* block, int g0,
+                            Vec8 (&out)[8]) {
+    static_assert(Stride % 8 == 0, "records are whole cache lines");
     static_assert(kBlock == 8, "the transpose takes eight records");
     const __m512i lo2 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
     const __m512i hi2 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
     const __m512i lo4 = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11);
     const __m512i hi4 = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
-    const double* r[8];
-    for (int k = 0; k < 8; ++k) r[k] = rec + static_cast<std::size_t>(block[k]) * Stride;
-    for (int g = 0; g < Stride; g += 8) {
-        __m512d row[8];
-        for (int k = 0; k < 8; ++k) row[k] = _mm512_load_pd(r[k] + g);
-        // Pairs of lanes: t[2j] holds fields 0, 2, 4, 6 of records 2j and 2j + 1, t[2j + 1]
-        // fields 1, 3, 5, 7.
-        __m512d t[8];
-        // (The masked forms with every lane selected: the plain ones start from an undefined
-        // vector, which GCC 12 reports as maybe uninitialised.)
-        for (int j = 0; j < 4; ++j) {
-            t[2 * j] = _mm512_mask_unpacklo_pd(row[2 * j], 0xff, row[2 * j], row[2 * j + 1]);
-            t[2 * j + 1] = _mm512_mask_unpackhi_pd(row[2 * j], 0xff, row[2 * j], row[2 * j + 1]);
-        }
-        // Quads of lanes: u[4i + m] holds fields m' and m' + 4 of records 4i .. 4i + 3, with
-        // m' = 0, 2, 1, 3 for m = 0, 1, 2, 3.
-        __m512d u[8];
-        for (int i = 0; i < 2; ++i) {
-            u[4 * i + 0] = _mm512_permutex2var_pd(t[4 * i], lo2, t[4 * i + 2]);
-            u[4 * i + 1] = _mm512_permutex2var_pd(t[4 * i], hi2, t[4 * i + 2]);
-            u[4 * i + 2] = _mm512_permutex2var_pd(t[4 * i + 1], lo2, t[4 * i + 3]);
-            u[4 * i + 3] = _mm512_permutex2var_pd(t[4 * i + 1], hi2, t[4 * i + 3]);
-        }
-        static constexpr int kField[4] = {0, 2, 1, 3};
-        for (int m = 0; m < 4; ++m) {
-            _mm512_store_pd(blk[g + kField[m]], _mm512_permutex2var_pd(u[m], lo4, u[4 + m]));
-            _mm512_store_pd(blk[g + kField[m] + 4], _mm512_permutex2var_pd(u[m], hi4, u[4 + m]));
-        }
+    __m512d row[8];
+    for (int k = 0; k < 8; ++k)
+        row[k] = _mm512_load_pd(rec + static_cast<std::size_t>(block[k]) * Stride + g0);
+    // Pairs of lanes: t[2j] holds fields 0, 2, 4, 6 of records 2j and 2j + 1, t[2j + 1]
+    // fields 1, 3, 5, 7. (The masked forms with every lane selected: the plain ones start from
+    // an undefined vector, which GCC 12 reports as maybe uninitialised.)
+    __m512d t[8];
+    for (int j = 0; j < 4; ++j) {
+        t[2 * j] = _mm512_mask_unpacklo_pd(row[2 * j], 0xff, row[2 * j], row[2 * j + 1]);
+        t[2 * j + 1] = _mm512_mask_unpackhi_pd(row[2 * j], 0xff, row[2 * j], row[2 * j + 1]);
+    }
+    // Quads of lanes: u[4i + m] holds fields m' and m' + 4 of records 4i .. 4i + 3, with
+    // m' = 0, 2, 1, 3 for m = 0, 1, 2, 3.
+    __m512d u[8];
+    for (int i = 0; i < 2; ++i) {
+        u[4 * i + 0] = _mm512_permutex2var_pd(t[4 * i], lo2, t[4 * i + 2]);
+        u[4 * i + 1] = _mm512_permutex2var_pd(t[4 * i], hi2, t[4 * i + 2]);
+        u[4 * i + 2] = _mm512_permutex2var_pd(t[4 * i + 1], lo2, t[4 * i + 3]);
+        u[4 * i + 3] = _mm512_permutex2var_pd(t[4 * i + 1], hi2, t[4 * i + 3]);
+    }
+    static constexpr int kField[4] = {0, 2, 1, 3};
+    for (int m = 0; m < 4; ++m) {
+        out[kField[m]] = _mm512_permutex2var_pd(u[m], lo4, u[4 + m]);
+        out[kField[m] + 4] = _mm512_permutex2var_pd(u[m], hi4, u[4 + m]);
+    }
+}
+#endif
+
+// Copies fields 0 .. To - 1 of the records of the kBlock partners `block` into
+// blk[field][lane] (a transpose): with AVX-512 the first pass of the pair loop takes the first
+// eight (positions, h, velocities, density, ...) and its second pass transposes the others
+// into registers itself (transpose_group), elsewhere all. Exact copies either way: the results
+// do not depend on the path.
+template <int Stride, int To = Stride>
+inline void load_block(const double* rec, const std::uint32_t* block,
+                       double (&blk)[Stride][kBlock]) {
+    static_assert(Stride % 8 == 0 && To % 8 == 0, "records are whole cache lines");
+#if defined(__AVX512F__)
+    for (int g = 0; g < To; g += 8) {
+        Vec8 fields[8];
+        transpose_group<Stride>(rec, block, g, fields);
+        for (int f = 0; f < 8; ++f) _mm512_store_pd(blk[g + f], fields[f]);
     }
 #elif defined(__AVX2__)
     // Without AVX-512 (AVX2: bench/README.md, twelfth round), four records at a time: each
@@ -184,7 +212,7 @@ inline void load_block(const double* rec, const std::uint32_t* block,
         const double* r[4];
         for (std::size_t k = 0; k < 4; ++k)
             r[k] = rec + static_cast<std::size_t>(block[k0 + k]) * Stride;
-        for (int g = 0; g < Stride; g += 4) {
+        for (int g = 0; g < To; g += 4) {
             const __m256d a = _mm256_load_pd(r[0] + g), b = _mm256_load_pd(r[1] + g);
             const __m256d c = _mm256_load_pd(r[2] + g), d = _mm256_load_pd(r[3] + g);
             // Fields 0 and 2 (even) or 1 and 3 (odd) of records a, b and of c, d.
@@ -199,7 +227,7 @@ inline void load_block(const double* rec, const std::uint32_t* block,
 #else
     for (std::size_t k = 0; k < kBlock; ++k) {
         const double* r = rec + static_cast<std::size_t>(block[k]) * Stride;
-        for (int f = 0; f < Stride; ++f) blk[f][k] = r[f];
+        for (int f = 0; f < To; ++f) blk[f][k] = r[f];
     }
 #endif
 }
@@ -603,6 +631,20 @@ inline void pair_geometry(const double (&blk)[R::stride][kBlock], const double (
     }
 }
 
+// The partial sums of the second pass of the pair loop (pair_lanes in gather), one per lane,
+// kept in registers across a particle's blocks.
+template <int Dim, class V>
+struct LaneSums {
+    V acc[Dim], div, grad_v[Dim][Dim], max_nu, xsph[Dim], work, visc, art_work;
+};
+
+// The pair terms of a block that the loads on bodies take (evaluations with loads), for
+// gather's lane arrays.
+template <int Dim, class V>
+struct LoadTerms {
+    V mass{}, momentum[Dim]{}, art_weight{}, art[Dim]{}, mu{};
+};
+
 // `margin_blocks`: where the blocks of the pair list that hold only entries of its margin and
 // padding begin (NeighbourList::margin_blocks).
 // Walls: the run has boundary particles (compute_derivatives); without them the pair work of
@@ -635,7 +677,7 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     const int power = mt.artificial_stress_power;
     const bool bit1 = power & 1, bit2 = power & 2, bit4 = power & 4, bit8 = power & 8;
     const double whole_weight = power > 0 ? 1.0 : 0.0;
-    double fn_pow[kBlock] = {};
+    alignas(64) double fn_pow[kBlock] = {};
 
     // Free-slip and Coulomb walls (pair_terms.hpp): the wall normal at a.
     [[maybe_unused]] double n_wall[Dim] = {};
@@ -646,20 +688,136 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     [[maybe_unused]] double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
 
     // Partial sums per lane.
-    double acc[Dim][kBlock] = {}, div[kBlock] = {}, grad_v[Dim][Dim][kBlock] = {},
-           max_nu[kBlock] = {}, xsph[Dim][kBlock] = {};
+    alignas(64) double acc[Dim][kBlock] = {}, div[kBlock] = {}, grad_v[Dim][Dim][kBlock] = {},
+        max_nu[kBlock] = {}, xsph[Dim][kBlock] = {};
     // Loads: each lane's pair terms, kept apart from the sums above so that collecting loads
     // leaves the arithmetic of the sums (and so the results) unchanged.
-    double lane_mass[kBlock], lane_momentum[Dim][kBlock], lane_art_weight[kBlock] = {},
-           lane_art[Dim][kBlock] = {}, lane_mu[kBlock];
+    alignas(64) double lane_mass[kBlock], lane_momentum[Dim][kBlock],
+        lane_art_weight[kBlock] = {}, lane_art[Dim][kBlock] = {}, lane_mu[kBlock];
     // Energy budget (PairSums::work, ...), likewise apart.
-    double work[kBlock] = {}, visc[kBlock] = {}, art_work[kBlock] = {};
+    alignas(64) double work[kBlock] = {}, visc[kBlock] = {}, art_work[kBlock] = {};
     // The list goes in groups of up to kGroup blocks. A first pass over a group computes each
     // pair's distance and the one division (PairGeometry), the second its terms: the square
     // roots and divisions of several blocks are then in flight together, where a block's
     // terms used to wait for its own (that latency held ~20 % of the loop's samples,
     // bench/README.md, "Fourteenth round"). The second pass takes the distance and the support
     // test from the first; the results are those of a single pass, to the bit.
+    // The second pass: the terms of a block's eight pairs at once (pair_terms.hpp on Vec8
+    // lanes), added to `out`. field(f): the partners' record field f; r, denom and one_div from
+    // the first pass (PairGeometry); fn_extra: f_ab^n when it is not a whole power (fn_pow).
+    const auto pair_lanes = [&](auto field, Vec8 r, Vec8 denom, Vec8 one_div, Vec8 fn_extra,
+                                LaneSums<Dim, Vec8>& out,
+                                [[maybe_unused]] LoadTerms<Dim, Vec8>& lanes) {
+        using V = Vec8;
+        const V zero = kernel::splat<V>(0.0), one = kernel::splat<V>(1.0);
+        V dx[Dim];
+        for (int d = 0; d < Dim; ++d) dx[d] = xa[d] - field(R::x + d);
+        const V h_ab = 0.5 * (h_a + field(R::h));
+        // The first pass's support test, read back from r: a lane within the support has
+        // r < h_ab, one beyond it (or the padding) r = 2 h_ab; NaN stays inside.
+        const auto inside = !(r >= 2.0 * h_ab);
+        const V rho_sum = rho_a + field(R::rho);
+        const V hr = h_ab * r;
+        const V inv = one_div * hr;  // 1 / (denom rho_sum)
+        const kernel::PairFactors<V> kf =
+            kernel::pair_factors<Dim>(r, h_ab, V(one_div * denom * rho_sum));
+        V grad[Dim], dv[Dim];
+        V vr = zero, dv_dot_grad = zero;
+        for (int d = 0; d < Dim; ++d) {
+            grad[d] = kf.gradient * dx[d];  // grad_a W_ab
+            dv[d] = va[d] - field(R::v + d);
+            vr += dv[d] * dx[d];
+            dv_dot_grad += dv[d] * grad[d];
+        }
+        const V m_b = field(R::mass);
+
+        out.div += pair_terms::continuity(field(R::volume), dv_dot_grad);
+
+        // A free-slip or Coulomb wall partner: only the normal part of the relative velocity
+        // enters the strain rate.
+        [[maybe_unused]] V mu_b = zero - 1.0;
+        V dv_l[Dim];
+        for (int d = 0; d < Dim; ++d) dv_l[d] = dv[d];
+        if constexpr (Loads) {
+            const V key_b = field(R::key);
+            mu_b = inside && key_b <= -2.0 ? -2.0 - key_b : zero - 1.0;
+            V normal[Dim];
+            pair_terms::along<Dim>(dv, n_wall, normal);
+            for (int d = 0; d < Dim; ++d) dv_l[d] = mu_b >= 0.0 ? normal[d] : dv[d];
+        }
+        V L[Dim][Dim];
+        pair_terms::velocity_gradient<Dim>(V(-m_b * inv_rho_a), dv_l, grad, L);
+        for (int i = 0; i < Dim; ++i)
+            for (int j = 0; j < Dim; ++j) out.grad_v[i][j] += L[i][j];
+
+        // Artificial viscosity, approaching pairs only. A boundary partner has no sound speed
+        // of its own (its model is rigid): the pair uses c_a.
+        const V c_visc_b = field(R::c_visc);
+        const V c_b = c_visc_b < 0.0 ? zero + c_a : c_visc_b;
+        const V nu = pair_terms::viscosity_nu(h_ab, vr, rho_sum, inv);
+        const V pi_approaching =
+            pair_terms::viscosity_pi(pp.av_alpha, pp.av_beta, c_a, c_b, nu, denom, inv);
+        const auto approaching = inside && vr < 0.0;
+        V pi_ab = approaching ? pi_approaching : zero;
+        if constexpr (Prepass)  // Balsara: (f_a + f_b) / 2, a wall partner takes f_a
+            pi_ab *= 0.5 * (f_a + (c_visc_b < 0.0 ? zero + f_a : field(R::balsara)));
+        const V larger = out.max_nu < -nu ? -nu : out.max_nu;  // std::max(max_nu, -nu)
+        out.max_nu = approaching ? larger : out.max_nu;
+
+        V t[Dim];
+        pair_terms::momentum<Dim, Prepass>(sa, [&](int slot) { return field(R::stress + slot); },
+                                           pi_ab, grad, t);
+        for (int i = 0; i < Dim; ++i) out.acc[i] += m_b * t[i];
+        // Energy budget: a wall partner's share is whole, a dynamic one's half.
+        const V share = Walls && c_visc_b < 0.0 ? m_b : 0.5 * m_b;
+        if constexpr (Walls) out.work += share * pair_terms::pair_work<Dim>(dv, t);
+        out.visc += share * pi_ab * dv_dot_grad;
+        if constexpr (Loads) {
+            lanes.mass = m_b;
+            for (int i = 0; i < Dim; ++i) lanes.momentum[i] = t[i];
+        }
+
+        // Artificial stress (see write_record for f_ab and the G^n in R). R is zero for
+        // compressive principal stresses, so only tension is corrected.
+        if constexpr (ArtStress) {
+            // A blend rather than a select of the two ways: GCC 12 does not vectorise the
+            // loop with that select on top of the bit selects.
+            const V fn =
+                pair_terms::whole_power(kernel::shape(kf.q), bit1, bit2, bit4, bit8) *
+                    whole_weight +
+                fn_extra;
+            V ta[Dim];
+            pair_terms::artificial_stress<Dim>(ra, [&](int slot) { return field(R::art + slot); },
+                                               grad, ta);
+            for (int i = 0; i < Dim; ++i) out.acc[i] += m_b * fn * ta[i];
+            out.art_work += share * fn * pair_terms::pair_work<Dim>(dv, ta);
+            if constexpr (Loads) {
+                lanes.art_weight = m_b * fn;
+                for (int i = 0; i < Dim; ++i) lanes.art[i] = ta[i];
+            }
+        }
+
+        if constexpr (Loads) lanes.mu = mu_b;
+
+        // XSPH: velocity of the neighbours of the same material; the caller multiplies by the
+        // material's epsilon.
+        if constexpr (Xsph) {
+            V w_ab = kernel::normalisation<Dim>(1.0) * kernel::shape(kf.q);  // W(r, h)
+            for (int d = 0; d < Dim; ++d) w_ab *= kf.inv_h;
+            const V same = field(R::key) == key_a ? one : zero;
+            const V w = pair_terms::xsph_weight(same, m_b, w_ab, inv, denom);
+            for (int d = 0; d < Dim; ++d) out.xsph[d] -= w * dv[d];  // dv = v_a - v_b
+        }
+    };
+    LaneSums<Dim, Vec8> block_sums{};  // zero, in registers across the blocks
+#if defined(__AVX512F__)
+    // The first pass transposes the first eight fields (x, h, v, rho: static_asserts below),
+    // the second the others.
+    constexpr int kFirstPassFields = 8;
+    static_assert(R::x + Dim <= 8 && R::h < 8 && R::rho < 8, "the first pass's fields");
+#else
+    constexpr int kFirstPassFields = R::stride;
+#endif
     constexpr std::size_t kGroup = 4;
     for (std::size_t group = 0; group < partners.size(); group += kGroup * kBlock) {
         // The partners' records, field by field (blocks[g][field][lane]): the vectorised loops
@@ -676,7 +834,8 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
             if (base >= margin_blocks &&
                 beyond_support<Dim, R>(rec, partners.data() + base, xa, h_a))
                 continue;
-            load_block<R::stride>(rec, partners.data() + base, blocks[n_kept]);
+            load_block<R::stride, kFirstPassFields>(rec, partners.data() + base,
+                                                    blocks[n_kept]);
             pair_geometry<Dim, R>(blocks[n_kept], xa, h_a, rho_a, pp.av_epsilon,
                                   geometry[n_kept]);
             kept[n_kept++] = base;
@@ -696,104 +855,35 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                     fn_pow[k] = std::pow(f, std::max(st.n_art[a], st.n_art[b]));
                 }
             }
-#pragma omp simd
-            for (std::size_t k = 0; k < kBlock; ++k) {
-                double dx[Dim];
-                for (int d = 0; d < Dim; ++d) dx[d] = xa[d] - blk[R::x + d][k];
-                const double h_ab = 0.5 * (h_a + blk[R::h][k]);
-                const double r = geo.r[k];
-                // The first pass's support test, read back from r: a lane within the support
-                // has r < h_ab, one beyond it (or the padding) r = 2 h_ab; NaN stays inside.
-                const bool inside = !(r >= 2.0 * h_ab);
-                const double rho_sum = rho_a + blk[R::rho][k];
-                const double denom = geo.denom[k];
-                const double hr = h_ab * r;
-                const double one_div = geo.one_div[k];
-                const double inv = one_div * hr;  // 1 / (denom rho_sum)
-                const kernel::PairFactors kf =
-                    kernel::pair_factors<Dim>(r, h_ab, one_div * denom * rho_sum);
-                double grad[Dim], dv[Dim];
-                double vr = 0.0, dv_dot_grad = 0.0;
-                for (int d = 0; d < Dim; ++d) {
-                    grad[d] = kf.gradient * dx[d];  // grad_a W_ab
-                    dv[d] = va[d] - blk[R::v + d][k];
-                    vr += dv[d] * dx[d];
-                    dv_dot_grad += dv[d] * grad[d];
+            {
+#if defined(__AVX512F__)
+                // The fields beyond the first eight (sound speed, key, sigma / rho^2, R, ...)
+                // transposed into registers here, where the terms read them, instead of being
+                // stored by the first pass and loaded again (bench/README.md, "Twenty-second
+                // round").
+                Vec8 tail[R::stride / 8 - 1][8];
+                for (int g = 1; g < R::stride / 8; ++g) {
+                    __m512d fields[8];
+                    transpose_group<R::stride>(rec, partners.data() + base, 8 * g, fields);
+                    for (int f = 0; f < 8; ++f) tail[g - 1][f] = fields[f];
                 }
-                const double m_b = blk[R::mass][k];
-
-                div[k] += pair_terms::continuity(blk[R::volume][k], dv_dot_grad);
-
-                // A free-slip or Coulomb wall partner: only the normal part of the relative
-                // velocity enters the strain rate.
-                [[maybe_unused]] double mu_b = -1.0;
-                double dv_l[Dim];
-                for (int d = 0; d < Dim; ++d) dv_l[d] = dv[d];
+                const auto field = [&](int f) -> Vec8 {
+                    return f < 8 ? load8(blk[f]) : tail[f / 8 - 1][f % 8];
+                };
+#else
+                const auto field = [&](int f) -> Vec8 { return load8(blk[f]); };
+#endif
+                LoadTerms<Dim, Vec8> to_loads{};
+                pair_lanes(field, load8(geo.r), load8(geo.denom), load8(geo.one_div),
+                           load8(fn_pow), block_sums, to_loads);
                 if constexpr (Loads) {
-                    const double key_b = blk[R::key][k];
-                    mu_b = inside && key_b <= -2.0 ? -2.0 - key_b : -1.0;
-                    double normal[Dim];
-                    pair_terms::along<Dim>(dv, n_wall, normal);
-                    for (int d = 0; d < Dim; ++d) dv_l[d] = mu_b >= 0.0 ? normal[d] : dv[d];
-                }
-                double L[Dim][Dim];
-                pair_terms::velocity_gradient<Dim>(-m_b * inv_rho_a, dv_l, grad, L);
-                for (int i = 0; i < Dim; ++i)
-                    for (int j = 0; j < Dim; ++j) grad_v[i][j][k] += L[i][j];
-
-                // Artificial viscosity, approaching pairs only. A boundary partner has no sound
-                // speed of its own (its model is rigid): the pair uses c_a.
-                const double c_b = blk[R::c_visc][k] < 0.0 ? c_a : blk[R::c_visc][k];
-                const double nu = pair_terms::viscosity_nu(h_ab, vr, rho_sum, inv);
-                const double pi_approaching =
-                    pair_terms::viscosity_pi(pp.av_alpha, pp.av_beta, c_a, c_b, nu, denom, inv);
-                const bool approaching = inside && vr < 0.0;
-                double pi_ab = approaching ? pi_approaching : 0.0;
-                if constexpr (Prepass)  // Balsara: (f_a + f_b) / 2, a wall partner takes f_a
-                    pi_ab *= 0.5 * (f_a + (blk[R::c_visc][k] < 0.0 ? f_a : blk[R::balsara][k]));
-                max_nu[k] = approaching ? std::max(max_nu[k], -nu) : max_nu[k];
-
-                double t[Dim];
-                pair_terms::momentum<Dim, Prepass>(sa, &blk[R::stress][k], kBlock, pi_ab, grad, t);
-                for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * t[i];
-                // Energy budget: a wall partner's share is whole, a dynamic one's half.
-                const double share = Walls && blk[R::c_visc][k] < 0.0 ? m_b : 0.5 * m_b;
-                if constexpr (Walls) work[k] += share * pair_terms::pair_work<Dim>(dv, t);
-                visc[k] += share * pi_ab * dv_dot_grad;
-                if constexpr (Loads) {
-                    lane_mass[k] = m_b;
-                    for (int i = 0; i < Dim; ++i) lane_momentum[i][k] = t[i];
-                }
-
-                // Artificial stress (see write_record for f_ab and the G^n in R). R is zero for
-                // compressive principal stresses, so only tension is corrected.
-                if constexpr (ArtStress) {
-                    // A blend rather than a select of the two ways: GCC 12 does not vectorise the
-                    // loop with that select on top of the bit selects.
-                    const double fn =
-                        pair_terms::whole_power(kernel::shape(kf.q), bit1, bit2, bit4, bit8) *
-                            whole_weight +
-                        fn_pow[k];
-                    double ta[Dim];
-                    pair_terms::artificial_stress<Dim>(ra, &blk[R::art][k], kBlock, grad, ta);
-                    for (int i = 0; i < Dim; ++i) acc[i][k] += m_b * fn * ta[i];
-                    art_work[k] += share * fn * pair_terms::pair_work<Dim>(dv, ta);
-                    if constexpr (Loads) {
-                        lane_art_weight[k] = m_b * fn;
-                        for (int i = 0; i < Dim; ++i) lane_art[i][k] = ta[i];
+                    store8(lane_mass, to_loads.mass);
+                    store8(lane_art_weight, to_loads.art_weight);
+                    store8(lane_mu, to_loads.mu);
+                    for (int i = 0; i < Dim; ++i) {
+                        store8(lane_momentum[i], to_loads.momentum[i]);
+                        store8(lane_art[i], to_loads.art[i]);
                     }
-                }
-
-                if constexpr (Loads) lane_mu[k] = mu_b;
-
-                // XSPH: velocity of the neighbours of the same material; the caller multiplies by
-                // the material's epsilon.
-                if constexpr (Xsph) {
-                    double w_ab = kernel::normalisation<Dim>(1.0) * kernel::shape(kf.q);  // W(r, h)
-                    for (int d = 0; d < Dim; ++d) w_ab *= kf.inv_h;
-                    const double same = blk[R::key][k] == key_a ? 1.0 : 0.0;
-                    const double w = pair_terms::xsph_weight(same, m_b, w_ab, inv, denom);
-                    for (int d = 0; d < Dim; ++d) xsph[d][k] -= w * dv[d];  // dv = v_a - v_b
                 }
             }
             if constexpr (Loads)
@@ -803,6 +893,16 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         }
     }
 
+    store8(div, block_sums.div);
+    store8(max_nu, block_sums.max_nu);
+    store8(work, block_sums.work);
+    store8(visc, block_sums.visc);
+    store8(art_work, block_sums.art_work);
+    for (int i = 0; i < Dim; ++i) {
+        store8(acc[i], block_sums.acc[i]);
+        store8(xsph[i], block_sums.xsph[i]);
+        for (int j = 0; j < Dim; ++j) store8(grad_v[i][j], block_sums.grad_v[i][j]);
+    }
     // The lanes' partial sums added (lane_sums); the terms a run does not have are zero.
     constexpr std::size_t kRows = 2 * Dim + Dim * Dim + 4;
     const double* rows[kRows];

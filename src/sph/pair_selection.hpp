@@ -38,8 +38,9 @@ inline bool interacts(double r2, double h_ab) {
 // selection first and those of its margin after them (NeighbourList::select_pairs), so that
 // its last blocks often hold margin entries and padding only: the pair loop skips such a block
 // while none of its lanes has come within the support (equations.cpp, beyond_support). A
-// block is one branch-free loop that the compiler vectorises (`omp simd`): the kernel's two branches, the viscosity of approaching pairs and the support
-// test are selects, and every field of a neighbour is gathered from its record. Lane k keeps
+// block is evaluated branch-free on 8-lane vectors (equations.cpp, pair_lanes): the kernel's
+// two branches, the viscosity of approaching pairs and the support test are selects, and
+// every field of a neighbour is gathered from its record. Lane k keeps
 // its own partial sums (entries k, k + kBlock, ...), and the lanes are added pairwise at the
 // end (lane_sums): the sums of a particle are a fixed function of its pair list, the same on
 // any number of threads.

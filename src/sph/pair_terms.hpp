@@ -1,9 +1,10 @@
 // The SPH pair terms of Schaefer et al. (2017) section 3 and SPEC.md sections 2 and 4, one
 // small function per equation. Every consumer calls these: the vectorised pair loop of the
 // right-hand side (equations.cpp), and through it the loads on bodies (body_loads.hpp), which
-// are the reaction to exactly the pair forces below. They are branch-free and inline so that
-// the pair loop still vectorises (`omp simd`) with them; the callers pass in reciprocals they
-// compute together (one division per pair).
+// are the reaction to exactly the pair forces below. They are branch-free and inline, and the
+// callers pass in reciprocals they compute together (one division per pair). The pair loop calls them on one pair (T = double)
+// or on a block of eight (T = an 8-lane vector; kernel.hpp, splat); the partner's packed
+// tensors come through an accessor, slot -> T.
 //
 // Conventions: pair (a, b), dx = x_a - x_b, dv = v_a - v_b, grad = grad_a W_ab, rho_sum =
 // rho_a + rho_b; symmetric tensors in packed form (packed_slot).
@@ -13,6 +14,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+
+#include "sph/kernel.hpp"
 
 namespace regosph::pair_terms {
 
@@ -27,88 +30,89 @@ inline constexpr int kPackedSize = Dim == 2 ? 3 : 6;
 
 // Continuity (eq. 31): drho_a/dt = rho_a sum_b V_b (v_a - v_b) . grad_a W_ab. The pair's share
 // of the sum, V_b dv . grad [1/s]; the caller multiplies the sum by rho_a.
-inline double continuity(double volume_b, double dv_dot_grad) { return volume_b * dv_dot_grad; }
+template <class T>
+inline T continuity(T volume_b, T dv_dot_grad) {
+    return volume_b * dv_dot_grad;
+}
 
 // Velocity gradient for the strain and rotation rates (eqs. 38 and 23):
 // L_ij = sum_b (m_b / rho_a) (v_b - v_a)_i d_j W_ab [1/s]. The pair's share, with
 // w = -m_b / rho_a.
-template <int Dim>
-inline void velocity_gradient(double w, const double (&dv)[Dim], const double (&grad)[Dim],
-                              double (&L)[Dim][Dim]) {
+template <int Dim, class T>
+inline void velocity_gradient(T w, const T (&dv)[Dim], const T (&grad)[Dim], T (&L)[Dim][Dim]) {
     for (int i = 0; i < Dim; ++i)
         for (int j = 0; j < Dim; ++j) L[i][j] = w * dv[i] * grad[j];
 }
 
 // Monaghan's viscosity (eqs. 35-36). nu_ab = h_ab (v_ab . x_ab) / (r^2 + eps_v h_ab^2) [m/s],
 // given inv = 1 / ((r^2 + eps_v h^2) rho_sum).
-inline double viscosity_nu(double h_ab, double vr, double rho_sum, double inv) {
+template <class T>
+inline T viscosity_nu(T h_ab, T vr, T rho_sum, T inv) {
     return h_ab * vr * rho_sum * inv;
 }
 
 // Pi_ab = (-alpha cbar_ab nu_ab + beta nu_ab^2) / rhobar_ab [m^5/(kg s^2)] for an approaching
 // pair (eq. 35), cbar_ab = (c_a + c_b) / 2, rhobar_ab = rho_sum / 2; 2 denom inv = 2 / rho_sum.
 // The caller sets it to 0 for receding pairs (v_ab . x_ab >= 0).
-inline double viscosity_pi(double alpha, double beta, double c_a, double c_b, double nu,
-                           double denom, double inv) {
+template <class T>
+inline T viscosity_pi(double alpha, double beta, double c_a, T c_b, T nu, T denom, T inv) {
     return (-alpha * 0.5 * (c_a + c_b) + beta * nu) * nu * 2.0 * denom * inv;
 }
 
 // Momentum (eq. 37) per unit m_b: [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab
-// [m/s^2 per kg]; s_a and s_b are sigma / rho^2 in packed form, b's slot k at
-// s_b[k * b_stride] (the pair loop keeps a block of partners field by field, so its lanes
-// read b with contiguous loads). dv_a/dt gets m_b times this, and the particle b (of a body)
-// feels -m_a m_b times it.
+// [m/s^2 per kg]; s_a and s_b are sigma / rho^2 in packed form, b's slot k as s_b(k).
+// dv_a/dt gets m_b times this, and the particle b (of a body) feels -m_a m_b times it.
 // Full: s_a and s_b are full Dim x Dim matrices (row-major), sigma L / rho^2 with the kernel
 // correction L of each particle: the variational form of Bonet & Lok (1999),
 // [sigma_a L_a / rho_a^2 + sigma_b L_b / rho_b^2 - Pi_ab I] . grad_a W_ab
 // (gradient_correction.hpp), the same arithmetic as above when L = I.
-template <int Dim, bool Full = false>
-inline void momentum(const double* s_a, const double* s_b, std::size_t b_stride,
-                     double pi_ab, const double (&grad)[Dim], double (&t)[Dim]) {
+template <int Dim, bool Full = false, class T, class Slot>
+inline void momentum(const double* s_a, Slot s_b, T pi_ab, const T (&grad)[Dim], T (&t)[Dim]) {
     for (int i = 0; i < Dim; ++i) {
         t[i] = -pi_ab * grad[i];
         for (int j = 0; j < Dim; ++j) {
             const int slot = Full ? i * Dim + j : packed_slot<Dim>[i][j];
-            t[i] += (s_a[slot] + s_b[slot * b_stride]) * grad[j];
+            t[i] += (s_a[slot] + s_b(slot)) * grad[j];
         }
     }
 }
 
 // The work rate of a pair term t (per unit m_a m_b) on the pair's relative motion,
 // v_ab . t [W/kg^2]: what the pair exchanges with the energy budget (energy_budget.hpp).
-template <int Dim>
-inline double pair_work(const double (&dv)[Dim], const double (&t)[Dim]) {
-    double w = 0.0;
+template <int Dim, class T>
+inline T pair_work(const T (&dv)[Dim], const T (&t)[Dim]) {
+    T w = kernel::splat<T>(0.0);
     for (int i = 0; i < Dim; ++i) w += dv[i] * t[i];
     return w;
 }
 
 // Monaghan's (2000) artificial stress per unit m_b f_ab^n: (R_a + R_b) . grad_a W_ab, R in
-// packed form [Pa m^6/kg^2] (Gray, Monaghan & Swift 2001 eq. 4.3), R_b's slot k at r_b[k * b_stride].
+// packed form [Pa m^6/kg^2] (Gray, Monaghan & Swift 2001 eq. 4.3), R_b's slot k as r_b(k).
 // dv_a/dt gets m_b f_ab^n times this.
-template <int Dim>
-inline void artificial_stress(const double* r_a, const double* r_b, std::size_t b_stride,
-                              const double (&grad)[Dim], double (&t)[Dim]) {
+template <int Dim, class T, class Slot>
+inline void artificial_stress(const double* r_a, Slot r_b, const T (&grad)[Dim], T (&t)[Dim]) {
     for (int i = 0; i < Dim; ++i) {
-        t[i] = 0.0;
+        t[i] = kernel::splat<T>(0.0);
         for (int j = 0; j < Dim; ++j) {
             const int slot = packed_slot<Dim>[i][j];
-            t[i] += (r_a[slot] + r_b[slot * b_stride]) * grad[j];
+            t[i] += (r_a[slot] + r_b(slot)) * grad[j];
         }
     }
 }
 
 // f_ab^n for a whole exponent n < 16 given by its bits, from w = f_ab, multiplied out without
-// a branch (GCC 12 vectorises the loop with these selects).
-inline double whole_power(double w, bool bit1, bool bit2, bool bit4, bool bit8) {
-    const double w2 = w * w, w4 = w2 * w2, w8 = w4 * w4;
-    return (bit1 ? w : 1.0) * (bit2 ? w2 : 1.0) * (bit4 ? w4 : 1.0) * (bit8 ? w8 : 1.0);
+// a branch.
+template <class T>
+inline T whole_power(T w, bool bit1, bool bit2, bool bit4, bool bit8) {
+    const T w2 = w * w, w4 = w2 * w2, w8 = w4 * w4, one = kernel::splat<T>(1.0);
+    return (bit1 ? w : one) * (bit2 ? w2 : one) * (bit4 ? w4 : one) * (bit8 ? w8 : one);
 }
 
 // XSPH (Monaghan 1989): weight m_b W_ab / rhobar_ab [-] of the neighbour's velocity, for
 // neighbours of the same material (same = 1, else 0); 2 inv denom = 2 / rho_sum. The position
 // rate of a is v_a + eps sum_b weight (v_b - v_a).
-inline double xsph_weight(double same, double m_b, double w_ab, double inv, double denom) {
+template <class T>
+inline T xsph_weight(T same, T m_b, T w_ab, T inv, T denom) {
     return same * m_b * w_ab * 2.0 * inv * denom;
 }
 
@@ -132,9 +136,9 @@ inline double xsph_weight(double same, double m_b, double w_ab, double inv, doub
 //   (2012); a body with several separate contacts shares one limit among them.
 
 // The part of v along the unit vector n, (v . n) n.
-template <int Dim>
-inline void along(const double (&v)[Dim], const double (&n)[Dim], double (&out)[Dim]) {
-    double dot = 0.0;
+template <int Dim, class T>
+inline void along(const T (&v)[Dim], const double (&n)[Dim], T (&out)[Dim]) {
+    T dot = kernel::splat<T>(0.0);
     for (int d = 0; d < Dim; ++d) dot += v[d] * n[d];
     for (int d = 0; d < Dim; ++d) out[d] = dot * n[d];
 }
