@@ -811,8 +811,8 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
     };
     LaneSums<Dim, Vec8> block_sums{};  // zero, in registers across the blocks
 #if defined(__AVX512F__)
-    // The first pass transposes the first eight fields (x, h, v, rho: static_asserts below),
-    // the second the others.
+    // The first pass transposes the first eight fields (it reads x, h and rho among them), the
+    // second the others.
     constexpr int kFirstPassFields = 8;
     static_assert(R::x + Dim <= 8 && R::h < 8 && R::rho < 8, "the first pass's fields");
 #else
@@ -862,10 +862,10 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 // stored by the first pass and loaded again (bench/README.md, "Twenty-second
                 // round").
                 Vec8 tail[R::stride / 8 - 1][8];
-                for (int g = 1; g < R::stride / 8; ++g) {
+                for (int group8 = 1; group8 < R::stride / 8; ++group8) {
                     __m512d fields[8];
-                    transpose_group<R::stride>(rec, partners.data() + base, 8 * g, fields);
-                    for (int f = 0; f < 8; ++f) tail[g - 1][f] = fields[f];
+                    transpose_group<R::stride>(rec, partners.data() + base, 8 * group8, fields);
+                    for (int f = 0; f < 8; ++f) tail[group8 - 1][f] = fields[f];
                 }
                 const auto field = [&](int f) -> Vec8 {
                     return f < 8 ? load8(blk[f]) : tail[f / 8 - 1][f % 8];
