@@ -687,15 +687,10 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         if (sink.any_slip) slip = wall_normal<Dim, R>(st, rec_a, partners, n_wall, first_wall);
     [[maybe_unused]] double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
 
-    // Partial sums per lane.
-    alignas(64) double acc[Dim][kBlock] = {}, div[kBlock] = {}, grad_v[Dim][Dim][kBlock] = {},
-        max_nu[kBlock] = {}, xsph[Dim][kBlock] = {};
-    // Loads: each lane's pair terms, kept apart from the sums above so that collecting loads
-    // leaves the arithmetic of the sums (and so the results) unchanged.
+    // Loads: each lane's pair terms, kept apart from the partial sums (LaneSums) so that
+    // collecting loads leaves the arithmetic of the sums (and so the results) unchanged.
     alignas(64) double lane_mass[kBlock], lane_momentum[Dim][kBlock],
         lane_art_weight[kBlock] = {}, lane_art[Dim][kBlock] = {}, lane_mu[kBlock];
-    // Energy budget (PairSums::work, ...), likewise apart.
-    alignas(64) double work[kBlock] = {}, visc[kBlock] = {}, art_work[kBlock] = {};
     // The list goes in groups of up to kGroup blocks. A first pass over a group computes each
     // pair's distance and the one division (PairGeometry), the second its terms: the square
     // roots and divisions of several blocks are then in flight together, where a block's
@@ -893,6 +888,10 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         }
     }
 
+    // The partial sums per lane (the energy budget's, PairSums::work, ..., among them), for
+    // lane_sums.
+    alignas(64) double acc[Dim][kBlock], div[kBlock], grad_v[Dim][Dim][kBlock], max_nu[kBlock],
+        xsph[Dim][kBlock], work[kBlock], visc[kBlock], art_work[kBlock];
     store8(div, block_sums.div);
     store8(max_nu, block_sums.max_nu);
     store8(work, block_sums.work);
