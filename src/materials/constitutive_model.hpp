@@ -67,6 +67,9 @@ concept ConstitutiveModel =
         { m.pair_options() } -> std::same_as<PairOptions>;
         { m.parameters() } -> std::same_as<std::vector<ModelParameter>>;
     };
+// Optional: members correct_range and wave_speed_range, which do what correct and wave_speed
+// do for many particles at once, to the bit, in sweeps that vectorise (material.hpp,
+// correct_stresses and wave_speeds; ElasticSolid has them).
 
 // Checks shared by the models' validate(): each throws std::invalid_argument of the form
 // "material '<name>': <field> = <value> <rule>".

@@ -8,13 +8,6 @@
 
 namespace regosph {
 
-namespace {
-// Monaghan (2000): only tensile principal stresses get a (repulsive) correction.
-inline double principal_correction(double epsilon, double principal, double inv_rho2) {
-    return principal > 0.0 ? -epsilon * principal * inv_rho2 : 0.0;
-}
-}  // namespace
-
 double murnaghan_energy(const ElasticSolid& m, double rho) {
     const double n = m.murnaghan_n;
     const double eps = rho / m.density - 1.0;  // x - 1
@@ -40,26 +33,11 @@ double murnaghan_energy(const ElasticSolid& m, double rho) {
 SymTensor artificial_stress(double epsilon, const SymTensor& sigma, double rho, int dim) {
     SymTensor r{};
     if (dim == 2) {
-        // No tensile principal stress when the in-plane block is negative semidefinite
-        // (Sylvester's criterion, as in 3D below): R = 0 without its square root and
-        // divisions, as in a body at rest with sigma = 0.
-        if (sigma[XX] <= 0.0 && sigma[YY] <= 0.0 &&
-            sigma[XX] * sigma[YY] - sigma[XY] * sigma[XY] >= 0.0)
-            return r;
-        const double inv_rho2 = 1.0 / (rho * rho);
-        // Principal stresses of the in-plane block, m +- radius, at the angle theta with
-        // cos(2 theta) = d / radius, sin(2 theta) = sigma_xy / radius (Gray et al. 2001 eq. 4.5).
-        const double mean = 0.5 * (sigma[XX] + sigma[YY]);
-        const double d = 0.5 * (sigma[XX] - sigma[YY]);
-        const double radius = std::sqrt(d * d + sigma[XY] * sigma[XY]);  // no overflow below 1e150 Pa
-        const double cos2 = radius > 0.0 ? d / radius : 1.0;
-        const double sin2 = radius > 0.0 ? sigma[XY] / radius : 0.0;
-        const double r1 = principal_correction(epsilon, mean + radius, inv_rho2);
-        const double r2 = principal_correction(epsilon, mean - radius, inv_rho2);
-        // Back to the x-y frame (Gray et al. 2001 eq. 4.7): cos^2 = (1 + cos2) / 2, ...
-        r[XX] = 0.5 * ((1.0 + cos2) * r1 + (1.0 - cos2) * r2);
-        r[YY] = 0.5 * ((1.0 - cos2) * r1 + (1.0 + cos2) * r2);
-        r[XY] = 0.5 * sin2 * (r1 - r2);
+        const PlaneTensor plane =
+            artificial_stress_plane(epsilon, sigma[XX], sigma[YY], sigma[XY], rho);
+        r[XX] = plane.xx;
+        r[YY] = plane.yy;
+        r[XY] = plane.xy;
         return r;
     }
     // No tensile principal stress when sigma is negative semidefinite: every principal minor

@@ -5,6 +5,9 @@
 // functions.
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
@@ -56,8 +59,46 @@ inline StressRate stress_rate(const Material& m, const SymTensor& sigma,
 inline bool correct_stress(const Material& m, double rho, SymTensor& sigma) {
     return std::visit([&](const auto& model) { return model.correct(rho, sigma); }, m.model);
 }
+// correct_stress for `count` particles of material m: rho and stress point at the first one's
+// entries; corrected[i] = 1 where the correction changed the stress plastically, else 0;
+// stress components from `components` on (the out-of-plane shears in 2D) are left alone. A model
+// with a member correct_range computes the same bits for every particle in one sweep (the
+// elastic solid's equation of state, vectorised); the others run correct() particle by particle.
+inline void correct_stresses(const Material& m, const double* rho,
+                             const std::array<double*, kSymComponents>& stress,
+                             std::uint8_t* corrected, std::size_t count, int components) {
+    std::visit(
+        [&](const auto& model) {
+            if constexpr (requires { model.correct_range(rho, stress, corrected, count); }) {
+                model.correct_range(rho, stress, corrected, count);
+            } else {
+                for (std::size_t i = 0; i < count; ++i) {
+                    // All six read (in 2D xz and yz are zero): a partly written tensor would
+                    // reach the vector loads of the constitutive code.
+                    SymTensor sigma;
+                    for (int c = 0; c < kSymComponents; ++c) sigma[c] = stress[c][i];
+                    corrected[i] = model.correct(rho[i], sigma) ? 1 : 0;
+                    for (int c = 0; c < components; ++c) stress[c][i] = sigma[c];
+                }
+            }
+        },
+        m.model);
+}
 inline double wave_speed(const Material& m, double rho) {
     return std::visit([rho](const auto& model) { return model.wave_speed(rho); }, m.model);
+}
+// wave_speed for `count` particles of material m (rho and speed point at the first one's
+// entries): a model's member wave_speed_range gives the same bits in one sweep, else particle
+// by particle.
+inline void wave_speeds(const Material& m, const double* rho, double* speed, std::size_t count) {
+    std::visit(
+        [&](const auto& model) {
+            if constexpr (requires { model.wave_speed_range(rho, speed, count); })
+                model.wave_speed_range(rho, speed, count);
+            else
+                for (std::size_t i = 0; i < count; ++i) speed[i] = model.wave_speed(rho[i]);
+        },
+        m.model);
 }
 // Stored elastic energy per unit mass [J/kg] (the model's strain_energy).
 inline double strain_energy(const Material& m, double rho, const SymTensor& sigma) {

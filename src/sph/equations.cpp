@@ -262,6 +262,46 @@ template <int Dim>
     return w > 0.0 ? 1.0 / w : 0.0;
 }
 
+// Particles per claim of the staging pass (~0.1 us each).
+constexpr std::size_t kStageChunk = 256;
+
+// Monaghan's artificial stress R (artificial_stress, elastic_solid.hpp) of a chunk of particles
+// of the staging pass, in the record's components (Record::kComponent): art[t][i - first].
+template <int Dim>
+using ChunkArtificialStress = std::array<std::array<double, kStageChunk>, pair_terms::kPackedSize<Dim>>;
+
+// R of particles [first, last) whose material has one (epsilon > 0), else 0. In 2D one sweep
+// that vectorises (artificial_stress_plane, the closed form without branches); in 3D particle
+// by particle (an eigen-decomposition where sigma has a tensile principal stress).
+template <int Dim>
+void stage_artificial_stress(const ParticleSet& p, const MaterialTable& mt, std::size_t first,
+                             std::size_t last, ChunkArtificialStress<Dim>& art) {
+    if constexpr (Dim == 2) {
+#pragma omp simd
+        for (std::size_t i = first; i < last; ++i) {
+            const double eps = mt.artificial_stress[p.material[i]];
+            const PlaneTensor r = artificial_stress_plane(eps, p.stress[XX][i], p.stress[YY][i],
+                                                          p.stress[XY][i], p.rho[i]);
+            const bool on = eps > 0.0;
+            art[0][i - first] = on ? r.xx : 0.0;
+            art[1][i - first] = on ? r.yy : 0.0;
+            art[2][i - first] = on ? r.xy : 0.0;
+        }
+    } else {
+        using R = Record<Dim, true, false>;
+        for (std::size_t i = first; i < last; ++i) {
+            const double eps = mt.artificial_stress[p.material[i]];
+            SymTensor r{};
+            if (eps > 0.0) {
+                SymTensor sigma;
+                for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][i];
+                r = artificial_stress(eps, sigma, p.rho[i], Dim);
+            }
+            for (int t = 0; t < R::kTensor; ++t) art[t][i - first] = r[R::kComponent[t]];
+        }
+    }
+}
+
 // Writes the record of particle i, and for the artificial stress without a common exponent
 // its per-particle data. Monaghan's artificial stress (Gray, Monaghan & Swift 2001):
 //   m_b (R_a + R_b) f_ab^n . grad_a W_ab,  f_ab = W(r_ab, h) / W(dp, h),
@@ -275,7 +315,7 @@ template <int Dim>
 // formula above whenever G_a = G_b; otherwise f_ab = shape(q_ab) (G_a + G_b) / 2.
 template <int Dim, bool ArtStress, bool Prepass>
 void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, double g,
-                  StagedParticles& st) {
+                  const double* art, std::size_t art_stride, StagedParticles& st) {
     using R = Record<Dim, ArtStress, Prepass>;
     double* const rec = st.record.data() + i * R::stride;
     const bool boundary = p.kind[i] == ParticleKind::boundary;
@@ -306,12 +346,9 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
         st.inv_w_rest[i] = g;
     }
     if (eps > 0.0) {
-        SymTensor sigma{};
-        for (int c = 0; c < stress_components(Dim); ++c) sigma[c] = p.stress[c][i];
-        const SymTensor r = artificial_stress(eps, sigma, p.rho[i], Dim);
         double scale = 1.0;  // G^n
         for (int k = 0; k < power; ++k) scale *= g;
-        for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = r[R::kComponent[t]] * scale;
+        for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = art[t * art_stride] * scale;
     }
 }
 
@@ -978,18 +1015,34 @@ void strain_and_spin(const double (&L)[Dim][Dim], SymTensor& eps, Spin& w) {
     }
 }
 
-// The part of dynamic particle a's Courant signal speed (finish_particle) that does not depend
-// on its pair sums: its material's wave speed at rho_a plus |v_a| [m/s]. The pair loop takes it
-// for a whole chunk of particles before their pair sums: the divisions and square roots of
-// consecutive particles then overlap, where at the end of finish_particle each particle waited
-// for its own (bench/README.md, "Twenty-second round"). The same operations in the same order
-// as they were within finish_particle: the same results to the bit.
+// The part of the dynamic particles' Courant signal speed (finish_particle) that does not
+// depend on their pair sums: the material's wave speed at rho_a plus |v_a| [m/s], for
+// particles [first, last) into base[a - first] (0 for the particles that are not dynamic). The
+// pair loop takes it for a whole chunk of particles before their pair sums, in sweeps that
+// vectorise (wave_speeds per run of one material): at the end of finish_particle each
+// particle waited for its own divisions and square roots (bench/README.md, "Twenty-second
+// and twenty-third rounds"). The same operations in the same order: the same bits.
 template <int Dim>
-REGOSPH_NO_VECTORISE
-double signal_without_viscosity(const ParticleSet& p, const MaterialTable& mt, std::size_t a) {
-    double speed2 = 0.0;
-    for (int d = 0; d < Dim; ++d) speed2 += p.v[d][a] * p.v[d][a];
-    return wave_speed(mt.materials[p.material[a]], p.rho[a]) + std::sqrt(speed2);
+void signal_without_viscosity(const ParticleSet& p, const MaterialTable& mt, std::size_t first,
+                              std::size_t last, double* base) {
+    for (std::size_t a = first; a < last;) {
+        if (p.kind[a] != ParticleKind::dynamic) {
+            base[a - first] = 0.0;
+            ++a;
+            continue;
+        }
+        const auto material = p.material[a];
+        std::size_t b = a + 1;
+        while (b < last && p.kind[b] == ParticleKind::dynamic && p.material[b] == material) ++b;
+        wave_speeds(mt.materials[material], p.rho.data() + a, base + (a - first), b - a);
+#pragma omp simd
+        for (std::size_t c = a; c < b; ++c) {
+            double speed2 = 0.0;
+            for (int d = 0; d < Dim; ++d) speed2 += p.v[d][c] * p.v[d][c];
+            base[c - first] += std::sqrt(speed2);
+        }
+        a = b;
+    }
 }
 
 // Rates of dynamic particle a from its pair sums: acceleration, position rate, density rate,
@@ -1061,8 +1114,7 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
                                    : std::numeric_limits<double>::infinity();
 }
 
-// Particles per claim of the staging pass (~0.1 us each) and of the pair loop (~0.3-5 us each).
-constexpr std::size_t kStageChunk = 256;
+// Particles per claim of the pair loop (~0.3-5 us each).
 constexpr std::size_t kPairChunk = 32;
 
 // One parallel region per evaluation: the records of all particles (halo included), then,
@@ -1108,12 +1160,19 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     {
     staging.run([&](std::size_t first, std::size_t last) {
         if (!Prepass && prologue && first < n) prologue(first, std::min(last, n));
+        // The chunk's rest kernel factors and artificial stresses first, in sweeps that
+        // vectorise (bench/README.md, "Twenty-third round").
         std::array<double, kStageChunk> g{};  // rest_kernel_factor
-        if constexpr (ArtStress)
+        ChunkArtificialStress<Dim> art;
+        if constexpr (ArtStress) {
+#pragma omp simd
             for (std::size_t i = first; i < last; ++i)
                 g[i - first] = rest_kernel_factor<Dim>(p, rho0, i);
+            stage_artificial_stress<Dim>(p, mt, first, last, art);
+        }
         for (std::size_t i = first; i < last; ++i) {
-            write_record<Dim, ArtStress, Prepass>(p, mt, i, g[i - first], st);
+            write_record<Dim, ArtStress, Prepass>(p, mt, i, g[i - first], &art[0][i - first],
+                                                  kStageChunk, st);
             if constexpr (Loads) stage_load_body<R>(p, *request, i, st);
         }
         staged.fetch_add(last - first, std::memory_order_release);
@@ -1122,13 +1181,9 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     std::vector<LoadShare> my_shares;
     std::vector<CoulombContact> my_contacts;
     pairs.run([&](std::size_t first, std::size_t last) {
-        // The chunk's signal speeds without viscosity first: independent chains of divisions
-        // and square roots that overlap each other here (signal_without_viscosity).
+        // The chunk's signal speeds without viscosity first (signal_without_viscosity).
         std::array<double, kPairChunk> signal_base;
-        for (std::size_t a = first; a < last; ++a)
-            signal_base[a - first] = p.kind[a] == ParticleKind::dynamic
-                                         ? signal_without_viscosity<Dim>(p, mt, a)
-                                         : 0.0;
+        signal_without_viscosity<Dim>(p, mt, first, last, signal_base.data());
         for (std::size_t a = first; a < last; ++a) {
             if (p.kind[a] != ParticleKind::dynamic) {
                 out.dt_limit[a] = std::numeric_limits<double>::infinity();  // no limit of its own

@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -239,13 +240,6 @@ namespace {
 void share_staging(Derivatives& next, Derivatives& previous) {
     if (next.staged.record.empty()) std::swap(next.staged, previous.staged);
 }
-
-bool finite_state(const ParticleSet& p, std::size_t a) {
-    bool ok = std::isfinite(p.rho[a]) && std::isfinite(p.plastic_multiplier[a]);
-    for (int d = 0; d < 3; ++d) ok = ok && std::isfinite(p.x[d][a]) && std::isfinite(p.v[d][a]);
-    for (int c = 0; c < kSymComponents; ++c) ok = ok && std::isfinite(p.stress[c][a]);
-    return ok;
-}
 }  // namespace
 
 // Predictor (final == false): y = y0 + dt k1. Corrector (final == true):
@@ -255,9 +249,9 @@ bool finite_state(const ParticleSet& p, std::size_t a) {
 // if the new state is not finite).
 //
 // Each chunk of particles goes through the fields one after another: the kinematic and scalar
-// updates are plain array sweeps that vectorise, and only the stress (its correction is a
-// per-particle return mapping or equation of state) and the error norm run particle by
-// particle. Particles that are not dynamic keep their state (the sweeps write it back).
+// updates are plain array sweeps that vectorise, and so are the elastic solids' equation of
+// state and the error norm; only Bui's return mapping (regolith) and the energy budget's
+// correction work run particle by particle. Particles that are not dynamic keep their state (the sweeps write it back).
 // The predictor of a step's first attempt first saves each chunk's state at the step start
 // (save_start) in the same region: the saved copy is then in the core's cache when the
 // sweeps read it, and the step opens one parallel region less.
@@ -346,35 +340,65 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
             sweep(p.stress[c].data(), stress0_[c].data(), k1_.dstress[c].data(),
                   k2.dstress[c].data());
 
-        for (std::size_t a = first; a < last; ++a) {
-            if (final) {
-                particle_error_[a] = 0.0;
-                correction_loss_[a] = 0.0;
-            }
-            if (kind[a] != ParticleKind::dynamic) continue;
-            // All six read (in 2D xz and yz are zero): a loop whose length is the run's would
-            // leave a partly written tensor for the vector loads of the constitutive code.
-            SymTensor sigma;
-            for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
-            // Bui's corrections (regolith) or the equation of state (elastic solids).
-            const Material& material = mt.materials[p.material[a]];
-            const bool corrected = correct_stress(material, p.rho[a], sigma);
-            for (int c = 0; c < stress_components(dim); ++c) p.stress[c][a] = sigma[c];
-            if (!final) {
-                predictor_corrected_[a] = corrected ? 1 : 0;
+        // Bui's corrections (regolith) or the equation of state (elastic solids), over each run
+        // of dynamic particles of one material (correct_stresses; the elastic solid's sweep
+        // vectorises). corrected: whether the correction changed a particle's stress
+        // plastically (0 for the particles that are not dynamic).
+        std::array<std::uint8_t, kUpdateChunk> corrected{};
+        for (std::size_t a = first; a < last;) {
+            if (kind[a] != ParticleKind::dynamic) {
+                ++a;
                 continue;
             }
-            if (corrected || predictor_corrected_[a])
-                correction_loss_[a] = correction_work(material, a, dt, sigma, p);
-            p.yielding[a] = (k2_.yielding[a] || corrected) ? 1 : 0;
+            const auto material = p.material[a];
+            std::size_t b = a + 1;
+            while (b < last && kind[b] == ParticleKind::dynamic && p.material[b] == material) ++b;
+            std::array<double*, kSymComponents> sigma;
+            for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c].data() + a;
+            correct_stresses(mt.materials[material], p.rho.data() + a, sigma,
+                             corrected.data() + (a - first), b - a, stress_components(dim));
+            a = b;
+        }
+        if (!final) {
+            std::copy(corrected.begin(), corrected.begin() + (last - first),
+                      predictor_corrected_.begin() + first);
+            return;
+        }
+        // Error norm of each dynamic particle: the largest of the position and velocity
+        // errors in smoothing lengths and the relative density error; +inf where the new
+        // state is not finite. One sweep that vectorises.
+        constexpr double kLargest = std::numeric_limits<double>::max();
+#pragma omp simd reduction(max : worst)
+        for (std::size_t a = first; a < last; ++a) {
             const double h = p.h[a];
             const double e_rho = 0.5 * dt * std::abs(k2_.drho[a] - k1_.drho[a]) / p.rho[a];
-            double e = std::max(
-                {std::sqrt(ex2[a - first]) / h, std::sqrt(ev2[a - first]) * dt / h, e_rho});
-            if (!finite_state(p, a) || !std::isfinite(e))
-                e = std::numeric_limits<double>::infinity();
-            particle_error_[a] = e;
-            worst = std::max(worst, e);
+            const double e = std::max(
+                std::max(std::sqrt(ex2[a - first]) / h, std::sqrt(ev2[a - first]) * dt / h),
+                e_rho);
+            // Whether e and the particle's new state are finite, without branches (& rather
+            // than &&): |y| <= DBL_MAX fails for inf and NaN.
+            bool finite = (std::abs(e) <= kLargest) & (std::abs(p.rho[a]) <= kLargest) &
+                          (std::abs(p.plastic_multiplier[a]) <= kLargest);
+            for (int d = 0; d < 3; ++d)
+                finite = finite & (std::abs(p.x[d][a]) <= kLargest) &
+                         (std::abs(p.v[d][a]) <= kLargest);
+            for (int c = 0; c < kSymComponents; ++c)
+                finite = finite & (std::abs(p.stress[c][a]) <= kLargest);
+            const double error = finite ? e : std::numeric_limits<double>::infinity();
+            particle_error_[a] = kind[a] == ParticleKind::dynamic ? error : 0.0;
+            worst = std::max(worst, particle_error_[a]);
+        }
+        for (std::size_t a = first; a < last; ++a) {
+            correction_loss_[a] = 0.0;
+            if (kind[a] != ParticleKind::dynamic) continue;
+            const bool now = corrected[a - first] != 0;
+            if (now || predictor_corrected_[a]) {
+                SymTensor sigma;
+                for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
+                correction_loss_[a] =
+                    correction_work(mt.materials[p.material[a]], a, dt, sigma, p);
+            }
+            p.yielding[a] = (k2_.yielding[a] || now) ? 1 : 0;
         }
     });
     if (save) start_saved_ = true;

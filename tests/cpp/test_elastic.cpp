@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <random>
 #include <stdexcept>
@@ -111,6 +113,77 @@ TEST_CASE("Murnaghan pressure and sound speeds at a compressed density (SPEC 4)"
     CHECK(murnaghan_pressure(es, rho) ==
           doctest::Approx(24.2e9 / 2700.0 * (rho - es.density)).epsilon(1e-12));
     CHECK(murnaghan_sound_speed(es, rho) == doctest::Approx(std::sqrt(24.2e9 / 2700.0)).epsilon(1e-14));
+}
+
+TEST_CASE("the elastic solid's sweeps give correct() and wave_speed() to the bit, any n") {
+    // correct_stresses and wave_speeds (material.hpp) run ElasticSolid's vectorised
+    // correct_range and wave_speed_range: the same operations per particle as the scalar
+    // functions, in blocks of kMurnaghanBlock particles (150 = two full blocks and a part).
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> ratio(0.7, 1.4), stress(-2e7, 2e7);
+    constexpr std::size_t kCount = 150;
+    for (const double n : {1.0, 6.0, 7.0, 4.5}) {  // whole-number exponents and std::pow
+        CAPTURE(n);
+        ElasticSolid es;
+        es.density = 2700.0;
+        es.bulk_modulus = 24.2e9;
+        es.shear_modulus = 10e9;
+        es.murnaghan_n = n;
+        const Material material{"tool", es, 0.0};
+        std::vector<double> rho(kCount);
+        std::array<std::vector<double>, kSymComponents> sigma;
+        for (auto& c : sigma) c.resize(kCount);
+        for (std::size_t i = 0; i < kCount; ++i) {
+            rho[i] = ratio(rng) * es.density;
+            for (auto& c : sigma) c[i] = stress(rng);
+        }
+        const auto expected_sigma = [&](std::size_t i) {
+            SymTensor s;
+            for (int c = 0; c < kSymComponents; ++c) s[c] = sigma[c][i];
+            CHECK_FALSE(correct_stress(material, rho[i], s));
+            return s;
+        };
+        std::vector<SymTensor> expected(kCount);
+        for (std::size_t i = 0; i < kCount; ++i) expected[i] = expected_sigma(i);
+        std::array<double*, kSymComponents> fields;
+        for (int c = 0; c < kSymComponents; ++c) fields[c] = sigma[c].data();
+        std::vector<std::uint8_t> corrected(kCount, 7);
+        correct_stresses(material, rho.data(), fields, corrected.data(), kCount, kSymComponents);
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < kCount; ++i) {
+            CHECK(corrected[i] == 0);  // never plastic
+            for (int c = 0; c < kSymComponents; ++c) differ += sigma[c][i] != expected[i][c];
+        }
+        CHECK(differ == 0);
+        // The EoS changed the mean stress to -p(rho): the sweep did something.
+        CHECK(trace(expected[3]) / 3.0 == doctest::Approx(-murnaghan_pressure(es, rho[3])));
+
+        std::vector<double> speed(kCount, -1.0);
+        wave_speeds(material, rho.data(), speed.data(), kCount);
+        std::size_t speed_differ = 0;
+        for (std::size_t i = 0; i < kCount; ++i) speed_differ += speed[i] != wave_speed(material, rho[i]);
+        CHECK(speed_differ == 0);
+    }
+}
+
+TEST_CASE("artificial stress in 2D: isotropic tension, where the principal axes are undefined") {
+    // radius = 0: the closed form's cos(2 theta) = d / radius is taken as 1 (no division by 0),
+    // and R = -eps T / rho^2 on both in-plane axes.
+    const double eps = 0.3, rho = 2.0, T = 1e5;
+    const SymTensor r = artificial_stress(eps, {T, T, 0.0, 0.0, 0.0, 0.0}, rho, 2);
+    CHECK(r[XX] == doctest::Approx(-eps * T / (rho * rho)).epsilon(1e-14));
+    CHECK(r[YY] == doctest::Approx(-eps * T / (rho * rho)).epsilon(1e-14));
+    CHECK(r[XY] == 0.0);
+    // The branch-free form gives exact zeros (not -0 or NaN) under compression, sigma = 0
+    // included.
+    for (const PlaneTensor p : {artificial_stress_plane(eps, 0.0, 0.0, 0.0, rho),
+                                artificial_stress_plane(eps, -1e5, -2e5, -3e4, rho)}) {
+        CHECK(p.xx == 0.0);
+        CHECK(p.yy == 0.0);
+        CHECK(p.xy == 0.0);
+        CHECK_FALSE(std::signbit(p.xx));
+        CHECK_FALSE(std::signbit(p.xy));
+    }
 }
 
 TEST_CASE("bulk and shear modulus from any two of K, mu, E, nu") {
