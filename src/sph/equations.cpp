@@ -249,14 +249,18 @@ void write_corrected_stress(const ParticleSet& p, std::size_t i, const double* p
 
 // G = 1 / shape(dp / h) of particle i for the artificial stress (write_record), from its rest
 // spacing dp. The staging takes it for a whole chunk of particles before it writes their
-// records: the square roots and divisions of consecutive particles then overlap, where inside
-// write_record each particle waited for its own (bench/README.md, "Twenty-second round").
+// records, in a sweep that vectorises in 2D (3D: std::cbrt has no vector form here), where
+// inside write_record each particle waited for its own square root and divisions
+// (bench/README.md, "Twenty-second and twenty-third rounds").
 template <int Dim>
 [[gnu::always_inline]] inline double rest_kernel_factor(const ParticleSet& p,
                                                         const std::vector<double>& rho0,
                                                         std::size_t i) {
     const bool boundary = p.kind[i] == ParticleKind::boundary;
-    const double rest_volume = p.mass[i] / (boundary ? p.rho[i] : rho0[p.material[i]]);
+    // Both densities loaded, one selected: GCC does not vectorise a load from a selected
+    // address.
+    const double rho_now = p.rho[i], rho_rest = rho0[p.material[i]];
+    const double rest_volume = p.mass[i] / (boundary ? rho_now : rho_rest);
     const double dp = Dim == 2 ? std::sqrt(rest_volume) : std::cbrt(rest_volume);
     const double w = kernel::shape(dp / p.h[i]);
     return w > 0.0 ? 1.0 / w : 0.0;
