@@ -92,6 +92,24 @@ struct ParticleSet {
     void for_each_array(Fn&& fn);
 };
 
+// Calls fn(a, b) for each run [a, b) of consecutive dynamic particles of one material within
+// [first, last): the per-material sweeps (correct_stresses, wave_speeds in
+// materials/material.hpp) take a run at a time.
+template <class Fn>
+void for_each_material_run(const ParticleSet& p, std::size_t first, std::size_t last, Fn&& fn) {
+    for (std::size_t a = first; a < last;) {
+        if (p.kind[a] != ParticleKind::dynamic) {
+            ++a;
+            continue;
+        }
+        std::size_t b = a + 1;
+        while (b < last && p.kind[b] == ParticleKind::dynamic && p.material[b] == p.material[a])
+            ++b;
+        fn(a, b);
+        a = b;
+    }
+}
+
 }  // namespace regosph
 
 // The field table and for_each_array, which every user of ParticleSet may need.

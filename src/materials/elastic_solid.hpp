@@ -98,9 +98,14 @@ inline double murnaghan_pressure(const ElasticSolid& m, double rho) {
     return murnaghan_pressure_of_power(m, murnaghan_power(rho / m.density, m.murnaghan_n));
 }
 
-// Square of the bulk sound speed, c^2 = dp/drho = K0 (rho / rho0)^(n-1) / rho0 [m^2/s^2].
+// Square of the bulk sound speed, c^2 = dp/drho = K0 (rho / rho0)^(n-1) / rho0 [m^2/s^2], from
+// x^(n-1) = (rho / rho0)^(n-1) or from rho.
+inline double murnaghan_sound_speed_squared_of_power(const ElasticSolid& m, double x_to_n1) {
+    return m.bulk_modulus * x_to_n1 / m.density;
+}
 inline double murnaghan_sound_speed_squared(const ElasticSolid& m, double rho) {
-    return m.bulk_modulus * murnaghan_power(rho / m.density, m.murnaghan_n - 1.0) / m.density;
+    return murnaghan_sound_speed_squared_of_power(
+        m, murnaghan_power(rho / m.density, m.murnaghan_n - 1.0));
 }
 
 // Bulk sound speed c = sqrt(dp/drho) = sqrt(K0 (rho / rho0)^(n-1) / rho0) [m/s] (SPEC.md 4).
@@ -110,10 +115,10 @@ inline double murnaghan_sound_speed(const ElasticSolid& m, double rho) {
 
 // Longitudinal (P-wave) speed c_p = sqrt(c(rho)^2 + 4 mu / (3 rho)) [m/s]; at rho0 this is
 // sqrt((K0 + 4 mu / 3) / rho0), the speed of a plane compression wave in the solid. The
-// Courant limit uses it (the fastest signal the solid carries).
-// From x^(n-1) = (rho / rho0)^(n-1):
+// Courant limit uses it (the fastest signal the solid carries). From x^(n-1) or from rho:
 inline double elastic_wave_speed_of_power(const ElasticSolid& m, double rho, double x_to_n1) {
-    return std::sqrt(m.bulk_modulus * x_to_n1 / m.density + 4.0 * m.shear_modulus / (3.0 * rho));
+    return std::sqrt(murnaghan_sound_speed_squared_of_power(m, x_to_n1) +
+                     4.0 * m.shear_modulus / (3.0 * rho));
 }
 inline double elastic_wave_speed(const ElasticSolid& m, double rho) {
     return elastic_wave_speed_of_power(m, rho, murnaghan_power(rho / m.density, m.murnaghan_n - 1.0));

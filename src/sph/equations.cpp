@@ -1029,24 +1029,16 @@ void strain_and_spin(const double (&L)[Dim][Dim], SymTensor& eps, Spin& w) {
 template <int Dim>
 void signal_without_viscosity(const ParticleSet& p, const MaterialTable& mt, std::size_t first,
                               std::size_t last, double* base) {
-    for (std::size_t a = first; a < last;) {
-        if (p.kind[a] != ParticleKind::dynamic) {
-            base[a - first] = 0.0;
-            ++a;
-            continue;
-        }
-        const auto material = p.material[a];
-        std::size_t b = a + 1;
-        while (b < last && p.kind[b] == ParticleKind::dynamic && p.material[b] == material) ++b;
-        wave_speeds(mt.materials[material], p.rho.data() + a, base + (a - first), b - a);
+    std::fill(base, base + (last - first), 0.0);
+    for_each_material_run(p, first, last, [&](std::size_t a, std::size_t b) {
+        wave_speeds(mt.materials[p.material[a]], p.rho.data() + a, base + (a - first), b - a);
 #pragma omp simd
         for (std::size_t c = a; c < b; ++c) {
             double speed2 = 0.0;
             for (int d = 0; d < Dim; ++d) speed2 += p.v[d][c] * p.v[d][c];
             base[c - first] += std::sqrt(speed2);
         }
-        a = b;
-    }
+    });
 }
 
 // Rates of dynamic particle a from its pair sums: acceleration, position rate, density rate,

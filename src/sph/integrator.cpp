@@ -345,20 +345,12 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
         // vectorises). corrected: whether the correction changed a particle's stress
         // plastically (0 for the particles that are not dynamic).
         std::array<std::uint8_t, kUpdateChunk> corrected{};
-        for (std::size_t a = first; a < last;) {
-            if (kind[a] != ParticleKind::dynamic) {
-                ++a;
-                continue;
-            }
-            const auto material = p.material[a];
-            std::size_t b = a + 1;
-            while (b < last && kind[b] == ParticleKind::dynamic && p.material[b] == material) ++b;
+        for_each_material_run(p, first, last, [&](std::size_t a, std::size_t b) {
             std::array<double*, kSymComponents> sigma;
             for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c].data() + a;
-            correct_stresses(mt.materials[material], p.rho.data() + a, sigma,
+            correct_stresses(mt.materials[p.material[a]], p.rho.data() + a, sigma,
                              corrected.data() + (a - first), b - a, stress_components(dim));
-            a = b;
-        }
+        });
         if (!final) {
             std::copy(corrected.begin(), corrected.begin() + (last - first),
                       predictor_corrected_.begin() + first);
