@@ -487,24 +487,37 @@ void add_load_shares(const double* rec, const std::uint32_t* block, double m_a,
     }
 }
 
+// The pair terms of a block that the loads on bodies take (evaluations with loads; block_loads),
+// kept apart from the partial sums (LaneSums) so that collecting loads leaves the arithmetic of
+// the sums (and so the results) unchanged.
+template <int Dim, class V>
+struct LoadTerms {
+    V mass{}, momentum[Dim]{}, art_weight{}, art[Dim]{}, mu{};
+};
+
 // After the pair terms of one block, in evaluations with loads: the lanes' pair forces
 // m_b [momentum + f^n artificial stress] [m/s^2], their reaction on the collected bodies
 // (add_load_shares), and with slip walls next to a (`slip`, n: the wall normal at a) the
-// slip-wall partners' share (lanes with lane_mu = mu_w >= 0): their sum on a and mu_w times
+// slip-wall partners' share (lanes with mu = mu_w >= 0): their sum on a and mu_w times
 // their normal parts, lane by lane, for the Coulomb limit after the pair loop (outside the
 // vectorised loop, whose sums stay as they are without slip walls). Out of line: inlined
 // after the vectorised loop, these loops left that loop scalar in 3D (GCC 12; bench/README.md,
 // "Seventeenth round").
 template <int Dim, class R>
 [[gnu::noinline]] void block_loads(const double* rec, const std::uint32_t* block, double m_a,
-                                   const double (&lane_mass)[kBlock],
-                                   const double (&lane_momentum)[Dim][kBlock],
-                                   const double (&lane_art_weight)[kBlock],
-                                   const double (&lane_art)[Dim][kBlock],
-                                   const double (&lane_mu)[kBlock], bool slip,
+                                   const LoadTerms<Dim, Vec8>& terms, bool slip,
                                    const double (&n)[Dim], const LoadSink& sink,
                                    double (&wall_force)[Dim][kBlock],
                                    double (&wall_limit)[kBlock]) {
+    alignas(64) double lane_mass[kBlock], lane_momentum[Dim][kBlock], lane_art_weight[kBlock],
+        lane_art[Dim][kBlock], lane_mu[kBlock];
+    store8(lane_mass, terms.mass);
+    store8(lane_art_weight, terms.art_weight);
+    store8(lane_mu, terms.mu);
+    for (int i = 0; i < Dim; ++i) {
+        store8(lane_momentum[i], terms.momentum[i]);
+        store8(lane_art[i], terms.art[i]);
+    }
     double pair_force[Dim][kBlock];
     for (std::size_t k = 0; k < kBlock; ++k)
         for (int i = 0; i < Dim; ++i)
@@ -679,13 +692,6 @@ struct LaneSums {
     V acc[Dim], div, grad_v[Dim][Dim], max_nu, xsph[Dim], work, visc, art_work;
 };
 
-// The pair terms of a block that the loads on bodies take (evaluations with loads), for
-// gather's lane arrays.
-template <int Dim, class V>
-struct LoadTerms {
-    V mass{}, momentum[Dim]{}, art_weight{}, art[Dim]{}, mu{};
-};
-
 // `margin_blocks`: where the blocks of the pair list that hold only entries of its margin and
 // padding begin (NeighbourList::margin_blocks).
 // Walls: the run has boundary particles (compute_derivatives); without them the pair work of
@@ -728,10 +734,6 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
         if (sink.any_slip) slip = wall_normal<Dim, R>(st, rec_a, partners, n_wall, first_wall);
     [[maybe_unused]] double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
 
-    // Loads: each lane's pair terms, kept apart from the partial sums (LaneSums) so that
-    // collecting loads leaves the arithmetic of the sums (and so the results) unchanged.
-    alignas(64) double lane_mass[kBlock], lane_momentum[Dim][kBlock],
-        lane_art_weight[kBlock] = {}, lane_art[Dim][kBlock] = {}, lane_mu[kBlock];
     // The list goes in groups of up to kGroup blocks. A first pass over a group computes each
     // pair's distance and the one division (PairGeometry), the second its terms: the square
     // roots and divisions of several blocks are then in flight together, where a block's
@@ -912,20 +914,10 @@ PairSums<Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::si
                 LoadTerms<Dim, Vec8> to_loads{};
                 pair_lanes(field, load8(geo.r), load8(geo.denom), load8(geo.one_div),
                            load8(fn_pow), block_sums, to_loads);
-                if constexpr (Loads) {
-                    store8(lane_mass, to_loads.mass);
-                    store8(lane_art_weight, to_loads.art_weight);
-                    store8(lane_mu, to_loads.mu);
-                    for (int i = 0; i < Dim; ++i) {
-                        store8(lane_momentum[i], to_loads.momentum[i]);
-                        store8(lane_art[i], to_loads.art[i]);
-                    }
-                }
+                if constexpr (Loads)
+                    block_loads<Dim, R>(rec, partners.data() + base, rec_a[R::mass], to_loads,
+                                        slip, n_wall, sink, wall_force, wall_limit);
             }
-            if constexpr (Loads)
-                block_loads<Dim, R>(rec, partners.data() + base, rec_a[R::mass], lane_mass,
-                                    lane_momentum, lane_art_weight, lane_art, lane_mu, slip,
-                                    n_wall, sink, wall_force, wall_limit);
         }
     }
 
