@@ -1,0 +1,466 @@
+// The pair terms of the SPH right-hand side as composable objects (SPEC.md section 2, Schaefer
+// et al. 2017 section 3): what each reads of a partner's record, what it accumulates, and how
+// its sums reach the particle's rates. The equations themselves are the small functions of
+// pair_terms.hpp; the walk over the pair list is pair_traversal.hpp; equations.cpp composes
+// the terms a run needs (RhsTerms) and turns their sums into rates (finish_particle).
+//
+// A term is a struct with
+//   begin(a)          particle a's own values, before its first block (ParticleA);
+//   add(pair)         one block of eight pairs on Vec8 lanes (PairBlock), accumulating into
+//                     its own lane sums and handing values on to the terms after it;
+//   kRows, rows(r)    its lane sums, which the composition adds pairwise (lane_sums);
+//   take(s, sums)     its summed rows (and any other reduction) into the particle's PairSums.
+// Terms run in the order of the composition within a block; two terms that add to the same
+// sum (momentum and artificial stress, into the acceleration) keep that order.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+
+#include "core/particles.hpp"
+#include "sph/kernel.hpp"
+#include "sph/pair_terms.hpp"
+#include "sph/pair_traversal.hpp"
+
+namespace regosph::rhs {
+
+using traversal::Mask8;
+using traversal::Vec8;
+
+// The compile-time shape of a run's pair loop: its dimension and which optional terms it has.
+// ArtStress: a material with Monaghan's artificial stress; Xsph: a material with XSPH; Loads:
+// loads on bodies are collected (and walls may have friction); Prepass: the gradient pre-pass
+// (kernel correction or Balsara's switch, gradient_correction.hpp); Walls: the run has boundary
+// particles (partners of another kind).
+template <int Dim_, bool ArtStress_, bool Xsph_, bool Loads_, bool Prepass_, bool Walls_>
+struct Shape {
+    static constexpr int Dim = Dim_;
+    static constexpr bool ArtStress = ArtStress_, Xsph = Xsph_, Loads = Loads_,
+                          Prepass = Prepass_, Walls = Walls_;
+};
+
+// A particle's record (traversal::walk_pairs reads x and h, the terms the rest): the fields
+// the run's terms read, by name, SI units. A symmetric tensor is packed
+// (pair_terms::packed_slot): in-plane xx, yy, xy in 2D, all six in Voigt order in 3D.
+template <class S>
+struct Record {
+    static constexpr int Dim = S::Dim;
+    static constexpr int kTensor = pair_terms::kPackedSize<Dim>;
+    // sigma / rho^2, or with the pre-pass sigma L / rho^2 as a full Dim x Dim matrix.
+    static constexpr int kStress = S::Prepass ? Dim * Dim : kTensor;
+    static constexpr int x = 0;                   // position [m], Dim entries
+    static constexpr int h = Dim;                 // support radius [m]
+    static constexpr int v = Dim + 1;             // velocity [m/s], Dim entries
+    static constexpr int rho = 2 * Dim + 1;       // density [kg/m^3]
+    static constexpr int mass = rho + 1;          // [kg]
+    static constexpr int volume = rho + 2;        // m / rho [m^3]
+    static constexpr int sound_speed = rho + 3;   // the viscosity's c [m/s] (walls: unused)
+    // Partner kind (ParticleKind: 0 dynamic, 1 boundary), in runs with walls.
+    static constexpr int kind = sound_speed + (S::Walls ? 1 : 0);
+    // Material index, for XSPH (neighbours of the same material).
+    static constexpr int material = kind + (S::Xsph ? 1 : 0);
+    // Wall law of a boundary partner in runs with loads: mu_w >= 0 of a free-slip (0) or
+    // Coulomb wall, -1 for a no-slip wall and for dynamic particles.
+    static constexpr int wall_mu = material + (S::Loads ? 1 : 0);
+    static constexpr int stress = wall_mu + 1;             // kStress entries
+    static constexpr int art = stress + kStress;           // artificial stress R, kTensor
+    static constexpr int balsara = art + (S::ArtStress ? kTensor : 0);  // Balsara's f [-]
+    static constexpr int size = balsara + (S::Prepass ? 1 : 0);
+    static constexpr int stride = (size + 7) / 8 * 8;
+    static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
+    static_assert(x + Dim <= 8 && h < 8 && rho < 8, "the first pass reads x, h and rho");
+};
+
+// Particle a as the terms see it: its record.
+template <class S>
+struct ParticleA {
+    using R = Record<S>;
+    const double* rec;  // a's record
+    double at(int f) const { return rec[f]; }
+};
+
+// The distance and the one division of the pairs of a block (the first pass). r = |x_a - x_b|,
+// with the padding (b = a, r = 0) and the lanes beyond the support set to r = 2 h_ab, where
+// every kernel factor is 0 (so a lane's `inside` is read back from r, PairBlock). denom:
+// r^2 + eps h_ab^2, the viscosity's regularised r^2 (eq. 36). one_div:
+// 1 / (h_ab r denom (rho_a + rho_b)): the reciprocal that gives both the kernel's 1 / (h r) and
+// the viscosity's 1 / (denom (rho_a + rho_b)), one division per pair where divisions bound the
+// loop.
+struct PairGeometry {
+    alignas(64) double r[kBlock];
+    alignas(64) double denom[kBlock];
+    alignas(64) double one_div[kBlock];
+};
+
+template <int Dim, class R>
+inline void pair_geometry(const double (&blk)[R::stride][kBlock], const double (&xa)[Dim],
+                          double h_a, double rho_a, double av_epsilon, PairGeometry& geo) {
+#pragma omp simd
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        double r2 = 0.0;
+        for (int d = 0; d < Dim; ++d) {
+            const double dx = xa[d] - blk[R::x + d][k];
+            r2 += dx * dx;
+        }
+        const double h_ab = 0.5 * (h_a + blk[R::h][k]);
+        const bool inside = interacts(r2, h_ab);
+        const double r = inside ? std::sqrt(r2) : 2.0 * h_ab;
+        const double rho_sum = rho_a + blk[R::rho][k];
+        const double denom = (inside ? r2 : r * r) + av_epsilon * h_ab * h_ab;
+        geo.r[k] = r;
+        geo.denom[k] = denom;
+        geo.one_div[k] = 1.0 / (h_ab * r * denom * rho_sum);
+    }
+}
+
+// One block of eight pairs (a, b_k) on Vec8 lanes: what every term may read, computed once
+// (convention of pair_terms.hpp: dx = x_a - x_b, dv = v_a - v_b, grad = grad_a W_ab), and
+// the values terms hand on to the terms after them.
+template <class S, class Field>
+struct PairBlock {
+    static constexpr int Dim = S::Dim;
+    using R = Record<S>;
+    const Field& field;  // field(offset): the partners' record field, one lane each
+    const std::uint32_t* partners;  // the block's eight record indices
+    Mask8 inside;        // within the support (not beyond it, not the padding; NaN: inside)
+    Vec8 dx[Dim], h_ab, r, rho_sum, m_b;
+    Vec8 denom;          // r^2 + eps h_ab^2
+    Vec8 inv;            // 1 / (denom rho_sum)
+    kernel::PairFactors<Vec8> kf;
+    Vec8 grad[Dim], dv[Dim], vr, dv_dot_grad;
+    Mask8 wall;          // the partner is a boundary particle (false in runs without walls)
+    // Handed on: the relative velocity that enters the strain rate (WallFriction projects it
+    // on a slip wall's normal), the viscosity Pi_ab, the momentum term t per unit m_b, the
+    // artificial stress's weight f^n and term, the energy budget's share of the pair.
+    Vec8 dv_strain[Dim], mu_wall, pi, t[Dim], fn, ta[Dim];
+
+    PairBlock(const Field& f, const std::uint32_t* block, const ParticleA<S>& a,
+              const double (&xa)[Dim], const double (&va)[Dim], const PairGeometry& geo)
+        : field(f), partners(block) {
+        const Vec8 zero = kernel::splat<Vec8>(0.0);
+        for (int d = 0; d < Dim; ++d) dx[d] = xa[d] - field(R::x + d);
+        h_ab = 0.5 * (a.at(R::h) + field(R::h));
+        r = traversal::load8(geo.r);
+        inside = !(r >= 2.0 * h_ab);
+        rho_sum = a.at(R::rho) + field(R::rho);
+        denom = traversal::load8(geo.denom);
+        const Vec8 one_div = traversal::load8(geo.one_div);
+        inv = one_div * (h_ab * r);
+        kf = kernel::pair_factors<Dim>(r, h_ab, Vec8(one_div * denom * rho_sum));
+        vr = zero;
+        dv_dot_grad = zero;
+        for (int d = 0; d < Dim; ++d) {
+            grad[d] = kf.gradient * dx[d];
+            dv[d] = va[d] - field(R::v + d);
+            vr += dv[d] * dx[d];
+            dv_dot_grad += dv[d] * grad[d];
+            dv_strain[d] = dv[d];
+        }
+        m_b = field(R::mass);
+        if constexpr (S::Walls)
+            wall = field(R::kind) == static_cast<double>(ParticleKind::boundary);
+        else
+            wall = zero != zero;
+        mu_wall = zero - 1.0;
+        pi = zero;
+        fn = zero;
+        for (int d = 0; d < Dim; ++d) t[d] = ta[d] = zero;
+    }
+};
+
+// The sums a dynamic particle gathers over its neighbours, summed over the lanes.
+template <int Dim>
+struct PairSums {
+    double acc[Dim] = {};          // momentum, eq. 37 without gravity [m/s^2]
+    double div_sum = 0.0;          // sum_b V_b (v_a - v_b) . grad_a W_ab  [1/s]
+    double grad_v[Dim][Dim] = {};  // L_ij = sum_b (m_b / rho_a) (v_b - v_a)_i d_j W_ab  [1/s]
+    double max_nu = 0.0;           // max |nu_ab| of approaching pairs [m/s]
+    double xsph[Dim] = {};         // sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab, same material [m/s]
+    // Energy budget (energy_budget.hpp), per unit m_a [W/kg], w = 1/2 for a dynamic partner
+    // and 1 for a wall: the pair work sum_b w m_b v_ab . t_ab of the momentum term, its
+    // viscous part sum_b w m_b Pi_ab v_ab . grad_a W_ab and the artificial stress's work
+    // sum_b w m_b f^n v_ab . t^art_ab; and the power of a free-slip correction relative to
+    // the wall, corr . (v_a - v_wall).
+    double work = 0.0, viscous = 0.0, art_work = 0.0, slip_power = 0.0;
+    // Next to a Coulomb wall (mu_w > 0): its body, and the normal and tangential parts of the
+    // wall's force on a per unit mass [m/s^2], for the limit over the whole contact.
+    std::int32_t coulomb_body = -1;
+    double wall_fn = 0.0;
+    double wall_ft[Dim] = {};
+    double wall_v[Dim] = {};  // velocity of the first slip wall particle met [m/s]
+};
+
+// ---- The terms ----------------------------------------------------------------------------
+
+// Continuity (eq. 31): sum_b V_b (v_a - v_b) . grad_a W_ab; finish_particle multiplies by rho_a.
+template <class S>
+struct Continuity {
+    static constexpr int kRows = 1;
+    Vec8 div;
+    void begin(const ParticleA<S>&) { div = kernel::splat<Vec8>(0.0); }
+    template <class P>
+    void add(P& pair) {
+        div += pair_terms::continuity(pair.field(Record<S>::volume), pair.dv_dot_grad);
+    }
+    void rows(const Vec8** r) const { r[0] = &div; }
+    void take(const double* s, PairSums<S::Dim>& out) const { out.div_sum = s[0]; }
+};
+
+// Velocity gradient for the strain and rotation rates (eqs. 38 and 23), from the relative
+// velocity as it enters the strain rate (pair.dv_strain).
+template <class S>
+struct VelocityGradient {
+    static constexpr int Dim = S::Dim;
+    static constexpr int kRows = Dim * Dim;
+    Vec8 grad_v[Dim][Dim];
+    double inv_rho_a = 0.0;
+    void begin(const ParticleA<S>& a) {
+        inv_rho_a = 1.0 / a.at(Record<S>::rho);
+        for (auto& row : grad_v)
+            for (auto& g : row) g = kernel::splat<Vec8>(0.0);
+    }
+    template <class P>
+    void add(P& pair) {
+        Vec8 L[Dim][Dim];
+        pair_terms::velocity_gradient<Dim>(Vec8(-pair.m_b * inv_rho_a), pair.dv_strain,
+                                           pair.grad, L);
+        for (int i = 0; i < Dim; ++i)
+            for (int j = 0; j < Dim; ++j) grad_v[i][j] += L[i][j];
+    }
+    void rows(const Vec8** r) const {
+        for (int i = 0; i < Dim; ++i)
+            for (int j = 0; j < Dim; ++j) r[i * Dim + j] = &grad_v[i][j];
+    }
+    void take(const double* s, PairSums<Dim>& out) const {
+        for (int i = 0; i < Dim; ++i)
+            for (int j = 0; j < Dim; ++j) out.grad_v[i][j] = s[i * Dim + j];
+    }
+};
+
+// Monaghan's artificial viscosity (eqs. 35-36) for approaching pairs: Pi_ab, handed to the
+// momentum term, and the largest |nu_ab| for the Courant limit. A boundary partner has no sound
+// speed of its own (its model is rigid): the pair uses c_a. With Balsara's switch Pi_ab is
+// scaled by (f_a + f_b) / 2, a wall partner taking f_a.
+template <class S>
+struct ArtificialViscosity {
+    static constexpr int kRows = 0;
+    double alpha, beta;  // eq. 35
+    double c_a = 0.0, f_a = 1.0;
+    Vec8 max_nu;
+    ArtificialViscosity(double alpha_, double beta_) : alpha(alpha_), beta(beta_) {}
+    void begin(const ParticleA<S>& a) {
+        c_a = a.at(Record<S>::sound_speed);
+        if constexpr (S::Prepass) f_a = a.at(Record<S>::balsara);
+        max_nu = kernel::splat<Vec8>(0.0);
+    }
+    template <class P>
+    void add(P& pair) {
+        using R = Record<S>;
+        const Vec8 zero = kernel::splat<Vec8>(0.0);
+        const Vec8 c_field = pair.field(R::sound_speed);
+        const Vec8 c_b = pair.wall ? zero + c_a : c_field;
+        const Vec8 nu = pair_terms::viscosity_nu(pair.h_ab, pair.vr, pair.rho_sum, pair.inv);
+        const Vec8 pi_approaching =
+            pair_terms::viscosity_pi(alpha, beta, c_a, c_b, nu, pair.denom, pair.inv);
+        const Mask8 approaching = pair.inside && pair.vr < 0.0;
+        Vec8 pi_ab = approaching ? pi_approaching : zero;
+        if constexpr (S::Prepass)
+            pi_ab *= 0.5 * (f_a + (pair.wall ? zero + f_a : pair.field(R::balsara)));
+        pair.pi = pi_ab;
+        const Vec8 larger = max_nu < -nu ? -nu : max_nu;  // std::max(max_nu, -nu)
+        max_nu = approaching ? larger : max_nu;
+    }
+    void rows(const Vec8**) const {}
+    void take(const double*, PairSums<S::Dim>& out) const {
+        alignas(64) double lanes[kBlock];
+        traversal::store8(lanes, max_nu);
+        for (std::size_t k = 0; k < kBlock; ++k) out.max_nu = std::max(out.max_nu, lanes[k]);
+    }
+};
+
+// Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab, or
+// with the kernel correction the variational form with sigma L / rho^2 (gradient_correction.hpp).
+// Hands on t (per unit m_b) to the loads and the energy budget.
+template <class S>
+struct Momentum {
+    static constexpr int Dim = S::Dim;
+    static constexpr int kRows = Dim;
+    double sa[Record<S>::kStress];
+    Vec8 acc[Dim];
+    void begin(const ParticleA<S>& a) {
+        for (int t = 0; t < Record<S>::kStress; ++t) sa[t] = a.at(Record<S>::stress + t);
+        for (auto& c : acc) c = kernel::splat<Vec8>(0.0);
+    }
+    template <class P>
+    void add(P& pair) {
+        pair_terms::momentum<Dim, S::Prepass>(
+            sa, [&](int slot) { return pair.field(Record<S>::stress + slot); }, pair.pi,
+            pair.grad, pair.t);
+        for (int i = 0; i < Dim; ++i) acc[i] += pair.m_b * pair.t[i];
+    }
+    // Added after the momentum, in the same lanes (the order of the sum's terms).
+    void add_acceleration(const Vec8 (&term)[Dim], Vec8 weight) {
+        for (int i = 0; i < Dim; ++i) acc[i] += weight * term[i];
+    }
+    void rows(const Vec8** r) const {
+        for (int i = 0; i < Dim; ++i) r[i] = &acc[i];
+    }
+    void take(const double* s, PairSums<Dim>& out) const {
+        for (int i = 0; i < Dim; ++i) out.acc[i] = s[i];
+    }
+};
+
+// Monaghan's (2000) artificial stress, m_b f_ab^n (R_a + R_b) . grad_a W_ab (Gray, Monaghan &
+// Swift 2001 eq. 4.3), added to the acceleration after the momentum (Momentum::add_acceleration).
+// f_ab^n: with a common whole exponent n the records hold R G^n (staging, write_record) and the
+// pair multiplies shape(q)^n out; otherwise `fn_extra` holds f_ab^n of each lane, computed per
+// pair before the block (ArtificialStressWeights). R is zero under compression, so only tension
+// is corrected.
+template <class S>
+struct ArtificialStress {
+    static constexpr int Dim = S::Dim;
+    static constexpr int kRows = 0;
+    Momentum<S>& momentum;
+    bool bit1, bit2, bit4, bit8;
+    double whole_weight;  // 1 with a common whole exponent, else 0
+    double ra[Record<S>::kTensor];
+    const double* fn_extra;  // f_ab^n per lane without a common whole exponent (else zeros)
+    ArtificialStress(Momentum<S>& m, int power, const double* extra)
+        : momentum(m), bit1(power & 1), bit2(power & 2), bit4(power & 4), bit8(power & 8),
+          whole_weight(power > 0 ? 1.0 : 0.0), ra{}, fn_extra(extra) {}
+    void begin(const ParticleA<S>& a) {
+        for (int t = 0; t < Record<S>::kTensor; ++t) ra[t] = a.at(Record<S>::art + t);
+    }
+    template <class P>
+    void add(P& pair) {
+        // A blend rather than a select of the two ways: GCC 12 does not vectorise the loop with
+        // that select on top of the bit selects.
+        pair.fn = pair_terms::whole_power(kernel::shape(pair.kf.q), bit1, bit2, bit4, bit8) *
+                      whole_weight +
+                  traversal::load8(fn_extra);
+        pair_terms::artificial_stress<Dim>(
+            ra, [&](int slot) { return pair.field(Record<S>::art + slot); }, pair.grad, pair.ta);
+        momentum.add_acceleration(pair.ta, Vec8(pair.m_b * pair.fn));
+    }
+    void rows(const Vec8**) const {}
+    void take(const double*, PairSums<Dim>&) const {}
+};
+
+// The energy budget's pair work (energy_budget.hpp): the momentum term's work on the pair's
+// relative motion (runs with walls; without them the dynamic pairs' work cancels in the sum),
+// its viscous part, and the artificial stress's work. A wall partner's share is whole, a dynamic
+// one's half.
+template <class S>
+struct PairWork {
+    static constexpr int Dim = S::Dim;
+    static constexpr int kRows = 3;
+    Vec8 work, visc, art_work;
+    void begin(const ParticleA<S>&) { work = visc = art_work = kernel::splat<Vec8>(0.0); }
+    template <class P>
+    void add(P& pair) {
+        const Vec8 share = S::Walls && pair.wall ? pair.m_b : 0.5 * pair.m_b;
+        if constexpr (S::Walls) work += share * pair_terms::pair_work<Dim>(pair.dv, pair.t);
+        visc += share * pair.pi * pair.dv_dot_grad;
+        if constexpr (S::ArtStress)
+            art_work += share * pair.fn * pair_terms::pair_work<Dim>(pair.dv, pair.ta);
+    }
+    void rows(const Vec8** r) const {
+        r[0] = &work;
+        r[1] = &visc;
+        r[2] = &art_work;
+    }
+    void take(const double* s, PairSums<Dim>& out) const {
+        out.work = s[0];
+        out.viscous = s[1];
+        out.art_work = s[2];
+    }
+};
+
+// XSPH (Monaghan 1989): sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab over the neighbours of the
+// same material; finish_particle multiplies by the material's epsilon.
+template <class S>
+struct Xsph {
+    static constexpr int Dim = S::Dim;
+    static constexpr int kRows = Dim;
+    double material_a = 0.0;
+    Vec8 xsph[Dim];
+    void begin(const ParticleA<S>& a) {
+        material_a = a.at(Record<S>::material);
+        for (auto& c : xsph) c = kernel::splat<Vec8>(0.0);
+    }
+    template <class P>
+    void add(P& pair) {
+        const Vec8 zero = kernel::splat<Vec8>(0.0), one = kernel::splat<Vec8>(1.0);
+        Vec8 w_ab = kernel::normalisation<Dim>(1.0) * kernel::shape(pair.kf.q);  // W(r, h)
+        for (int d = 0; d < Dim; ++d) w_ab *= pair.kf.inv_h;
+        const Mask8 same_material = pair.field(Record<S>::material) == material_a;
+        const Vec8 same = same_material && !pair.wall ? one : zero;
+        const Vec8 w = pair_terms::xsph_weight(same, pair.m_b, w_ab, pair.inv, pair.denom);
+        for (int d = 0; d < Dim; ++d) xsph[d] -= w * pair.dv[d];  // dv = v_a - v_b
+    }
+    void rows(const Vec8** r) const {
+        for (int i = 0; i < Dim; ++i) r[i] = &xsph[i];
+    }
+    void take(const double* s, PairSums<Dim>& out) const {
+        for (int i = 0; i < Dim; ++i) out.xsph[i] = s[i];
+    }
+};
+
+// ---- Composition --------------------------------------------------------------------------
+
+// A run's terms, in the order they run within a block. The lane sums of all of them are added
+// in one call (lane_sums), each row on its own: the order of the rows changes no result.
+template <class... Terms>
+struct Composition {
+    std::tuple<Terms&...> terms;
+    static constexpr int kRows = (Terms::kRows + ... + 0);
+
+    void begin(const auto& a) {
+        std::apply([&](auto&... t) { (t.begin(a), ...); }, terms);
+    }
+    template <class P>
+    void add(P& pair) {
+        std::apply([&](auto&... t) { (t.add(pair), ...); }, terms);
+    }
+    template <int Dim>
+    void take(PairSums<Dim>& out) const {
+        if constexpr (kRows > 0) {
+            const Vec8* rows[kRows];
+            int at = 0;
+            std::apply([&](const auto&... t) { ((t.rows(rows + at), at += t.kRows), ...); },
+                       terms);
+            alignas(64) double lanes[kRows][kBlock];
+            const double* ptr[kRows];
+            for (int j = 0; j < kRows; ++j) {
+                traversal::store8(lanes[j], *rows[j]);
+                ptr[j] = lanes[j];
+            }
+            double sums[kRows];
+            lane_sums(ptr, sums);
+            at = 0;
+            std::apply([&](const auto&... t) { ((t.take(sums + at, out), at += t.kRows), ...); },
+                       terms);
+        } else {
+            std::apply([&](const auto&... t) { (t.take(nullptr, out), ...); }, terms);
+        }
+    }
+};
+
+// compose(std::tuple_cat(std::tie(a, b), when<Flag>(c), ...)): the terms in that order, c only
+// where Flag holds.
+template <class... Terms>
+Composition<Terms...> compose(std::tuple<Terms&...> terms) {
+    return Composition<Terms...>{terms};
+}
+template <bool On, class Term>
+auto when(Term& t) {
+    if constexpr (On)
+        return std::tie(t);
+    else
+        return std::tuple<>();
+}
+
+}  // namespace regosph::rhs

@@ -1,0 +1,263 @@
+// The pair terms of the walls' laws and of the loads on bodies, in runs that collect loads
+// (rhs::Shape::Loads): the reaction of each pair force on the body of its boundary partner
+// (body_loads.hpp), and the free-slip and Coulomb walls of pair_terms.hpp (the wall normal, the
+// wall's relative velocity in the strain rate along the normal only, and the limit of the
+// tangential wall force). Composed into the right-hand side's pair loop by equations.cpp.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/particles.hpp"
+#include "sph/body_loads.hpp"
+#include "sph/equations.hpp"
+#include "sph/rhs_terms.hpp"
+
+namespace regosph::rhs {
+
+// Where the loads of one dynamic particle on bodies go, and the bodies' wall laws.
+struct LoadSink {
+    const std::int32_t* body_of;   // per particle (record index): body collected, -1 = none
+    const std::array<double, 3>* reference;  // per body: torque reference point [m]
+    std::int64_t id_a;             // of the dynamic particle
+    std::vector<LoadShare>* shares;
+    const double* wall_friction;   // per body: mu_w >= 0 of a slip wall, < 0 no-slip
+    std::size_t n_friction;        // entries of wall_friction
+    const std::int32_t* body_of_wall;  // per particle: its body (p.body)
+    bool any_slip;                 // some body has free-slip or Coulomb walls
+};
+
+// Adds a force F [N] acting at r [m] from the body's reference point to a load share: F to its
+// force, r x F to its torque.
+inline void add_to_share(LoadShare& share, const double (&f)[3], const double (&r)[3]) {
+    for (int d = 0; d < 3; ++d) share.force[d] += f[d];
+    share.torque[0] += r[1] * f[2] - r[2] * f[1];
+    share.torque[1] += r[2] * f[0] - r[0] * f[2];
+    share.torque[2] += r[0] * f[1] - r[1] * f[0];
+}
+
+// The wall normal at dynamic particle a from its free-slip / Coulomb wall partners (see
+// pair_terms.hpp): n = -sum_b V_b grad_a W_ab normalised; false when it has none. first_wall:
+// the first such partner met.
+template <int Dim, class R>
+bool wall_normal(const double* rec, const double* rec_a, std::span<const std::uint32_t> partners,
+                 double (&n)[Dim], std::uint32_t& first_wall) {
+    bool any = false;
+    for (int d = 0; d < Dim; ++d) n[d] = 0.0;
+    for (const std::uint32_t b : partners) {
+        const double* rec_b = rec + static_cast<std::size_t>(b) * R::stride;
+        if (!(rec_b[R::wall_mu] >= 0.0)) continue;  // not a slip wall
+        double dx[Dim], r2 = 0.0;
+        for (int d = 0; d < Dim; ++d) {
+            dx[d] = rec_a[R::x + d] - rec_b[R::x + d];
+            r2 += dx[d] * dx[d];
+        }
+        const double h_ab = 0.5 * (rec_a[R::h] + rec_b[R::h]);
+        if (!interacts(r2, h_ab)) continue;  // in the pair list's margin
+        if (!any) first_wall = b;
+        const double g = rec_b[R::volume] * kernel::gradient_factor<Dim>(std::sqrt(r2), h_ab);
+        for (int d = 0; d < Dim; ++d) n[d] += g * dx[d];
+        any = true;
+    }
+    double norm2 = 0.0;
+    for (int d = 0; d < Dim; ++d) norm2 += n[d] * n[d];
+    if (!(norm2 > 0.0)) return false;
+    // grad_a W_ab = W'(r) / r dx with W' < 0 points from a to b: the outward normal is minus it.
+    const double inv = -1.0 / std::sqrt(norm2);
+    for (int d = 0; d < Dim; ++d) n[d] *= inv;
+    return any;
+}
+
+// What the loads take of one block's pairs, lane by lane: the partner's mass m_b, the momentum
+// term t and the artificial stress's weight m_b f^n and term t^art (zero without it), and the
+// partner's wall law mu (>= 0 on a slip wall within the support).
+template <int Dim>
+struct BlockForces {
+    alignas(64) double mass[kBlock], weight[kBlock], mu[kBlock];
+    alignas(64) double momentum[Dim][kBlock], art[Dim][kBlock];
+};
+
+// After one block: the pair forces m_b t + m_b f^n t^art per unit m_a [m/s^2], their reaction
+// on the collected bodies: particle b of a body feels -m_a times it, with torque
+// (x_b - x_ref) x F, a new share starting whenever the body changes along the row; and with slip
+// walls next to a (`slip`, n: the wall normal at a) the slip-wall partners' force on a and mu_w
+// times its normal part, summed lane by lane into wall_force and wall_limit. Out of line:
+// inlined into the pair loop, these scalar loops kept GCC from vectorising the loop in 3D.
+template <int Dim, class R>
+[[gnu::noinline]] void block_loads(const double* rec, const std::uint32_t* block, double m_a,
+                                   const BlockForces<Dim>& f, bool slip, const double (&n)[Dim],
+                                   const LoadSink& sink, double (&wall_force)[Dim][kBlock],
+                                   double (&wall_limit)[kBlock]) {
+    double pair_force[Dim][kBlock];
+    for (std::size_t k = 0; k < kBlock; ++k)
+        for (int i = 0; i < Dim; ++i)
+            pair_force[i][k] = f.mass[k] * f.momentum[i][k] + f.weight[k] * f.art[i][k];
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        const std::int32_t body = sink.body_of[block[k]];
+        if (body < 0) continue;
+        std::vector<LoadShare>& out = *sink.shares;
+        if (out.empty() || out.back().id != sink.id_a || out.back().body != body)
+            out.push_back(LoadShare{sink.id_a, body, {}, {}});
+        const double* x_b = rec + static_cast<std::size_t>(block[k]) * R::stride + R::x;
+        double force[3] = {0.0, 0.0, 0.0}, r[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < Dim; ++d) {
+            force[d] = -m_a * pair_force[d][k];
+            r[d] = x_b[d] - sink.reference[body][d];
+        }
+        if constexpr (Dim == 2) r[2] = -sink.reference[body][2];
+        add_to_share(out.back(), force, r);
+    }
+    if (!slip) return;
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        if (!(f.mu[k] >= 0.0)) continue;
+        double f_n = 0.0;
+        for (int i = 0; i < Dim; ++i) {
+            wall_force[i][k] += pair_force[i][k];
+            f_n += pair_force[i][k] * n[i];
+        }
+        wall_limit[k] += f.mu[k] * f_n;
+    }
+}
+
+// After the Coulomb limit changed particle a's wall force by (scale - 1) F_t, the shares of
+// the slip bodies among the loads change by the reaction, in proportion to their own
+// tangential parts; the extra force acts at x_a (within h of the wall).
+template <int Dim>
+void limit_load_shares(const LoadSink& sink, const double* xa, const double (&n)[Dim],
+                       double scale) {
+    std::vector<LoadShare>& out = *sink.shares;
+    for (auto it = out.rbegin(); it != out.rend() && it->id == sink.id_a; ++it) {
+        const auto body = static_cast<std::size_t>(it->body);
+        if (!(body < sink.n_friction && sink.wall_friction[body] >= 0.0)) continue;
+        double F[Dim], fn[Dim];
+        for (int d = 0; d < Dim; ++d) F[d] = it->force[d];
+        pair_terms::along<Dim>(F, n, fn);
+        double dF[3] = {0.0, 0.0, 0.0}, r[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < Dim; ++d) {
+            dF[d] = (scale - 1.0) * (F[d] - fn[d]);
+            r[d] = xa[d] - sink.reference[body][d];
+        }
+        if constexpr (Dim == 2) r[2] = -sink.reference[body][2];
+        add_to_share(*it, dF, r);
+    }
+}
+
+// The relative velocity of a slip-wall partner enters the strain rate along the wall normal
+// only, (dv . n) n. Runs before VelocityGradient; hands on mu_wall to WallLoads.
+template <class S>
+struct WallSlip {
+    static constexpr int Dim = S::Dim;
+    static constexpr int kRows = 0;
+    using R = Record<S>;
+    const double* rec;
+    const LoadSink& sink;
+    std::span<const std::uint32_t> partners;
+    bool slip = false;        // a has slip-wall partners
+    double n[Dim] = {};       // the wall normal at a
+    std::uint32_t first_wall = 0;
+    WallSlip(const double* records, const LoadSink& s, std::span<const std::uint32_t> list)
+        : rec(records), sink(s), partners(list) {}
+    void begin(const ParticleA<S>& a) {
+        slip = sink.any_slip && wall_normal<Dim, R>(rec, a.rec, partners, n, first_wall);
+    }
+    template <class P>
+    void add(P& pair) {
+        const Vec8 none = kernel::splat<Vec8>(-1.0);
+        pair.mu_wall = pair.inside && pair.wall ? pair.field(R::wall_mu) : none;
+        Vec8 normal[Dim];
+        pair_terms::along<Dim>(pair.dv, n, normal);
+        for (int d = 0; d < Dim; ++d)
+            pair.dv_strain[d] = pair.mu_wall >= 0.0 ? normal[d] : pair.dv[d];
+    }
+    void rows(const Vec8**) const {}
+    void take(const double*, PairSums<Dim>&) const {}
+};
+
+// The loads on bodies and the slip walls' force limit. Runs after the momentum and artificial
+// stress terms (it takes their pair forces); its take() runs after theirs and corrects the
+// acceleration: a free-slip wall's tangential force is removed here, a Coulomb wall's is
+// limited over the whole contact after the pair loop (apply_coulomb_limit).
+template <class S>
+struct WallLoads {
+    static constexpr int Dim = S::Dim;
+    static constexpr int kRows = 0;
+    using R = Record<S>;
+    const WallSlip<S>& wall;
+    double m_a = 0.0, xa[Dim] = {}, va[Dim] = {};
+    double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
+    explicit WallLoads(const WallSlip<S>& w) : wall(w) {}
+    void begin(const ParticleA<S>& a) {
+        m_a = a.at(R::mass);
+        for (int d = 0; d < Dim; ++d) {
+            xa[d] = a.at(R::x + d);
+            va[d] = a.at(R::v + d);
+        }
+    }
+    template <class P>
+    void add(P& pair) {
+        BlockForces<Dim> f;
+        traversal::store8(f.mass, pair.m_b);
+        traversal::store8(f.weight, Vec8(pair.m_b * pair.fn));
+        traversal::store8(f.mu, pair.mu_wall);
+        for (int i = 0; i < Dim; ++i) {
+            traversal::store8(f.momentum[i], pair.t[i]);
+            traversal::store8(f.art[i], pair.ta[i]);
+        }
+        block_loads<Dim, R>(wall.rec, pair.partners, m_a, f, wall.slip, wall.n, wall.sink,
+                            wall_force, wall_limit);
+    }
+    void rows(const Vec8**) const {}
+    void take(const double*, PairSums<Dim>& s) const;
+};
+
+// A dynamic particle next to a Coulomb wall: the wall's force on it per unit mass [m/s^2],
+// split along the wall normal.
+struct CoulombContact {
+    std::size_t a;
+    std::int32_t body;
+    double fn;
+    double ft[3];
+    double v_wall[3];  // the wall's velocity next to a [m/s] (its first slip wall particle)
+};
+
+// Coulomb's law over the whole contact of each Coulomb wall (pair_terms.hpp): the tangential
+// forces of the particles on it, sum m_a |F_t|, may reach mu_w max(sum m_a F_n, 0); beyond, each
+// particle's F_t is scaled by the same factor. The sums run in particle-id order on every rank
+// (sum_load_shares); the loads of collected bodies take the reaction, acting at x_a.
+template <class S>
+void WallLoads<S>::take(const double*, PairSums<Dim>& s) const {
+    if (!wall.slip) return;
+    double F[Dim] = {}, limit = 0.0, corr[Dim];
+    for (std::size_t k = 0; k < kBlock; ++k) {
+        for (int i = 0; i < Dim; ++i) F[i] += wall_force[i][k];
+        limit += wall_limit[k];
+    }
+    const double* const rec_wall = wall.rec + static_cast<std::size_t>(wall.first_wall) * R::stride;
+    for (int i = 0; i < Dim; ++i) s.wall_v[i] = rec_wall[R::v + i];
+    if (rec_wall[R::wall_mu] > 0.0) {
+        // Coulomb: limited over the whole contact with the body after the pair loop
+        // (apply_coulomb_limit).
+        s.coulomb_body = wall.sink.body_of_wall[wall.first_wall];
+        double fn[Dim];
+        pair_terms::along<Dim>(F, wall.n, fn);
+        for (int i = 0; i < Dim; ++i) {
+            s.wall_fn += F[i] * wall.n[i];
+            s.wall_ft[i] = F[i] - fn[i];
+        }
+    } else {  // free-slip: no tangential part at all
+        const double scale = pair_terms::coulomb_correction<Dim>(F, wall.n, limit, corr);
+        for (int i = 0; i < Dim; ++i) {
+            s.acc[i] += corr[i];
+            s.slip_power += corr[i] * (va[i] - s.wall_v[i]);
+        }
+        if (wall.sink.shares) limit_load_shares<Dim>(wall.sink, xa, wall.n, scale);
+    }
+}
+
+void apply_coulomb_limit(const ParticleSet& p, const LoadRequest& request,
+                         std::vector<CoulombContact>& contacts, Derivatives& out);
+
+}  // namespace regosph::rhs
