@@ -79,6 +79,10 @@ void Derivatives::resize(std::size_t n, bool position_rate) {
 
 namespace {
 
+// Functions in a namespace `vectorised` are the loops whose code must be vector code
+// (tests/check_vectorised.py checks each of them in the compiled library): the pair loop of
+// every run shape and the staging's sweeps.
+
 using rhs::PairSums;
 using rhs::Record;
 
@@ -123,23 +127,35 @@ constexpr std::size_t kStageChunk = 256;
 template <int Dim>
 using ChunkArtificialStress = std::array<std::array<double, kStageChunk>, pair_terms::kPackedSize<Dim>>;
 
-// R of particles [first, last) whose material has one (epsilon > 0), else 0. In 2D one sweep
-// that vectorises (artificial_stress_plane, the closed form without branches); in 3D particle
-// by particle (an eigen-decomposition where sigma has a tensile principal stress).
+namespace vectorised {
+
+// R of particles [first, last) in 2D: one sweep over artificial_stress_plane, the closed form
+// without branches (0 where the material has no artificial stress).
+[[gnu::noinline]] void plane_artificial_stress(const ParticleSet& p, const MaterialTable& mt,
+                                               std::size_t first, std::size_t last,
+                                               ChunkArtificialStress<2>& art) {
+#pragma omp simd
+    for (std::size_t i = first; i < last; ++i) {
+        const double eps = mt.artificial_stress[p.material[i]];
+        const PlaneTensor r = artificial_stress_plane(eps, p.stress[XX][i], p.stress[YY][i],
+                                                      p.stress[XY][i], p.rho[i]);
+        const bool on = eps > 0.0;
+        art[0][i - first] = on ? r.xx : 0.0;
+        art[1][i - first] = on ? r.yy : 0.0;
+        art[2][i - first] = on ? r.xy : 0.0;
+    }
+}
+
+}  // namespace vectorised
+
+// R of particles [first, last) whose material has one (epsilon > 0), else 0: in 2D one sweep
+// (vectorised::plane_artificial_stress), in 3D particle by particle (an eigen-decomposition
+// where sigma has a tensile principal stress).
 template <int Dim>
 void stage_artificial_stress(const ParticleSet& p, const MaterialTable& mt, std::size_t first,
                              std::size_t last, ChunkArtificialStress<Dim>& art) {
     if constexpr (Dim == 2) {
-#pragma omp simd
-        for (std::size_t i = first; i < last; ++i) {
-            const double eps = mt.artificial_stress[p.material[i]];
-            const PlaneTensor r = artificial_stress_plane(eps, p.stress[XX][i], p.stress[YY][i],
-                                                          p.stress[XY][i], p.rho[i]);
-            const bool on = eps > 0.0;
-            art[0][i - first] = on ? r.xx : 0.0;
-            art[1][i - first] = on ? r.yy : 0.0;
-            art[2][i - first] = on ? r.xy : 0.0;
-        }
+        vectorised::plane_artificial_stress(p, mt, first, last, art);
     } else {
         constexpr int kComponent[6] = {XX, YY, ZZ, XY, XZ, YZ};
         for (std::size_t i = first; i < last; ++i) {
@@ -259,12 +275,14 @@ void artificial_stress_weights(const StagedParticles& st, std::size_t a, const V
     }
 }
 
+namespace vectorised {
+
 // The pair sums of dynamic particle a: the run's pair terms (rhs_terms.hpp, wall_terms.hpp),
 // composed in the order they run within a block, over its pair list (pair_traversal.hpp).
 // `margin_blocks`: where the blocks of the list that hold only entries of its margin and
 // padding begin (NeighbourList::margin_blocks).
 template <class S>
-PairSums<S::Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::size_t a,
+[[gnu::noinline]] PairSums<S::Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::size_t a,
                         std::span<const std::uint32_t> partners, std::size_t margin_blocks,
                         const PhysicsParameters& pp, const rhs::LoadSink& sink) {
     constexpr int Dim = S::Dim;
@@ -312,6 +330,8 @@ PairSums<S::Dim> gather(const StagedParticles& st, const MaterialTable& mt, std:
     return s;
 }
 
+}  // namespace vectorised
+
 // Strain rate (sym L) and spin (antisym L) of a velocity gradient; plane strain keeps the
 // out-of-plane rates zero.
 template <int Dim>
@@ -333,11 +353,10 @@ void strain_and_spin(const double (&L)[Dim][Dim], SymTensor& eps, Spin& w) {
 
 // The part of the dynamic particles' Courant signal speed (finish_particle) that does not
 // depend on their pair sums: the material's wave speed at rho_a plus |v_a| [m/s], for
-// particles [first, last) into base[a - first] (0 for the particles that are not dynamic). The
-// pair loop takes it for a whole chunk of particles before their pair sums, in sweeps that
-// vectorise (wave_speeds per run of one material): at the end of finish_particle each
-// particle waited for its own divisions and square roots (bench/README.md, "Twenty-second
-// and twenty-third rounds"). The same operations in the same order: the same bits.
+// particles [first, last) into base[a - first] (0 for the particles that are not dynamic). Taken
+// for a whole chunk before its pair sums, in sweeps that vectorise (wave_speeds per run of one
+// material), so that the divisions and square roots of neighbouring particles overlap. The same
+// operations in the same order as one particle at a time: the same bits.
 template <int Dim>
 void signal_without_viscosity(const ParticleSet& p, const MaterialTable& mt, std::size_t first,
                               std::size_t last, double* base) {
@@ -357,12 +376,10 @@ void signal_without_viscosity(const ParticleSet& p, const MaterialTable& mt, std
 // the material's stress rate with the Jaumann terms, and its Courant limit, given the part of
 // the signal speed without the viscosity's (signal_without_viscosity). `correction`: the
 // kernel correction L_a (row-major) when a's material uses it, else nullptr.
-// Scalar code (REGOSPH_NO_VECTORISE): GCC 12 vectorised the loops over the six stress
-// components here with vector loads of values it had just stored to the stack one at a time,
-// loads that wait until those stores have left the core (a failed store-to-load forwarding)
-// at every particle. One such load held 21-31 % of the function's samples in the rings; without
-// vectorisation the function takes 20-35 % fewer samples relative to the pair loop, with the
-// same results to the bit (bench/README.md, "Thirteenth round").
+// Scalar code (REGOSPH_NO_VECTORISE): vectorised, the loops over the six stress components
+// here read with vector loads values just stored one at a time, and such a load waits until
+// those stores leave the core (a failed store-to-load forwarding) at every particle; as scalar
+// code the function is 20-35 % cheaper, with the same results to the bit.
 template <int Dim, bool Xsph, bool Walls>
 REGOSPH_NO_VECTORISE
 void finish_particle(const ParticleSet& p, const MaterialTable& mt, const PhysicsParameters& pp,
@@ -478,7 +495,7 @@ double pair_chunk(const ParticleSet& p, const NeighbourList& nl, const MaterialT
                                  &mine.shares, S::Loads ? request->wall_friction.data() : nullptr,
                                  S::Loads ? request->wall_friction.size() : 0, p.body.data(),
                                  any_slip};
-        const PairSums<Dim> s = gather<S>(st, mt, a, nl.partners(a), nl.margin_blocks(a), pp, sink);
+        const PairSums<Dim> s = vectorised::gather<S>(st, mt, a, nl.partners(a), nl.margin_blocks(a), pp, sink);
         const bool corrected = S::Prepass && mt.kernel_correction[p.material[a]];
         finish_particle<Dim, S::Xsph, S::Walls>(
             p, mt, pp, a, s, corrected ? st.prepass.data() + a * prepass_stride(Dim) : nullptr,

@@ -3,8 +3,11 @@
 // strain and rotation rates, and the objective (Jaumann) stress rate of each particle's
 // material; for elastic solids optionally Monaghan's (2000) artificial stress in the momentum
 // equation and the XSPH position rate. Only dynamic particles get derivatives; boundary
-// particles enter as partners. The pair terms themselves are in pair_terms.hpp; the loads on
-// bodies are collected in the same pass (body_loads.hpp).
+// particles enter as partners. The equations of the pair terms are in pair_terms.hpp, the
+// terms a run composes in rhs_terms.hpp and wall_terms.hpp (the walls' laws and the loads on
+// bodies, collected in the same pass, body_loads.hpp), the walk over a pair list in
+// pair_traversal.hpp; equations.cpp stages the records, composes the terms and turns their
+// sums into rates.
 #pragma once
 
 #include <array>
@@ -59,16 +62,13 @@ struct MaterialTable {
 // Per-particle quantities the pair loop reads, staged once per evaluation so that the loop
 // does no divisions by density and finds all it needs of a neighbour in one place.
 struct StagedParticles {
-    // One record per particle, `record_size` doubles apart (whole cache lines; layout: Record
-    // in equations.cpp):
-    // position, h, velocity, density, mass, volume m / rho, artificial-viscosity sound speed
-    // (< 0 for boundary particles), XSPH key (material index, -1 for boundary particles),
-    // sigma / rho^2 and the artificial stress R, in SI units.
+    // One record per particle, `record_size` doubles apart (whole cache lines): the fields the
+    // run's pair terms read of a partner, named by rhs::Record (rhs_terms.hpp).
     std::vector<double, AlignedAllocator<double>> record;  // from a cache-line boundary
     int record_size = 0;
     // Artificial stress with no common whole exponent (MaterialTable::artificial_stress_power
     // == 0): the exponent n of each particle (0 where its material does not use it) and
-    // 1 / shape(dp / h) [-] (see stage_particles in equations.cpp).
+    // 1 / shape(dp / h) [-] (write_record in equations.cpp).
     std::vector<double> n_art;
     std::vector<double> inv_w_rest;
     // Evaluations that collect loads: per particle, the body its pair forces count towards

@@ -37,8 +37,8 @@ inline bool interacts(double r2, double h_ab) {
 // (beyond the support) into exact zeros. A list holds the entries within the support at its
 // selection first and those of its margin after them (NeighbourList::select_pairs), so that
 // its last blocks often hold margin entries and padding only: the pair loop skips such a block
-// while none of its lanes has come within the support (equations.cpp, beyond_support). A
-// block is evaluated branch-free on 8-lane vectors (equations.cpp, pair_lanes): the kernel's
+// while none of its lanes has come within the support (pair_traversal.hpp, beyond_support). A
+// block is evaluated branch-free on 8-lane vectors (rhs_terms.hpp, PairBlock): the kernel's
 // two branches, the viscosity of approaching pairs and the support test are selects, and
 // every field of a neighbour is gathered from its record. Lane k keeps
 // its own partial sums (entries k, k + kBlock, ...), and the lanes are added pairwise at the
@@ -50,9 +50,8 @@ constexpr std::size_t kBlock = 8;
 // added pairwise, ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)). With AVX-512, eight rows
 // at a time in registers: a transposition whose shuffles are interleaved with the additions
 // (14 shuffles and 7 additions for 64 lanes, where adding lane by lane took 56 scalar
-// additions and the extraction of every lane: ~5 % of the rings' pair loop, bench/README.md,
-// "Twenty-second round"). The same additions in the same order on either path, so the results
-// do not depend on it.
+// additions and the extraction of every lane, ~5 % of a pair loop). The same additions in the
+// same order on either path, so the results do not depend on it.
 template <std::size_t N>
 inline void lane_sums(const double* const (&rows)[N], double (&out)[N]) {
     static_assert(kBlock == 8, "three rounds of pairwise additions");

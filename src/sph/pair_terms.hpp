@@ -1,10 +1,10 @@
 // The SPH pair terms of Schaefer et al. (2017) section 3 and SPEC.md sections 2 and 4, one
-// small function per equation. Every consumer calls these: the vectorised pair loop of the
-// right-hand side (equations.cpp), and through it the loads on bodies (body_loads.hpp), which
-// are the reaction to exactly the pair forces below. They are branch-free and inline, and the
-// callers pass in reciprocals they compute together (one division per pair). The pair loop calls them on one pair (T = double)
-// or on a block of eight (T = an 8-lane vector; kernel.hpp, splat); the partner's packed
-// tensors come through an accessor, slot -> T.
+// small function per equation. Every consumer calls these: the term objects of the right-hand
+// side (rhs_terms.hpp, wall_terms.hpp), and through them the loads on bodies (body_loads.hpp),
+// which are the reaction to exactly the pair forces below. They are branch-free and inline, and
+// the callers pass in reciprocals they compute together (one division per pair). They take one
+// pair (T = double) or a block of eight (T = an 8-lane vector; kernel.hpp, splat); the
+// partner's packed tensors come through an accessor, slot -> T.
 //
 // Conventions: pair (a, b), dx = x_a - x_b, dv = v_a - v_b, grad = grad_a W_ab, rho_sum =
 // rho_a + rho_b; symmetric tensors in packed form (packed_slot).
@@ -51,9 +51,11 @@ inline T viscosity_nu(T h_ab, T vr, T rho_sum, T inv) {
     return h_ab * vr * rho_sum * inv;
 }
 
-// Pi_ab = (-alpha cbar_ab nu_ab + beta nu_ab^2) / rhobar_ab [m^5/(kg s^2)] for an approaching
-// pair (eq. 35), cbar_ab = (c_a + c_b) / 2, rhobar_ab = rho_sum / 2; 2 denom inv = 2 / rho_sum.
-// The caller sets it to 0 for receding pairs (v_ab . x_ab >= 0).
+// Monaghan's viscosity Pi_ab (eq. 35) for an approaching pair [m^5/(kg s^2)]:
+//   Pi_ab = (-alpha cbar_ab nu_ab + beta nu_ab^2) / rhobar_ab,
+// cbar_ab = (c_a + c_b) / 2, rhobar_ab = (rho_a + rho_b) / 2. 1 / rhobar_ab is passed as its
+// factors, 2 denom inv with inv = 1 / (denom (rho_a + rho_b)) (viscosity_nu), the pair's one
+// reciprocal. The caller sets Pi_ab = 0 for receding pairs (v_ab . x_ab >= 0).
 template <class T>
 inline T viscosity_pi(double alpha, double beta, double c_a, T c_b, T nu, T denom, T inv) {
     return (-alpha * 0.5 * (c_a + c_b) + beta * nu) * nu * 2.0 * denom * inv;

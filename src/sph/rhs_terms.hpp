@@ -9,7 +9,8 @@
 //   add(pair)         one block of eight pairs on Vec8 lanes (PairBlock), accumulating into
 //                     its own lane sums and handing values on to the terms after it;
 //   kRows, rows(r)    its lane sums, which the composition adds pairwise (lane_sums);
-//   take(s, sums)     its summed rows (and any other reduction) into the particle's PairSums.
+//   take(s, sums)     its summed rows (and any other reduction) into the particle's PairSums;
+// the last three only where the term has sums of its own.
 // Terms run in the order of the composition within a block; two terms that add to the same
 // sum (momentum and artificial stress, into the acceleration) keep that order.
 #pragma once
@@ -58,17 +59,22 @@ struct Record {
     static constexpr int mass = rho + 1;          // [kg]
     static constexpr int volume = rho + 2;        // m / rho [m^3]
     static constexpr int sound_speed = rho + 3;   // the viscosity's c [m/s] (walls: unused)
-    // Partner kind (ParticleKind: 0 dynamic, 1 boundary), in runs with walls.
-    static constexpr int kind = sound_speed + (S::Walls ? 1 : 0);
+    // The optional fields, -1 where the run lacks them. Partner kind (ParticleKind: 0 dynamic,
+    // 1 boundary), in runs with walls.
+    static constexpr int kind = S::Walls ? sound_speed + 1 : -1;
+    static constexpr int after_kind = sound_speed + 1 + (S::Walls ? 1 : 0);
     // Material index, for XSPH (neighbours of the same material).
-    static constexpr int material = kind + (S::Xsph ? 1 : 0);
+    static constexpr int material = S::Xsph ? after_kind : -1;
+    static constexpr int after_material = after_kind + (S::Xsph ? 1 : 0);
     // Wall law of a boundary partner in runs with loads: mu_w >= 0 of a free-slip (0) or
     // Coulomb wall, -1 for a no-slip wall and for dynamic particles.
-    static constexpr int wall_mu = material + (S::Loads ? 1 : 0);
-    static constexpr int stress = wall_mu + 1;             // kStress entries
-    static constexpr int art = stress + kStress;           // artificial stress R, kTensor
-    static constexpr int balsara = art + (S::ArtStress ? kTensor : 0);  // Balsara's f [-]
-    static constexpr int size = balsara + (S::Prepass ? 1 : 0);
+    static constexpr int wall_mu = S::Loads ? after_material : -1;
+    static constexpr int stress = after_material + (S::Loads ? 1 : 0);  // kStress entries
+    static constexpr int art = S::ArtStress ? stress + kStress : -1;  // artificial stress R
+    static constexpr int balsara =                                     // Balsara's f [-]
+        S::Prepass ? stress + kStress + (S::ArtStress ? kTensor : 0) : -1;
+    static constexpr int size =
+        stress + kStress + (S::ArtStress ? kTensor : 0) + (S::Prepass ? 1 : 0);
     static constexpr int stride = (size + 7) / 8 * 8;
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
     static_assert(x + Dim <= 8 && h < 8 && rho < 8, "the first pass reads x, h and rho");
@@ -246,7 +252,6 @@ struct VelocityGradient {
 // scaled by (f_a + f_b) / 2, a wall partner taking f_a.
 template <class S>
 struct ArtificialViscosity {
-    static constexpr int kRows = 0;
     double alpha, beta;  // eq. 35
     double c_a = 0.0, f_a = 1.0;
     Vec8 max_nu;
@@ -273,7 +278,6 @@ struct ArtificialViscosity {
         const Vec8 larger = max_nu < -nu ? -nu : max_nu;  // std::max(max_nu, -nu)
         max_nu = approaching ? larger : max_nu;
     }
-    void rows(const Vec8**) const {}
     void take(const double*, PairSums<S::Dim>& out) const {
         alignas(64) double lanes[kBlock];
         traversal::store8(lanes, max_nu);
@@ -322,7 +326,6 @@ struct Momentum {
 template <class S>
 struct ArtificialStress {
     static constexpr int Dim = S::Dim;
-    static constexpr int kRows = 0;
     Momentum<S>& momentum;
     bool bit1, bit2, bit4, bit8;
     double whole_weight;  // 1 with a common whole exponent, else 0
@@ -345,8 +348,6 @@ struct ArtificialStress {
             ra, [&](int slot) { return pair.field(Record<S>::art + slot); }, pair.grad, pair.ta);
         momentum.add_acceleration(pair.ta, Vec8(pair.m_b * pair.fn));
     }
-    void rows(const Vec8**) const {}
-    void take(const double*, PairSums<Dim>&) const {}
 };
 
 // The energy budget's pair work (energy_budget.hpp): the momentum term's work on the pair's
@@ -411,12 +412,22 @@ struct Xsph {
 
 // ---- Composition --------------------------------------------------------------------------
 
+// The lane sums of a term: its kRows, 0 for a term without sums of its own.
+template <class T>
+constexpr int rows_of() {
+    if constexpr (requires { T::kRows; })
+        return T::kRows;
+    else
+        return 0;
+}
+
 // A run's terms, in the order they run within a block. The lane sums of all of them are added
 // in one call (lane_sums), each row on its own: the order of the rows changes no result.
+// rows() and take() are optional: a term that only hands values on has neither.
 template <class... Terms>
 struct Composition {
     std::tuple<Terms&...> terms;
-    static constexpr int kRows = (Terms::kRows + ... + 0);
+    static constexpr int kRows = (rows_of<Terms>() + ... + 0);
 
     void begin(const auto& a) {
         std::apply([&](auto&... t) { (t.begin(a), ...); }, terms);
@@ -427,25 +438,30 @@ struct Composition {
     }
     template <int Dim>
     void take(PairSums<Dim>& out) const {
-        if constexpr (kRows > 0) {
-            const Vec8* rows[kRows];
-            int at = 0;
-            std::apply([&](const auto&... t) { ((t.rows(rows + at), at += t.kRows), ...); },
-                       terms);
-            alignas(64) double lanes[kRows][kBlock];
-            const double* ptr[kRows];
-            for (int j = 0; j < kRows; ++j) {
-                traversal::store8(lanes[j], *rows[j]);
-                ptr[j] = lanes[j];
+        alignas(64) double lanes[kRows > 0 ? kRows : 1][kBlock];
+        const double* ptr[kRows > 0 ? kRows : 1];
+        double sums[kRows > 0 ? kRows : 1];
+        int at = 0;
+        const auto store_rows = [&](auto& t) {
+            using T = std::remove_cvref_t<decltype(t)>;
+            if constexpr (rows_of<T>() > 0) {
+                const Vec8* rows[rows_of<T>()];
+                t.rows(rows);
+                for (int j = 0; j < rows_of<T>(); ++j, ++at) {
+                    traversal::store8(lanes[at], *rows[j]);
+                    ptr[at] = lanes[at];
+                }
             }
-            double sums[kRows];
-            lane_sums(ptr, sums);
-            at = 0;
-            std::apply([&](const auto&... t) { ((t.take(sums + at, out), at += t.kRows), ...); },
-                       terms);
-        } else {
-            std::apply([&](const auto&... t) { (t.take(nullptr, out), ...); }, terms);
-        }
+        };
+        std::apply([&](auto&... t) { (store_rows(t), ...); }, terms);
+        if constexpr (kRows > 0) lane_sums(ptr, sums);
+        at = 0;
+        const auto take_rows = [&](auto& t) {
+            using T = std::remove_cvref_t<decltype(t)>;
+            if constexpr (requires { t.take(sums, out); }) t.take(sums + at, out);
+            at += rows_of<T>();
+        };
+        std::apply([&](auto&... t) { (take_rows(t), ...); }, terms);
     }
 };
 

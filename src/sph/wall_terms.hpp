@@ -150,7 +150,6 @@ void limit_load_shares(const LoadSink& sink, const double* xa, const double (&n)
 template <class S>
 struct WallSlip {
     static constexpr int Dim = S::Dim;
-    static constexpr int kRows = 0;
     using R = Record<S>;
     const double* rec;
     const LoadSink& sink;
@@ -172,8 +171,6 @@ struct WallSlip {
         for (int d = 0; d < Dim; ++d)
             pair.dv_strain[d] = pair.mu_wall >= 0.0 ? normal[d] : pair.dv[d];
     }
-    void rows(const Vec8**) const {}
-    void take(const double*, PairSums<Dim>&) const {}
 };
 
 // The loads on bodies and the slip walls' force limit. Runs after the momentum and artificial
@@ -183,7 +180,6 @@ struct WallSlip {
 template <class S>
 struct WallLoads {
     static constexpr int Dim = S::Dim;
-    static constexpr int kRows = 0;
     using R = Record<S>;
     const WallSlip<S>& wall;
     double m_a = 0.0, xa[Dim] = {}, va[Dim] = {};
@@ -209,7 +205,6 @@ struct WallLoads {
         block_loads<Dim, R>(wall.rec, pair.partners, m_a, f, wall.slip, wall.n, wall.sink,
                             wall_force, wall_limit);
     }
-    void rows(const Vec8**) const {}
     void take(const double*, PairSums<Dim>& s) const;
 };
 
