@@ -87,8 +87,8 @@ struct Candidates {
 };
 
 // rows: the block buffer, kept by the list between builds so that its rows keep their
-// capacity (with a fresh buffer every row grew from nothing at every build; keeping it cut the
-// paper-resolution collapse's neighbour time by 7 %).
+// capacity: a fresh buffer would grow every row from nothing, several allocations per row and
+// build.
 //
 // One tree search per leaf of the tree rather than per particle: a ball around the leaf's
 // points that holds every particle within reach of any of them, then each of the leaf's rows
