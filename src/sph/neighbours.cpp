@@ -33,7 +33,8 @@ struct PositionCloud {
 // buffer and appended to the flat list, so the build needs the list plus one block, not twice
 // the list (what decides the peak memory of large 3D runs).
 constexpr std::size_t kBuildBlock = 8192;
-// Particles per claim of the copy of the build's positions (~1 ns each).
+// Particles per claim of the copy of the build's positions (~1 ns each): about a us of work
+// per claim, in chunks a helper can still take over.
 constexpr std::size_t kCopyChunk = 1024;
 
 // The leaves of a nanoflann tree, left to right: each a range [first, last) of tree.vAcc, the
