@@ -60,7 +60,7 @@ SAN_ENV   := OMP_NUM_THREADS=$(THREADS) OMP_WAIT_POLICY=passive \
 SAN_REPORT := runtime error|AddressSanitizer|LeakSanitizer|ASan runtime
 # The sanitized build targets AVX2 (x86-64-v3), not this CPU, where the CPU has AVX2: the main
 # build takes the pair loop's AVX-512 branches on an AVX-512 machine, this one its AVX2
-# branches, so that make test runs both (bench/README.md, twelfth round).
+# branches, so that make test runs both.
 SAN_ARCH  := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo -march=x86-64-v3)
 
 sanitize: bootstrap

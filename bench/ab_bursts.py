@@ -11,8 +11,8 @@ A B, B A, A B, ... So the two sides see the same seconds of the machine and the 
 
 Prints, per side, the fastest and the median burst time, and the ratio B / A of burst times:
 the ratio of the fastest bursts, and the median and quartiles of the pairs' ratios (< 1: B is
-faster). An A-against-A run shows the method's own noise (about +-2 % here, bench/README.md,
-"Seventeenth round"). At the end the workers compare their states: the printed hash agrees
+faster). An A-against-A run shows the method's own noise (about +-2-3 % on a 2-core VM,
+bench/README.md). At the end the workers compare their states: the printed hash agrees
 when both builds give the same results to the bit.
 
     /usr/bin/python3 bench/ab_bursts.py --a OLD/build/python --b build/python

@@ -2,8 +2,9 @@
 // streaming bandwidth at several working-set sizes (each thread on its own arrays), the
 // round trip of one cache line between two threads, and the cost of an OpenMP region and
 // barrier. Read next to `make bench`: it tells whether a second core adds its full
-// arithmetic and bandwidth (it does on this project's VM) and what passing data between the
-// cores costs (much more than on bare metal: bench/README.md, eighth round).
+// arithmetic and bandwidth, and what passing data between the cores costs (on a virtual
+// machine, several times a transfer between the cores of one socket on bare metal:
+// bench/README.md, "The machine").
 //
 //   make bench-machine     (bench_table.py --probe-only: ./build/machine_probe under the
 //                           waiting policy that `import regosph` sets)

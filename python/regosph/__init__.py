@@ -22,8 +22,9 @@ import traceback
 import warnings
 
 
-# Rounds an idle OpenMP thread spins before it sleeps (GNU libgomp's GOMP_SPINCOUNT): ~0.2 ms
-# on this project's machine (a round is one `pause`, ~19 ns there).
+# Rounds an idle OpenMP thread spins before it sleeps (GNU libgomp's GOMP_SPINCOUNT), one
+# `pause` of 19-25 ns each on x86-64: 0.2-0.25 ms, longer than the gaps between the parallel
+# regions of a step, short enough that a thread waiting longer sleeps and frees its core.
 SPIN_ROUNDS = 10000
 
 
@@ -38,8 +39,7 @@ def _hybrid_openmp_waiting():
     parallel region to wake the thread again, a large part of a step of the collapse (2926
     particles, ~1 ms on 2 threads). SPIN_ROUNDS spans the gaps between the regions of a step;
     beside a CPU-bound job the integrator's thread tuner (IntegratorOptions.tune_threads)
-    runs on one thread, where nothing spins (bench/README.md, "Threads on a shared
-    machine")."""
+    runs on one thread, where nothing spins."""
     if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
         return
     os.environ["OMP_WAIT_POLICY"] = "passive"

@@ -42,7 +42,7 @@ rows run at once, each as its own process with OMP_NUM_THREADS = threads_per_job
 the usable cores divided by N, at least 1): on a machine that is not shared, N single-thread
 runs of a sweep finish sooner than the same runs one after another on N threads each, because
 independent processes scale with the cores while the threads of one run wait for each other
-(bench/README.md, "Sweeps: processes or threads"). Runs that need much memory (large 3D)
+(bench/sweep_bench.py measures it). Runs that need much memory (large 3D)
 may not fit N at once; the default stays one at a time. jobs applies to local sweeps only.
 
 An interrupt (Ctrl-C, SIGINT, or SIGTERM to a local sweep) starts no further row: the runs under way get

@@ -31,7 +31,7 @@ inline constexpr std::array<const char*, kSymComponents> kSymComponentNames{"xx"
 // copies (active_components, core/fields.hpp): the first four in 2D (xz and yz keep the zero
 // they start with; Simulation::validate_setup checks it), all six in 3D. The particle loops of
 // a step leave the others alone: in 2D they would move two of every six stress arrays for
-// nothing (bench/README.md, "Sixteenth round").
+// nothing, and the per-particle loops are bound by what they store.
 constexpr int stress_components(int dim) { return dim == 2 ? XZ : kSymComponents; }
 
 struct ParticleSet {

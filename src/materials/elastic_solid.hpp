@@ -128,13 +128,13 @@ inline double ElasticSolid::wave_speed(double rho) const { return elastic_wave_s
 
 // wave_speed for `count` particles in sweeps that vectorise (wave_speeds, material.hpp).
 // Always inlined, like correct_range and murnaghan_powers: their callers are compiled without
-// errno semantics (CMakeLists.txt), and an out-of-line copy, which the linker may take from
-// any file that compiles one, had come from a file with them: square roots as scalar calls
-// (bench/README.md, "Twenty-third round").
+// errno semantics (CMakeLists.txt), but the linker keeps one out-of-line copy of an inline
+// function, taken from any file that compiles one, and a copy from a file with errno
+// semantics computes its square roots as scalar calls.
 [[gnu::always_inline]] inline void ElasticSolid::wave_speed_range(const double* rho, double* speed,
                                            std::size_t count) const {
     // A local copy of the parameters: the stores to `speed` might otherwise alias them, and
-    // GCC left the sweep scalar (it vectorised only with the parameters in registers).
+    // GCC vectorises the sweep only with the parameters in registers.
     const ElasticSolid solid = *this;
     for (std::size_t first = 0; first < count; first += kMurnaghanBlock) {
         const std::size_t m = std::min(kMurnaghanBlock, count - first);

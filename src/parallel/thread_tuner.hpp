@@ -1,7 +1,7 @@
 // The thread count of a run chosen by measuring it. On a quiet machine two threads run a step
-// 1.3-1.9 x faster than one (bench/README.md); beside another CPU-bound job on a 2-core machine
-// they ran it ~13 % slower than one thread, since each parallel region waits for a thread that
-// shares its core with the other job. Results never depend on the count (threads.hpp), so a run
+// faster than one; beside another CPU-bound job on a 2-core machine they run it slower than
+// one thread, since each parallel region waits for a thread that shares its core with the
+// other job. Results never depend on the count (threads.hpp), so a run
 // may change it at any step: the tuner times a window of steps on one thread and then one with
 // all allowed threads, keeps the faster for a while, and measures again. The all-threads window
 // stops early once its steps are clearly slower than the one-thread window's, after two steps
@@ -29,9 +29,9 @@ public:
     static constexpr double kEarlyRatio = 1.25;
     // Sooner still: the window ends after its first kSettleChecked (untimed) steps if each of
     // them took over kSettleRatio x the one-thread window's mean step. Beside a CPU-bound
-    // competitor all threads take 3-4 x one thread's time from the first step (the collapse:
-    // bench/README.md, "Twenty-first round"); on a quiet machine they take ~0.6 x, and a step
-    // that rebuilds the neighbour list (up to ~3.5 x a plain one) does not follow another.
+    // competitor all threads take 3-4 x one thread's time from the first step (the collapse);
+    // on a quiet machine they take ~0.6 x, and a step that rebuilds the neighbour list (up to
+    // ~3.5 x a plain one) does not follow another.
     // Taking each step rather than their mean keeps one such step from ending the window.
     static constexpr int kSettleChecked = 2;
     static constexpr double kSettleRatio = 1.5;

@@ -21,9 +21,10 @@
 
 namespace regosph::parallel {
 
-// Least items per thread [particles] worth a thread, by the cost of one item. Measured on
-// this project's 2-core VM (bench/README.md, "Issue 14: figures"): a region costs ~4 us on
-// one thread and 25-90 us when a sleeping second thread must be woken. The loops of a step
+// Least items per thread [particles] worth a thread, by the cost of one item: a thread must
+// save more work than it costs to bring in. A parallel region costs a few us, and 25-90 us
+// when a sleeping second thread must be woken (a 2-core virtual machine), so each count gives
+// a thread some 40-200 us of work. The loops of a step
 // take the pair loop's partition (Partition below, kMinPairItems); kMinCheapItems is for the
 // loops outside it (kinematic placement, rigid bodies, observers).
 inline constexpr std::size_t kMinCheapItems = 4096;   // ~10-40 ns each: updates, copies, checks
@@ -60,9 +61,9 @@ inline int threads_for(std::size_t n, std::size_t min_per_thread) {
 // Contiguous ranges of particles, one per part, of about equal work. Every particle loop of a
 // step that runs on more than one thread takes its particles from the same partition (part k
 // on thread k), so that a thread reads in each loop what it wrote in the one before, from its
-// own core's caches: on this project's machine two threads that each took half of a loop by a
-// different rule than the loop before ran the rubber rings at 1.25 x one thread's speed, with
-// one partition for all loops at 1.8-2.0 x (bench/README.md, "Threads on a shared machine").
+// own core's caches: a cache line written on one core and read on the other costs hundreds of
+// ns, and loops that split the particles by different rules pass most of their arrays between
+// the cores in every loop.
 class Partition {
 public:
     Partition() = default;
@@ -103,14 +104,14 @@ inline Partition::Partition(std::span<const double> cost, int parts) {
 // Chunks of the parts of a partition claimed by the threads of one parallel region: each
 // thread first runs the chunks of its own part (part k on thread k) from the front, then
 // helps with the chunks left in the other parts, taking them from the back. A thread that is
-// woken late (on this machine a sleeping thread takes 25-90 us to join a region) thus does not
-// leave its part to wait for it: the others take over what it has not started (the barrier at
+// woken late (a sleeping thread can take 25-90 us to join a region) thus does not leave its
+// part to wait for it: the others take over what it has not started (the barrier at
 // the end of the region still waits for it to arrive). Helpers take from the back so that an
 // imbalance that lasts (one part costlier than the partition's estimate, a slower core) moves
 // the same particles, at the part's end, to the same helper in every loop of a step and from
 // step to step: their values then stay in that core's cache, where chunks taken from the
-// front, wherever the owner had got to, moved different particles between the cores each
-// time. Which thread runs a chunk never changes a result (every loop writes per-particle
+// front, wherever the owner has got to, would move different particles between the cores
+// each time. Which thread runs a chunk never changes a result (every loop writes per-particle
 // results).
 class ChunkQueue {
 public:

@@ -20,7 +20,10 @@
 namespace regosph {
 
 namespace {
-// Particles per claim of the per-particle loops of a step (~20-100 ns each).
+// Particles per claim of the per-particle loops of a step (~20-100 ns each): 5-25 us of
+// work per claim, so that claiming costs nothing, and chunks small enough that a helper can
+// take over the end of a late thread's part; smaller chunks move more particles between the
+// cores.
 constexpr std::size_t kUpdateChunk = 256;
 // Particles per partial sum of the energy budget's step increment (energy_increment).
 constexpr std::size_t kEnergyBlock = 512;
@@ -105,8 +108,8 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParam
     // the same x_selected, which gives the same lists.
     // The copy runs on the partition, each thread its own part first (halo copies with the
     // last part): the thread that selects a part's lists next reads x_selected from its own
-    // core's caches (a serial copy made the selections 1.6 x slower on two threads than on
-    // one; a cache line takes ~470 ns between this VM's cores, bench/machine_probe.cpp).
+    // core's caches, not lines the other core has just written (hundreds of ns each between
+    // the cores of a virtual machine, bench/machine_probe.cpp).
     if (reselect) {
         const parallel::Partition& part = nl.partition(p);
         parallel::ChunkQueue chunks(part, p.size(), kUpdateChunk);
@@ -430,9 +433,9 @@ EnergyIncrement AdaptiveHeun::energy_increment(const parallel::Partition& part, 
     // (compute_diagnostics). The particles' terms are summed in fixed blocks of
     // kEnergyBlock particles, each block in particle order, and then the blocks in order: the
     // same sums on any number of threads. Each thread sums the blocks that start in its part
-    // of the partition, whose rates it wrote: a serial sweep read the other thread's rates
-    // into the main thread's cache at every step, and that thread then had to take them back
-    // before it could write them again.
+    // of the partition, whose rates it wrote: a serial sweep would read the other thread's
+    // rates into the main thread's cache at every step, and that thread would then have to
+    // take them back before it could write them again.
     const std::size_t n = correction_loss_.size();
     const std::size_t blocks = (n + kEnergyBlock - 1) / kEnergyBlock;
     std::vector<std::array<double, kEnergyRates>> partial(blocks);

@@ -98,7 +98,7 @@ public:
     // about every 20 steps or more often) is followed by one with a 1.25 x wider skin, up to
     // kMaxSkinFactor x neighbour_skin; one that lasted more than 4 x as long by a 1.25 x
     // narrower one, down to neighbour_skin. A build costs about twelve pair-list selections
-    // (bench/README.md, ninth round) and the rows grow with the skin: the wider skin pays where
+    // and the rows grow with the skin: the wider skin pays where
     // builds are frequent (the paper-resolution collapse rebuilt every 8 steps at 0.15 h) and
     // would cost where they are rare (the brush sampler: every 120 steps).
     static constexpr int kShortListLife = 40;

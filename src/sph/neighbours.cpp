@@ -33,7 +33,8 @@ struct PositionCloud {
 // buffer and appended to the flat list, so the build needs the list plus one block, not twice
 // the list (what decides the peak memory of large 3D runs).
 constexpr std::size_t kBuildBlock = 8192;
-// Particles per claim of the copy of the build's positions (~1 ns each).
+// Particles per claim of the copy of the build's positions (~1 ns each): about a us of work
+// per claim, in chunks a helper can still take over.
 constexpr std::size_t kCopyChunk = 1024;
 
 // The leaves of a nanoflann tree, left to right: each a range [first, last) of tree.vAcc, the
@@ -87,8 +88,8 @@ struct Candidates {
 };
 
 // rows: the block buffer, kept by the list between builds so that its rows keep their
-// capacity (with a fresh buffer every row grew from nothing at every build; keeping it cut the
-// paper-resolution collapse's neighbour time by 7 %).
+// capacity: a fresh buffer would grow every row from nothing, several allocations per row and
+// build.
 //
 // One tree search per leaf of the tree rather than per particle: a ball around the leaf's
 // points that holds every particle within reach of any of them, then each of the leaf's rows

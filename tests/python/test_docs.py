@@ -1,0 +1,118 @@
+"""docs/architecture.md names only what exists: every function, type, member or constant it
+quotes in backticks (`foo_bar`, `Foo::bar`, `foo()`, `module.name`) occurs in the code of the
+source tree (src, python, tests, examples, validation, bench, CMakeLists.txt), outside comments
+and string literals. File names, paths, shell commands and formulas in backticks are not names
+and are left alone. A pure scan of the source files: it needs no build.
+"""
+import io
+import re
+import tokenize
+
+DOCUMENT = "docs/architecture.md"
+SOURCE_DIRS = ("src", "python", "tests", "examples", "validation", "bench")
+SOURCE_FILES = ("CMakeLists.txt",)
+CPP_SUFFIXES = {".hpp", ".cpp", ".h", ".cc"}
+# A backtick span ending in one of these is a file name, not a code name.
+FILE_SUFFIXES = (".hpp", ".cpp", ".h", ".cc", ".py", ".md", ".json", ".csv", ".h5", ".xdmf",
+                 ".txt", ".toml", ".cfg", ".ipynb", ".stl")
+
+SPAN = re.compile(r"`([^`\n]+)`")
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A quoted name: identifiers joined by :: or ., optionally followed by an argument list.
+NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:(?:::|\.)[A-Za-z_][A-Za-z0-9_]*)*)(?:\(.*\))?")
+# What C++ code is not: comments, string and character literals (a character literal is one
+# character or one escape, so that digit separators such as 20'000'000 stay code).
+CPP_NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\[^\n]{1,4}|[^\'\\\n])\'',
+                          re.S)
+HASH_COMMENT = re.compile(r"#[^\n]*")
+
+
+def quoted_names(markdown):
+    """{name: [its components]} of every backtick span of `markdown` that quotes a code name
+    (outside fenced blocks); spans with spaces, slashes or a file suffix are not names."""
+    names = {}
+    for span in SPAN.findall(FENCE.sub("", markdown)):
+        span = span.strip()
+        if span.endswith(FILE_SUFFIXES) or "/" in span or "*" in span:
+            continue
+        m = NAME.fullmatch(span)
+        if m:
+            names[span] = re.split(r"::|\.", m.group(1))
+    return names
+
+
+def cpp_identifiers(text):
+    return set(IDENTIFIER.findall(CPP_NOT_CODE.sub(" ", text)))
+
+
+def python_identifiers(text):
+    """NAME tokens of Python source (comments and strings excluded); by a plain scan with
+    comments removed when the file does not tokenize."""
+    try:
+        return {tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+                if tok.type == tokenize.NAME}
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return set(IDENTIFIER.findall(HASH_COMMENT.sub(" ", text)))
+
+
+def code_identifiers(root):
+    """Every identifier that occurs in code under `root`'s source directories."""
+    paths = [p for d in SOURCE_DIRS if (root / d).is_dir() for p in (root / d).rglob("*")]
+    paths += [root / f for f in SOURCE_FILES if (root / f).is_file()]
+    found = set()
+    for path in paths:
+        if not path.is_file():
+            continue
+        if path.suffix in CPP_SUFFIXES:
+            found |= cpp_identifiers(path.read_text(encoding="utf-8", errors="replace"))
+        elif path.suffix == ".py":  # its code, and its module's name (and its package's)
+            found |= python_identifiers(path.read_text(encoding="utf-8", errors="replace"))
+            found.add(path.stem if path.stem != "__init__" else path.parent.name)
+        elif path.name == "CMakeLists.txt":
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found |= set(IDENTIFIER.findall(HASH_COMMENT.sub(" ", text)))
+    return found
+
+
+def missing_names(markdown, root):
+    """(checked names, the quoted names of which some component occurs nowhere in code)."""
+    names = quoted_names(markdown)
+    found = code_identifiers(root)
+    return names, sorted(n for n, parts in names.items() if not all(p in found for p in parts))
+
+
+def test_every_name_the_architecture_quotes_exists(repo_root):
+    names, missing = missing_names((repo_root / DOCUMENT).read_text(encoding="utf-8"), repo_root)
+    assert len(names) > 150, f"only {len(names)} quoted names found in {DOCUMENT}"
+    assert not missing, (f"{DOCUMENT} quotes names that occur nowhere in the code "
+                         f"(describe the code as it is): {', '.join(missing)}")
+
+
+def write(root, rel, text):
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_the_scan_reports_a_name_left_only_in_comments_and_strings(tmp_path):
+    write(tmp_path, "src/sph/step.cpp",
+          "// stage_particles packs the records\n"
+          "/* stage_load_bodies\n   was here */\n"
+          "const char* s = \"old_name\"; const long n = 20'000'000;\n"
+          "void Integrator::stage_update(int final) { gather(final); }\n")
+    write(tmp_path, "python/regosph/run_control.py",
+          "# removed_helper()\n"
+          "def add_arguments(parser):\n"
+          "    \"\"\"not_a_name either\"\"\"\n")
+    doc = ("`Integrator::stage_update(final = false)` calls `gather`; "
+           "`run_control.add_arguments`; `stage_particles`; `stage_load_bodies`; `old_name`; "
+           "`removed_helper()`; `not_a_name`; not names: `sph/step.cpp`, `equations.*`, "
+           "`python -m regosph`, `run.json`, `0.9/err`.\n"
+           "```\n`in_a_fence`\n```\n")
+    names, missing = missing_names(doc, tmp_path)
+    assert set(names) == {"Integrator::stage_update(final = false)", "gather",
+                          "run_control.add_arguments", "stage_particles", "stage_load_bodies",
+                          "old_name", "removed_helper()", "not_a_name"}
+    assert missing == sorted(["stage_particles", "stage_load_bodies", "old_name",
+                              "removed_helper()", "not_a_name"])
