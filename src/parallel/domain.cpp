@@ -115,9 +115,65 @@ int Domain::owner(const std::array<double, 3>& x) const {
     return tree_[k].rank_lo;
 }
 
+// The cuts of one level of the bisection: each active node (slot s of `active`) is cut across
+// the longest extent of its particles so that its lower ranks get their share of the weight,
+// by bisection of the cut's position (kCutIterations halvings); over all ranks when global.
+// upper[s]: the smallest cut found with the lower share reached.
+Domain::LevelCuts Domain::level_cuts(const ParticleSet& p, const std::vector<int>& node_of,
+                                     const std::vector<int>& slot_of,
+                                     const std::vector<int>& active, bool global) const {
+    const int dim = p.dim;
+    const std::size_t n = p.owned(), K = active.size();
+    std::vector<double> lo(3 * K, std::numeric_limits<double>::infinity());
+    std::vector<double> hi(3 * K, -std::numeric_limits<double>::infinity());
+    std::vector<double> total(K, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const int s = slot_of[node_of[i]];
+        if (s < 0) continue;
+        for (int d = 0; d < dim; ++d) {
+            lo[3 * s + d] = std::min(lo[3 * s + d], p.x[d][i]);
+            hi[3 * s + d] = std::max(hi[3 * s + d], p.x[d][i]);
+        }
+        total[s] += weight(p, i);
+    }
+    if (global) {
+        mpi::min_in_place(lo);
+        mpi::max_in_place(hi);
+        mpi::sum_in_place(total);
+    }
+    LevelCuts cuts{std::vector<int>(K, 0), std::vector<double>(K)};
+    std::vector<int>& axis = cuts.axis;
+    std::vector<double> a(K), target(K);
+    std::vector<double>& b = cuts.upper;
+    for (std::size_t s = 0; s < K; ++s) {
+        const Node& node = tree_[active[s]];
+        for (int d = 1; d < dim; ++d)
+            if (hi[3 * s + d] - lo[3 * s + d] > hi[3 * s + axis[s]] - lo[3 * s + axis[s]])
+                axis[s] = d;
+        const bool empty = !(lo[3 * s] <= hi[3 * s]);
+        a[s] = empty ? 0.0 : lo[3 * s + axis[s]];
+        b[s] = empty ? 0.0 : hi[3 * s + axis[s]];
+        const int mid = (node.rank_lo + node.rank_hi) / 2;
+        target[s] = total[s] * (mid - node.rank_lo) / (node.rank_hi - node.rank_lo);
+    }
+    std::vector<double> below(K);
+    for (int it = 0; it < kCutIterations; ++it) {
+        std::fill(below.begin(), below.end(), 0.0);
+        for (std::size_t i = 0; i < n; ++i) {
+            const int s = slot_of[node_of[i]];
+            if (s >= 0 && p.x[axis[s]][i] < 0.5 * (a[s] + b[s])) below[s] += weight(p, i);
+        }
+        if (global) mpi::sum_in_place(below);
+        for (std::size_t s = 0; s < K; ++s) {
+            const double cut = 0.5 * (a[s] + b[s]);
+            (below[s] < target[s] ? a[s] : b[s]) = cut;
+        }
+    }
+    return cuts;
+}
+
 void Domain::compute_tree(const ParticleSet& p, bool global) {
     const int ranks = mpi::size();
-    const int dim = p.dim;
     const std::size_t n = p.owned();
     tree_.assign(1, Node{0, ranks});
     std::vector<int> node_of(n, 0);
@@ -133,51 +189,9 @@ void Domain::compute_tree(const ParticleSet& p, bool global) {
         std::vector<int> slot_of(tree_.size(), -1);
         for (std::size_t s = 0; s < K; ++s) slot_of[active[s]] = static_cast<int>(s);
 
-        // Extent and weight of each node's particles.
-        std::vector<double> lo(3 * K, std::numeric_limits<double>::infinity());
-        std::vector<double> hi(3 * K, -std::numeric_limits<double>::infinity());
-        std::vector<double> total(K, 0.0);
-        for (std::size_t i = 0; i < n; ++i) {
-            const int s = slot_of[node_of[i]];
-            if (s < 0) continue;
-            for (int d = 0; d < dim; ++d) {
-                lo[3 * s + d] = std::min(lo[3 * s + d], p.x[d][i]);
-                hi[3 * s + d] = std::max(hi[3 * s + d], p.x[d][i]);
-            }
-            total[s] += weight(p, i);
-        }
-        if (global) {
-            mpi::min_in_place(lo);
-            mpi::max_in_place(hi);
-            mpi::sum_in_place(total);
-        }
-        // Cut each node across its longest extent so that the lower ranks get their share.
-        std::vector<int> axis(K, 0);
-        std::vector<double> a(K), b(K), target(K);
-        for (std::size_t s = 0; s < K; ++s) {
-            const Node& node = tree_[active[s]];
-            for (int d = 1; d < dim; ++d)
-                if (hi[3 * s + d] - lo[3 * s + d] > hi[3 * s + axis[s]] - lo[3 * s + axis[s]])
-                    axis[s] = d;
-            const bool empty = !(lo[3 * s] <= hi[3 * s]);
-            a[s] = empty ? 0.0 : lo[3 * s + axis[s]];
-            b[s] = empty ? 0.0 : hi[3 * s + axis[s]];
-            const int mid = (node.rank_lo + node.rank_hi) / 2;
-            target[s] = total[s] * (mid - node.rank_lo) / (node.rank_hi - node.rank_lo);
-        }
-        std::vector<double> below(K);
-        for (int it = 0; it < kCutIterations; ++it) {
-            std::fill(below.begin(), below.end(), 0.0);
-            for (std::size_t i = 0; i < n; ++i) {
-                const int s = slot_of[node_of[i]];
-                if (s >= 0 && p.x[axis[s]][i] < 0.5 * (a[s] + b[s])) below[s] += weight(p, i);
-            }
-            if (global) mpi::sum_in_place(below);
-            for (std::size_t s = 0; s < K; ++s) {
-                const double cut = 0.5 * (a[s] + b[s]);
-                (below[s] < target[s] ? a[s] : b[s]) = cut;
-            }
-        }
+        const LevelCuts cuts = level_cuts(p, node_of, slot_of, active, global);
+        const std::vector<int>& axis = cuts.axis;
+        const std::vector<double>& b = cuts.upper;
         std::vector<int> next;
         for (std::size_t s = 0; s < K; ++s) {
             const int k = active[s];
@@ -234,20 +248,12 @@ void Domain::migrate(ParticleSet& p) {
     stats_.bytes_sent += redistribute(p, dest);
 }
 
-void Domain::build_halo(ParticleSet& p, double reach) {
-    p.drop_halo();
-    partners_.clear();
-    send_.clear();
-    for (auto& s : send_kind_) s.clear();
-    recv_count_.clear();
-    for (auto& r : recv_kind_) r.clear();
-    const int ranks = mpi::size();
-    if (ranks == 1) return;
-    ++stats_.halo_builds;
-    const int me = mpi::rank();
-    const int dim = p.dim;
+// The ranks whose particles' bounding box lies within `reach` of this rank's (partners_), and
+// the owned particles within reach of each partner's box, all of them and by kind (send_,
+// send_kind_).
+void Domain::select_halo(const ParticleSet& p, double reach) {
+    const int ranks = mpi::size(), me = mpi::rank(), dim = p.dim;
     const std::size_t n = p.owned();
-
     Box mine;
     for (std::size_t i = 0; i < n; ++i)
         for (int d = 0; d < dim; ++d) {
@@ -276,6 +282,21 @@ void Domain::build_halo(ParticleSet& p, double reach) {
                 static_cast<std::uint32_t>(i));
         }
     }
+}
+
+void Domain::build_halo(ParticleSet& p, double reach) {
+    p.drop_halo();
+    partners_.clear();
+    send_.clear();
+    for (auto& s : send_kind_) s.clear();
+    recv_count_.clear();
+    for (auto& r : recv_kind_) r.clear();
+    const int ranks = mpi::size();
+    if (ranks == 1) return;
+    ++stats_.halo_builds;
+    const std::size_t n = p.owned();
+    select_halo(p, reach);
+    const std::size_t k_partners = partners_.size();
 
     // Counts, then every field of the halo particles in one message per partner.
     std::vector<std::uint64_t> out_count(k_partners), in_count(k_partners);

@@ -100,6 +100,15 @@ private:
     // global: the particle set is distributed and sums run over all ranks; otherwise every
     // rank holds the same (replicated) set and computes alone.
     void compute_tree(const ParticleSet& p, bool global);
+    void select_halo(const ParticleSet& p, double reach);  // partners_, send_, send_kind_
+    // One level's cut of each active node (domain.cpp).
+    struct LevelCuts {
+        std::vector<int> axis;      // per active node: the axis cut
+        std::vector<double> upper;  // per active node: the cut [m]
+    };
+    LevelCuts level_cuts(const ParticleSet& p, const std::vector<int>& node_of,
+                         const std::vector<int>& slot_of, const std::vector<int>& active,
+                         bool global) const;
 
     std::vector<Node> tree_;
     bool distributed_ = false;

@@ -87,6 +87,61 @@ struct Candidates {
     }
 };
 
+// The ball of a leaf's particles `mine` for the search: centre c = middle of their bounding
+// box, radius max_a (|x_a - c| + reach_a), reach_a = (h_a + h_max) / 2 + skin >= h_ab + skin
+// (triangle inequality), widened by 1e-9 against rounding. Returns the radius [m].
+template <int Dim>
+double search_ball(const ParticleSet& p, const std::vector<std::uint32_t>& mine, double h_max,
+                   double skin, double (&centre)[3]) {
+    double lo[Dim], hi[Dim];
+    for (int d = 0; d < Dim; ++d) lo[d] = hi[d] = p.x[d][mine[0]];
+    for (const std::uint32_t a : mine)
+        for (int d = 0; d < Dim; ++d) {
+            lo[d] = std::min(lo[d], p.x[d][a]);
+            hi[d] = std::max(hi[d], p.x[d][a]);
+        }
+    for (int d = 0; d < Dim; ++d) centre[d] = 0.5 * (lo[d] + hi[d]);
+    double radius = 0.0;
+    for (const std::uint32_t a : mine) {
+        double c2 = 0.0;
+        for (int d = 0; d < Dim; ++d) c2 += (p.x[d][a] - centre[d]) * (p.x[d][a] - centre[d]);
+        radius = std::max(radius, std::sqrt(c2) + 0.5 * (p.h[a] + h_max) + skin);
+    }
+    return radius * (1.0 + 1e-9);
+}
+
+// The row of particle a from the candidates of its leaf: {b != a : |x_a - x_b|^2 <
+// (h_ab + skin)^2}, without boundary-boundary pairs. Without branches: every candidate is
+// written, and the count moves on past the listed ones (under half of them, in no predictable
+// order). In particle-id order, as the candidates: the index order changes with the MPI
+// decomposition, the id order does not, so the sums over a row come out the same on any number
+// of ranks (and threads).
+template <int Dim>
+void fill_row(const ParticleSet& p, std::uint32_t a, const Candidates<Dim>& cand, double skin,
+              std::vector<std::uint32_t>& row) {
+    const std::size_t m = cand.index.size();
+    row.resize(m);
+    const std::uint8_t skip_boundary = p.kind[a] == ParticleKind::boundary;
+    const double h_a = p.h[a];
+    double xa[Dim];
+    for (int d = 0; d < Dim; ++d) xa[d] = p.x[d][a];
+    std::size_t count = 0;
+    for (std::size_t k = 0; k < m; ++k) {
+        // |x_a - x_b|^2 as nanoflann's L2_Simple_Adaptor sums it.
+        double r2 = 0.0;
+        for (int d = 0; d < Dim; ++d) {
+            const double diff = xa[d] - cand.x[d][k];
+            r2 += diff * diff;
+        }
+        const double r_max = 0.5 * (h_a + cand.h[k]) + skin;
+        const bool listed = (r2 < r_max * r_max) & (cand.index[k] != a) &
+                            !(skip_boundary & cand.boundary[k]);
+        row[count] = cand.index[k];
+        count += listed;
+    }
+    row.resize(count);
+}
+
 // rows: the block buffer, kept by the list between builds so that its rows keep their
 // capacity: a fresh buffer would grow every row from nothing, several allocations per row and
 // build.
@@ -138,57 +193,12 @@ void search(const ParticleSet& p, double skin, std::vector<std::size_t>& offsets
                 mine.clear();
                 for (std::size_t i = leaf_first; i < leaf_last; ++i)
                     if (tree.vAcc[i] >= first && tree.vAcc[i] < last) mine.push_back(tree.vAcc[i]);
-                // Ball around them: centre c = middle of their bounding box, radius
-                // max_a (|x_a - c| + reach_a), reach_a = (h_a + h_max) / 2 + skin >= h_ab + skin
-                // (triangle inequality), widened by 1e-9 against rounding.
-                double lo[Dim], hi[Dim], centre[3] = {0.0, 0.0, 0.0};
-                for (int d = 0; d < Dim; ++d) lo[d] = hi[d] = p.x[d][mine[0]];
-                for (const std::uint32_t a : mine)
-                    for (int d = 0; d < Dim; ++d) {
-                        lo[d] = std::min(lo[d], p.x[d][a]);
-                        hi[d] = std::max(hi[d], p.x[d][a]);
-                    }
-                for (int d = 0; d < Dim; ++d) centre[d] = 0.5 * (lo[d] + hi[d]);
-                double radius = 0.0;
-                for (const std::uint32_t a : mine) {
-                    double c2 = 0.0;
-                    for (int d = 0; d < Dim; ++d)
-                        c2 += (p.x[d][a] - centre[d]) * (p.x[d][a] - centre[d]);
-                    radius = std::max(radius, std::sqrt(c2) + 0.5 * (p.h[a] + h_max) + skin);
-                }
-                radius *= 1.0 + 1e-9;
+                double centre[3] = {0.0, 0.0, 0.0};
+                const double radius = search_ball<Dim>(p, mine, h_max, skin, centre);
                 cand.found.clear();
                 tree.radiusSearch(centre, radius * radius, cand.found, params);
                 cand.take(p);
-                const std::size_t m = cand.index.size();
-                for (const std::uint32_t a : mine) {
-                    auto& row = rows[a - first];
-                    row.resize(m);
-                    const std::uint8_t skip_boundary = p.kind[a] == ParticleKind::boundary;
-                    const double h_a = p.h[a];
-                    double xa[Dim];
-                    for (int d = 0; d < Dim; ++d) xa[d] = p.x[d][a];
-                    // Without branches: every candidate is written, and the count moves on
-                    // past the listed ones (under half of them, in no predictable order).
-                    std::size_t count = 0;
-                    for (std::size_t k = 0; k < m; ++k) {
-                        // |x_a - x_b|^2 as nanoflann's L2_Simple_Adaptor sums it.
-                        double r2 = 0.0;
-                        for (int d = 0; d < Dim; ++d) {
-                            const double diff = xa[d] - cand.x[d][k];
-                            r2 += diff * diff;
-                        }
-                        const double r_max = 0.5 * (h_a + cand.h[k]) + skin;
-                        const bool listed = (r2 < r_max * r_max) & (cand.index[k] != a) &
-                                            !(skip_boundary & cand.boundary[k]);
-                        row[count] = cand.index[k];
-                        count += listed;
-                    }
-                    // In particle-id order, as the candidates: the index order changes with
-                    // the MPI decomposition, the id order does not, so the sums over a row
-                    // come out the same on any number of ranks (and threads).
-                    row.resize(count);
-                }
+                for (const std::uint32_t a : mine) fill_row<Dim>(p, a, cand, skin, rows[a - first]);
             }
             // The block's rows into the flat list: the offsets serially (a prefix sum), the
             // copies in parallel.
