@@ -33,6 +33,7 @@ def build(particles, dim):
 
 
 def main():
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--particles", type=float, default=2e5,
                     help="soil particles (2D), all particles (3D); a target")

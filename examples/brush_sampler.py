@@ -388,6 +388,7 @@ def plot_tray_counts(run_dirs, path):
 
 
 def main(argv=None):
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--run", choices=list(RUNS), help="row of the run table (SPEC.md section 8)")

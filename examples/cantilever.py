@@ -237,6 +237,7 @@ def write_study(results, output_dir):
 
 
 def main():
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=6, help="particles through the thickness")
     ap.add_argument("--kernel-correction", action="store_true")

@@ -167,6 +167,7 @@ def study_arguments(doc, out_default):
 
 
 def main():
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--drop-height", type=float, default=0.2, help="[m]; or --speed")
     ap.add_argument("--speed", type=float, default=None,

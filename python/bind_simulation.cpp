@@ -78,6 +78,16 @@ void bind_setup(py::class_<Simulation>& sim) {
         .def("add_material", &Simulation::add_material, py::arg("material"),
              "Add a material; returns its index.")
         .def(
+            "set_domain",
+            [](const Simulation&, const py::args&, const py::kwargs&) {
+                throw py::attribute_error(
+                    "Simulation.set_domain was renamed set_bounds(lo, hi): the optional bounding "
+                    "box [m], (x, y) in 2D or (x, y, z) in 3D. 'domain' now means only the MPI "
+                    "domain decomposition.");
+            },
+            "Removed: the optional bounding box is set with set_bounds(lo, hi). Scripts written "
+            "for the old name are told the new one instead of a bare AttributeError.")
+        .def(
             "add_body",
             [](Simulation& s, const std::string& name, const DoubleArray& positions,
                const py::object& material, const std::string& motion, double spacing,

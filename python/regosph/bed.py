@@ -39,7 +39,7 @@ import time
 
 import numpy as np
 
-from . import is_root
+from .ranks import is_root
 from ._core import drucker_prager_constants
 from .post.bed import bed_stress_profile, column_depth, up_direction
 from .post.run import Run

@@ -104,6 +104,7 @@ def bed(output):
 
 
 def main():
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("case",
                     choices=["collapse", "sampler", "sampler3d", "rigid", "bed", "corrected"])
