@@ -37,7 +37,7 @@ import numpy as np
 import regosph as rs
 from regosph import post, run_control
 
-import prepared_bed
+from regosph.examples import prepared_bed
 
 ROD_WIDTH = 0.05                 # m, B
 TIP_ANGLE = 60.0                 # deg, apex angle of the wedge

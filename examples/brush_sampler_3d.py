@@ -35,7 +35,7 @@ import sys
 
 import numpy as np
 
-import brush_sampler as bs
+from regosph.examples import brush_sampler as bs
 import regosph as rs
 from regosph import run_control
 

@@ -27,7 +27,7 @@ import sys
 import regosph as rs
 from regosph import post, run_control
 
-import prepared_bed
+from regosph.examples import prepared_bed
 
 LANDER_MASS = 10.0                        # kg
 LANDER_SIZE = (0.29, 0.275, 0.195)        # m: across, depth (out of plane in 2D), height

@@ -25,7 +25,7 @@ import math
 import sys
 
 import regosph as rs
-import soil_collapse as sc
+from regosph.examples import soil_collapse as sc
 from regosph import run_control
 
 DEFAULT_SPACING = 5e-3  # m: ~42 k particles at the default depth

@@ -25,7 +25,7 @@ import sys
 import regosph as rs
 from regosph import run_control, sweep
 
-import prepared_bed
+from regosph.examples import prepared_bed
 
 GLASS_BEADS = dict(density=1500.0, friction_angle=24.0)   # kg/m^3, deg (see above)
 DIAMETER = 0.0254                                          # m, a one-inch ball

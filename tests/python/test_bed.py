@@ -12,7 +12,7 @@ import regosph as rs
 from regosph import post
 from regosph.bed import REST_ENERGY_FRACTION, REST_SPEED_FRACTION
 
-import prepared_bed  # examples/
+from regosph.examples import prepared_bed
 
 DEPTH, WIDTH, DX = 0.3, 0.4, 0.01
 
