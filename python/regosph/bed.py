@@ -169,11 +169,18 @@ def _k0(k0, parameters):
         phi = _parameter(parameters, "friction_angle_deg", "k0 = 'jaky' (1 - sin phi)")
         return 1.0 - math.sin(math.radians(phi))
     if k0 == "elastic":
-        K = _parameter(parameters, "bulk_modulus_Pa", "k0 = 'elastic' (nu / (1 - nu))")
-        mu = _parameter(parameters, "shear_modulus_Pa", "k0 = 'elastic' (nu / (1 - nu))")
-        nu = (3 * K - 2 * mu) / (2 * (3 * K + mu))
-        return nu / (1.0 - nu)
+        needed_by = "k0 = 'elastic' (nu / (1 - nu))"
+        return elastic_k0(_parameter(parameters, "bulk_modulus_Pa", needed_by),
+                          _parameter(parameters, "shear_modulus_Pa", needed_by))
     return float(k0)
+
+
+def elastic_k0(bulk_modulus, shear_modulus):
+    """The at-rest ratio sigma_h / sigma_v = nu / (1 - nu) of a laterally confined elastic
+    column, nu = (3K - 2mu) / (2 (3K + mu)) from the bulk and shear moduli [Pa]."""
+    K, mu = bulk_modulus, shear_modulus
+    nu = (3 * K - 2 * mu) / (2 * (3 * K + mu))
+    return nu / (1.0 - nu)
 
 
 def _parameter(parameters, key, needed_by):

@@ -21,7 +21,8 @@ def mpi_script():
     ranks is discarded), and an uncaught exception on any rank stops every rank with its
     traceback (MPI_Abort) instead of leaving the others waiting in the run's next collective
     operation. Does nothing on one rank; calling it again changes nothing. Scripts call it
-    first thing in main (the examples, the validation studies and `python3 -m regosph` do)."""
+    first thing in main (the examples, validation/soil_collapse/run.py and `python3 -m
+    regosph` do)."""
     global _installed
     if _installed or mpi_size() == 1:
         return
