@@ -56,9 +56,10 @@ py::object strain_energies_of(const Material& m, const DoubleArray& rho_in, cons
     if (one) return py::float_(energy.at(0));
     return std::move(energy);
 }
-}  // namespace
 
-void bind_materials(py::module_& m) {
+// The Material class: its numerics and what Python code needs of its model, computed by the
+// model's own functions (material.hpp).
+void bind_material_class(py::module_& m) {
     py::class_<Material>(m, "Material")
         .def_readonly("name", &Material::name)
         .def_readonly("viscosity_sound_speed", &Material::viscosity_sound_speed)
@@ -80,6 +81,12 @@ void bind_materials(py::module_& m) {
              "The model's stored elastic energy per unit mass [J/kg] at density rho [kg/m^3] and "
              "stress [Pa] (tension positive, xx yy zz xy xz yz): rho a number and stress (6,), "
              "or rho (n,) and stress (n, 6). Times the mass, the energy the diagnostics sum.");
+}
+
+}  // namespace
+
+void bind_materials(py::module_& m) {
+    bind_material_class(m);
     m.def(
         "DruckerPrager",
         [](const std::string& name, double density, double bulk_modulus, double friction_angle,
