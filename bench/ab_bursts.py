@@ -52,13 +52,13 @@ def build_case(rs, case):
         sim, _ = bb.build_regosph(rs, 20)
         return sim, rb.DT
     if case == "sampler":
-        import brush_sampler
+        from regosph.examples import brush_sampler
         return brush_sampler.build("P0"), None
     if case == "sampler3d":
-        import brush_sampler_3d
+        from regosph.examples import brush_sampler_3d
         return brush_sampler_3d.build("E3"), None
     import collapse_bench as cb
-    import soil_collapse
+    from regosph.examples import soil_collapse
     sim = soil_collapse.build(soil_collapse.PAPER_SPACING, cb.SETTINGS["own"])
     return sim, None
 

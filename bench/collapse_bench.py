@@ -25,11 +25,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "examples"))
 sys.path.insert(0, str(ROOT / "validation" / "soil_collapse"))
 
 import compare  # noqa: E402
-import soil_collapse  # noqa: E402
+from regosph.examples import soil_collapse  # noqa: E402
 
 SETTINGS = {"paper": soil_collapse.PAPER_VISCOSITY_SOUND_SPEED, "own": 0.0}
 

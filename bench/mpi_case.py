@@ -13,14 +13,11 @@ import math
 import resource
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+from mpi4py import MPI
 
-from mpi4py import MPI  # noqa: E402
-
-import regosph as rs  # noqa: E402
-import soil_collapse  # noqa: E402
+import regosph as rs
+from regosph.examples import soil_collapse
 
 
 def build(particles, dim):
@@ -28,11 +25,12 @@ def build(particles, dim):
         # The collapse block is 0.2 m x 0.1 m: spacing from the particle count.
         spacing = math.sqrt(soil_collapse.BLOCK_LENGTH * soil_collapse.BLOCK_HEIGHT / particles)
         return soil_collapse.build(spacing), spacing
-    import soil_collapse_3d  # 3D: the count includes the walls
+    from regosph.examples import soil_collapse_3d  # 3D: the count includes the walls
     return soil_collapse_3d.build(target_particles=particles)
 
 
 def main():
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--particles", type=float, default=2e5,
                     help="soil particles (2D), all particles (3D); a target")

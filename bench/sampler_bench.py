@@ -16,10 +16,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "examples"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import brush_sampler  # noqa: E402
+from regosph.examples import brush_sampler  # noqa: E402
 import collapse_bench  # noqa: E402
 
 

@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "examples"))
 
 
 def sweep_seconds(rows_file, root, end_time, jobs, cores):
@@ -41,7 +40,7 @@ def sweep_seconds(rows_file, root, end_time, jobs, cores):
 
 
 def main():
-    import brush_sampler
+    from regosph.examples import brush_sampler
     from regosph import sweep
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

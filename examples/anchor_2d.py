@@ -37,7 +37,7 @@ import numpy as np
 import regosph as rs
 from regosph import post, run_control
 
-import prepared_bed
+from regosph.examples import prepared_bed
 
 ROD_WIDTH = 0.05                 # m, B
 TIP_ANGLE = 60.0                 # deg, apex angle of the wedge
@@ -184,6 +184,7 @@ def run(sim, metadata, output_dir, end_time, chunk=0.1, overwrite=True):
 
 
 def main():
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mode", choices=("thrust", "velocity"), default="thrust")
     ap.add_argument("--cohesion", type=float, default=1000.0, help="[Pa]")

@@ -44,6 +44,7 @@ import numpy as np
 
 import regosph as rs
 from regosph import run_control
+from regosph.bed import elastic_k0
 from regosph import sweep as sw
 
 # --- the run table of SPEC.md section 8 -------------------------------------------------------
@@ -293,9 +294,8 @@ def set_geostatic_stress(sim, g):
     sigma_xx = sigma_zz = K0 sigma_yy with the elastic at-rest ratio K0 = nu / (1 - nu) of a
     laterally confined bed (nu from K and mu: 0.446, K0 = 0.81), well inside the yield surface
     for every run of the table."""
-    K, mu, rho = REGOLITH["bulk_modulus"], REGOLITH["shear_modulus"], REGOLITH["density"]
-    nu = (3 * K - 2 * mu) / (2 * (3 * K + mu))
-    k0 = nu / (1 - nu)
+    rho = REGOLITH["density"]
+    k0 = elastic_k0(REGOLITH["bulk_modulus"], REGOLITH["shear_modulus"])
     stress = sim.stress
     y = sim.positions[:, 1]
     soil = sim.kind == rs.KIND_DYNAMIC
@@ -388,6 +388,7 @@ def plot_tray_counts(run_dirs, path):
 
 
 def main(argv=None):
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--run", choices=list(RUNS), help="row of the run table (SPEC.md section 8)")

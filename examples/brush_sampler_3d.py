@@ -35,7 +35,7 @@ import sys
 
 import numpy as np
 
-import brush_sampler as bs
+from regosph.examples import brush_sampler as bs
 import regosph as rs
 from regosph import run_control
 
@@ -120,6 +120,7 @@ def metadata(run, spacing, width, spin_up=0.0):
 
 
 def main(argv=None):
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", choices=list(bs.RUNS), required=True,
                     help="row of the run table (SPEC.md section 8)")

@@ -62,7 +62,8 @@ SHEAR_COEFFICIENT = 5.0 / 6.0  # kappa of a rectangular section
 ENERGY_TOLERANCE = 1e-6  # kinetic-energy peak / strain energy that ends the relaxation
 MAX_STEPS = 400000
 STUDY_ROWS = (4, 6, 8)
-STUDY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "validation",
+# realpath: imported as regosph.examples.cantilever, __file__ is the build tree's link to it.
+STUDY_DIR = os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, "validation",
                          "cantilever")
 COLUMNS = ("rows", "kernel_correction", "particles", "delta_rel_over_timoshenko",
            "delta_rel_over_euler_bernoulli", "raw_tip_over_timoshenko", "tip_deflection_m",
@@ -237,6 +238,7 @@ def write_study(results, output_dir):
 
 
 def main():
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=6, help="particles through the thickness")
     ap.add_argument("--kernel-correction", action="store_true")

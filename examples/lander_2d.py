@@ -27,7 +27,7 @@ import sys
 import regosph as rs
 from regosph import post, run_control
 
-import prepared_bed
+from regosph.examples import prepared_bed
 
 LANDER_MASS = 10.0                        # kg
 LANDER_SIZE = (0.29, 0.275, 0.195)        # m: across, depth (out of plane in 2D), height
@@ -98,6 +98,7 @@ def metadata(incidence, spacing, bed_depth, **regolith):
 def main(setup=None):
     """The command line of this setup, or of `setup` (a module with the same ensure_bed,
     build and metadata: lander_3d)."""
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     setup = setup or sys.modules[__name__]
     ap = argparse.ArgumentParser(description=setup.__doc__.split("\n")[0])
     ap.add_argument("--incidence", type=float, default=0.0, help="[deg] from the vertical")

@@ -16,8 +16,8 @@ import sys
 
 import regosph as rs
 
-import lander_2d
-import prepared_bed
+from regosph.examples import lander_2d
+from regosph.examples import prepared_bed
 
 COPIES = 2                  # the whole impact is the modelled half and its mirror image in z = 0
 HALF_MASS = lander_2d.LANDER_MASS / COPIES                  # kg

@@ -100,6 +100,7 @@ def ensure(bed_dir, setup, *args, **kwargs):
 
 
 def main():
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--depth", type=float, default=0.3, help="[m]")
     ap.add_argument("--width", type=float, default=0.6, help="[m]")

@@ -107,6 +107,7 @@ def history_in_memory(sim, end_time, intervals):
 
 
 def main(argv=None):
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--end-time", type=float, default=3e-4, help="simulated time [s]")
     ap.add_argument("--output", help="run directory (snapshots); none: nothing written")

@@ -85,6 +85,7 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
 
 
 def main(argv=None):
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--output", required=True, help="run directory")
     ap.add_argument("--spacing", type=float, default=PAPER_SPACING, help="particle spacing [m]")

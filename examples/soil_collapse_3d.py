@@ -25,7 +25,7 @@ import math
 import sys
 
 import regosph as rs
-import soil_collapse as sc
+from regosph.examples import soil_collapse as sc
 from regosph import run_control
 
 DEFAULT_SPACING = 5e-3  # m: ~42 k particles at the default depth
@@ -71,6 +71,7 @@ def build(spacing=DEFAULT_SPACING, depth=DEFAULT_DEPTH, target_particles=None):
 
 
 def main(argv=None):
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--output", required=True, help="run directory")
     ap.add_argument("--spacing", type=float, default=DEFAULT_SPACING, help="particle spacing [m]")

@@ -25,7 +25,7 @@ import sys
 import regosph as rs
 from regosph import run_control, sweep
 
-import prepared_bed
+from regosph.examples import prepared_bed
 
 GLASS_BEADS = dict(density=1500.0, friction_angle=24.0)   # kg/m^3, deg (see above)
 DIAMETER = 0.0254                                          # m, a one-inch ball
@@ -167,6 +167,7 @@ def study_arguments(doc, out_default):
 
 
 def main():
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--drop-height", type=float, default=0.2, help="[m]; or --speed")
     ap.add_argument("--speed", type=float, default=None,

@@ -1,6 +1,9 @@
 // Bindings: Material and its constructors. The unit conversions (degrees -> radians) and the
 // modulus combinations are in src/materials/parameters.hpp.
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
+
+#include <string>
 
 #include "bindings.hpp"
 #include "convert.hpp"
@@ -14,15 +17,76 @@ namespace {
 std::string material_field(const std::string& name, const char* field) {
     return "material '" + name + "': " + field;
 }
-}  // namespace
 
-void bind_materials(py::module_& m) {
+// Densities [kg/m^3] of `count` particles: one number or a 1D array (ValueError otherwise).
+DoubleArray to_densities(const Material& m, const DoubleArray& rho) {
+    if (rho.ndim() > 1)
+        throw py::value_error(material_field(m.name, "rho") + ": expected a number or a 1D array "
+                              "of densities [kg/m^3], got shape " + shape_text(rho));
+    return rho;
+}
+
+// wave_speed(m, rho) of material.hpp for each density [m/s]; a number for a number.
+py::object wave_speeds_of(const Material& m, const DoubleArray& rho_in) {
+    const DoubleArray rho = to_densities(m, rho_in);
+    py::array_t<double> speed(rho.size());
+    wave_speeds(m, rho.data(), speed.mutable_data(), static_cast<std::size_t>(rho.size()));
+    if (rho.ndim() == 0) return py::float_(speed.at(0));
+    return std::move(speed);
+}
+
+// strain_energy(m, rho, sigma) of material.hpp for each particle [J/kg]: rho (n,), stress
+// (n, 6) in the order xx yy zz xy xz yz (Pa, tension positive); one tensor (6,) gives a number.
+py::object strain_energies_of(const Material& m, const DoubleArray& rho_in, const DoubleArray& stress) {
+    const DoubleArray rho = to_densities(m, rho_in);
+    const py::ssize_t n = rho.size();
+    const bool one = rho.ndim() == 0 && stress.ndim() == 1;
+    if (!(one ? stress.shape(0) == kSymComponents
+              : stress.ndim() == 2 && stress.shape(0) == n && stress.shape(1) == kSymComponents))
+        throw py::value_error(material_field(m.name, "stress") + ": expected shape (" +
+                              (one ? std::string() : std::to_string(n) + ", ") + "6) (xx yy zz xy "
+                              "xz yz [Pa], one row per density), got " + shape_text(stress));
+    py::array_t<double> energy(n);
+    const double* s = stress.data();
+    for (py::ssize_t i = 0; i < n; ++i) {
+        SymTensor sigma;
+        for (int c = 0; c < kSymComponents; ++c) sigma[c] = s[i * kSymComponents + c];
+        energy.mutable_data()[i] = strain_energy(m, rho.data()[i], sigma);
+    }
+    if (one) return py::float_(energy.at(0));
+    return std::move(energy);
+}
+
+// The Material class: its numerics and what Python code needs of its model, computed by the
+// model's own functions (material.hpp).
+void bind_material_class(py::module_& m) {
     py::class_<Material>(m, "Material")
         .def_readonly("name", &Material::name)
         .def_readonly("viscosity_sound_speed", &Material::viscosity_sound_speed)
         .def_readonly("kernel_correction", &Material::kernel_correction)
         .def_property_readonly("density", [](const Material& x) { return reference_density(x); })
-        .def_property_readonly("wave_speed", [](const Material& x) { return elastic_wave_speed(x); });
+        .def_property_readonly("wave_speed", [](const Material& x) { return elastic_wave_speed(x); },
+                               "Elastic (P-wave) speed at the reference density [m/s]; 0 for Rigid.")
+        .def_property_readonly("model", [](const Material& x) { return std::string(model_name(x)); },
+                               "The constitutive model: 'DruckerPrager', 'ElasticSolid' or 'Rigid' "
+                               "(run.json 'model').")
+        .def_property_readonly("plastic", [](const Material& x) { return plastic(x); },
+                               "True when the model can yield.")
+        .def_property_readonly("boundary_only", [](const Material& x) { return boundary_only(x); },
+                               "True when only fixed, kinematic or rigid bodies may use it.")
+        .def("wave_speed_at", &wave_speeds_of, py::arg("rho"),
+             "The model's wave speed [m/s] at density rho [kg/m^3] (a number or a 1D array), the "
+             "speed the Courant limit uses.")
+        .def("strain_energy", &strain_energies_of, py::arg("rho"), py::arg("stress"),
+             "The model's stored elastic energy per unit mass [J/kg] at density rho [kg/m^3] and "
+             "stress [Pa] (tension positive, xx yy zz xy xz yz): rho a number and stress (6,), "
+             "or rho (n,) and stress (n, 6). Times the mass, the energy the diagnostics sum.");
+}
+
+}  // namespace
+
+void bind_materials(py::module_& m) {
+    bind_material_class(m);
     m.def(
         "DruckerPrager",
         [](const std::string& name, double density, double bulk_modulus, double friction_angle,

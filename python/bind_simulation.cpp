@@ -236,6 +236,20 @@ void bind_control(py::class_<Simulation>& sim) {
              py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].");
 }
 
+// Names that were renamed: scripts written for the old name are told the new one instead of a
+// bare AttributeError.
+void bind_renamed(py::class_<Simulation>& sim) {
+    sim.def(
+        "set_domain",
+        [](const Simulation&, const py::args&, const py::kwargs&) {
+            throw py::attribute_error(
+                "Simulation.set_domain was renamed set_bounds(lo, hi): the optional bounding box "
+                "[m], (x, y) in 2D or (x, y, z) in 3D. 'domain' now means only the MPI domain "
+                "decomposition.");
+        },
+        "Removed: the optional bounding box is set with set_bounds(lo, hi).");
+}
+
 }  // namespace
 
 py::class_<Simulation> bind_simulation(py::module_& m) {
@@ -243,6 +257,7 @@ py::class_<Simulation> bind_simulation(py::module_& m) {
     py::class_<Simulation> sim(m, "Simulation");
     bind_setup(sim);
     bind_control(sim);
+    bind_renamed(sim);
     m.def("kernel_value", [](double r, double h, int dim) {
         return dim == 2 ? kernel::value<2>(r, h) : kernel::value<3>(r, h);
     }, py::arg("r"), py::arg("h"), py::arg("dim"));

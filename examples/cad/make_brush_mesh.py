@@ -21,8 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for brush_sampler
-import brush_sampler as bs  # noqa: E402
+from regosph.examples import brush_sampler as bs
 
 MM = 1e3  # mm per m
 

@@ -12,13 +12,21 @@ Setups are short scripts against this package::
 SI units everywhere; angles in degrees at this interface.
 
 Under MPI (``mpirun -n N /usr/bin/python3 script.py``) every rank runs the same script and
-builds the same setup; the first run keeps each rank's own particles. Only rank 0 prints
-(standard output of the other ranks is discarded), and an uncaught exception on any rank stops
-every rank with its traceback instead of leaving the others waiting.
+builds the same setup; the first run keeps each rank's own particles. A script calls
+``rs.mpi_script()`` so that only rank 0 prints and an uncaught exception on any rank stops every
+rank (regosph/ranks.py).
+
+Importing the package does two things only, both when the compiled core is loaded:
+- it chooses the OpenMP waiting policy (`_hybrid_openmp_waiting`), which must come before the
+  core because libgomp, loaded with it, reads the policy once;
+- the core initialises MPI when, and only when, an MPI launcher started the process
+  (mpi_env.hpp `initialize_if_launched`; not if mpi4py already did). Under mpirun the process
+  is one of N ranks from its first line, so `mpi_rank()`, `mpi_size()` and every reduction
+  see the same world for the whole script, and MPI is initialised from the main thread before
+  any OpenMP team exists (MPI_THREAD_FUNNELED). Started without a launcher, MPI is left alone
+  and no Open MPI daemon is spawned.
 """
 import os
-import sys
-import traceback
 import warnings
 
 
@@ -108,38 +116,5 @@ STRESS_COMPONENTS = ("xx", "yy", "zz", "xy", "xz", "yz")
 KIND_DYNAMIC, KIND_BOUNDARY = 0, 1
 
 
-def _set_domain_was_renamed(self, *args, **kwargs):
-    """Removed: the optional bounding box is set with set_bounds(lo, hi)."""
-    raise AttributeError("Simulation.set_domain was renamed set_bounds(lo, hi): the optional "
-                         "bounding box [m], (x, y) in 2D or (x, y, z) in 3D. 'domain' now means "
-                         "only the MPI domain decomposition.")
-
-
-# Scripts written for the old name get told the new one instead of a bare AttributeError.
-Simulation.set_domain = _set_domain_was_renamed
-
-
-def is_root():
-    """True on MPI rank 0 (and without MPI): the rank that prints, plots and writes reports."""
-    return mpi_rank() == 0
-
-
-def _install_mpi_hooks():
-    if mpi_size() == 1:
-        return
-    if mpi_rank() != 0:
-        sys.stdout = open(os.devnull, "w")  # only rank 0 prints
-
-    def abort_all(exc_type, exc, tb):
-        text = "".join(traceback.format_exception(exc_type, exc, tb))
-        _abort(f"regosph: error on MPI rank {mpi_rank()} of {mpi_size()}; stopping all ranks\n"
-               f"{text}", 1)
-
-    sys.excepthook = abort_all
-
-
-from ._core import _abort  # noqa: E402
-
-_install_mpi_hooks()
-
-from .bed import load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest; uses is_root)
+from .ranks import is_root, mpi_script  # noqa: E402,F401
+from .bed import load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest)

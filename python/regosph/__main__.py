@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from . import post, sweep
+from .ranks import mpi_script
 
 
 def _report_skipped(run):
@@ -238,6 +239,7 @@ def parser():
 
 
 def main(argv=None):
+    mpi_script()
     args = parser().parse_args(argv)
     try:
         return args.func(args)

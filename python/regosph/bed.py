@@ -11,9 +11,13 @@ Method (docs/architecture.md, README "Prepared beds"):
    sigma_v = -rho0 g depth (tension positive), and sigma_h = K0 sigma_v across gravity, with
    Jaky's coefficient of earth pressure at rest K0 = 1 - sin(phi) (Jaky 1944, J. Soc. Hungarian
    Architects and Engineers 78(22), 355-358) by default, or the elastic K0 = nu / (1 - nu) of a
-   laterally confined column, or a given number; raised where needed to 1.05 times the
-   smallest ratio that lies inside the material's Drucker-Prager cone (a bed at rest does not
-   yield).
+   laterally confined column, or a given number; for a material that can yield, raised where
+   needed to 1.05 times the smallest ratio that lies inside its Drucker-Prager cone (a bed at
+   rest does not yield). Any dynamic model may form the bed: its strain energy and wave speed
+   come from the model itself (Material.strain_energy, Material.wave_speed_at). A model whose
+   pressure follows its density (the elastic solid's equation of state) replaces the
+   geostatic pressure by that of its density at the first step; its bed starts from the
+   geostatic deviator and the relaxation settles the rest.
 2. Dynamic relaxation with kinetic damping (Cundall 1976, "Explicit finite difference methods
    in geomechanics", Proc. 2nd Int. Conf. Numerical Methods in Geomechanics, Blacksburg,
    132-150; Underwood 1983, "Dynamic relaxation", in Belytschko & Hughes (eds.), Computational
@@ -39,7 +43,7 @@ import time
 
 import numpy as np
 
-from . import is_root
+from .ranks import is_root
 from ._core import drucker_prager_constants
 from .post.bed import bed_stress_profile, column_depth, up_direction
 from .post.run import Run
@@ -57,9 +61,9 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
                 check_periods=2.0, overwrite=False, wall_margin=None, progress_interval=5.0):
     """Bring the regolith of `sim` to rest in its own weight and save it in `output_dir`.
 
-    sim: a Simulation holding the bed only: dynamic bodies of Drucker-Prager regolith (any
-    shape) and fixed walls, gravity set (any non-zero magnitude, e.g. 9.81 down to 1e-4
-    m/s^2), not yet run. k0: "jaky" (1 - sin phi), "elastic" (nu / (1 - nu)) or a positive
+    sim: a Simulation holding the bed only: dynamic bodies (Drucker-Prager regolith or any
+    other dynamic model; any shape) and fixed walls, gravity set (any non-zero magnitude,
+    e.g. 9.81 down to 1e-4 m/s^2), not yet run. k0: "jaky" (1 - sin phi), "elastic" (nu / (1 - nu)) or a positive
     number. tolerance: kinetic-energy peak, as a fraction of the elastic strain energy, below
     which the relaxation stops; max_steps: steps allowed for it. check_periods: length of the
     undamped check in periods 4 H / c_p. wall_margin [m]: see post.bed_stress_profile.
@@ -79,7 +83,7 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
     g = float(np.linalg.norm(sim.physics.gravity))
     coefficient = set_geostatic_stress(sim, bed, up, g, k0)
     strain_energy = elastic_strain_energy(sim, bed)
-    height, wave_speed = _bed_height(sim, bed, up), _wave_speed(bed)  # before MPI splits it
+    height, wave_speed = _bed_height(sim, bed, up), _wave_speed(sim, bed)  # before MPI splits it
     relaxation = relax_with_kinetic_damping(sim, tolerance * strain_energy, max_steps,
                                             progress_interval)
     period = 4.0 * height / wave_speed
@@ -128,8 +132,10 @@ def set_geostatic_stress(sim, bed, up, g, k0):
     used = {}
     material = sim.material[selected]
     for b in bed:
-        value = max(_k0(k0, b["material_parameters"]),
-                    (1.0 + K0_MARGIN) * smallest_k0_inside_yield(b["material_parameters"], sim.dim))
+        value = _k0(k0, b["material_parameters"])
+        if b["material_object"].plastic:  # a bed at rest must not yield
+            value = max(value, (1.0 + K0_MARGIN) *
+                        smallest_k0_inside_yield(b["material_parameters"], sim.dim))
         k[material == b["material_index"]] = value
         used[b["material"]] = value
     sigma_v = -rho0[selected] * g * depth
@@ -149,37 +155,55 @@ def smallest_k0_inside_yield(parameters, dim):
     sqrt(J2) + alpha_phi I1 <= 0: there sqrt(J2) = (1 - K0) |sigma_v| / sqrt(3) and
     I1 = -(1 + 2 K0) |sigma_v|, so K0 >= (1 - sqrt(3) alpha) / (1 + 2 sqrt(3) alpha). Jaky's
     K0 can lie below it (plane strain, phi = 42 deg: 0.331 against 0.372), and a bed started
-    there yields while it relaxes; cohesion only widens the cone."""
-    alpha, _ = drucker_prager_constants(parameters["friction_angle_deg"], 0.0, dim)
+    there yields while it relaxes; cohesion only widens the cone. ValueError for a plastic
+    model without a friction angle (no cone to stay inside)."""
+    alpha, _ = drucker_prager_constants(_parameter(parameters, "friction_angle_deg",
+                                                   "the at-rest bound inside the yield cone"),
+                                        0.0, dim)
     r = math.sqrt(3.0) * alpha
     return (1.0 - r) / (1.0 + 2.0 * r)
 
 
 def _k0(k0, parameters):
     if k0 == "jaky":
-        return 1.0 - math.sin(math.radians(parameters["friction_angle_deg"]))
+        phi = _parameter(parameters, "friction_angle_deg", "k0 = 'jaky' (1 - sin phi)")
+        return 1.0 - math.sin(math.radians(phi))
     if k0 == "elastic":
-        K, mu = parameters["bulk_modulus_Pa"], parameters["shear_modulus_Pa"]
-        nu = (3 * K - 2 * mu) / (2 * (3 * K + mu))
-        return nu / (1.0 - nu)
+        needed_by = "k0 = 'elastic' (nu / (1 - nu))"
+        return elastic_k0(_parameter(parameters, "bulk_modulus_Pa", needed_by),
+                          _parameter(parameters, "shear_modulus_Pa", needed_by))
     return float(k0)
 
 
+def elastic_k0(bulk_modulus, shear_modulus):
+    """The at-rest ratio sigma_h / sigma_v = nu / (1 - nu) of a laterally confined elastic
+    column, nu = (3K - 2mu) / (2 (3K + mu)) from the bulk and shear moduli [Pa]."""
+    K, mu = bulk_modulus, shear_modulus
+    nu = (3 * K - 2 * mu) / (2 * (3 * K + mu))
+    return nu / (1.0 - nu)
+
+
+def _parameter(parameters, key, needed_by):
+    """parameters[key] of a material's run.json entry; ValueError naming the material and what
+    needs it when its model has no such parameter."""
+    if key not in parameters:
+        raise ValueError(f"material '{parameters.get('name', '?')}': {needed_by} needs "
+                         f"{key}, which its model {parameters.get('model', '?')} does not have "
+                         "(k0 may be 'jaky', 'elastic' or a number)")
+    return parameters[key]
+
+
 def elastic_strain_energy(sim, bed):
-    """Elastic energy [J, 2D J/m] of the bed's stress, sum of V (p^2 / 2K + J2 / 2mu): the
-    scale of the kinetic energy that the bed's weight can set free (it goes as g^2)."""
-    selected = np.isin(sim.body, [b["index"] for b in bed])
-    s, m, rho = sim.stress[selected], sim.mass[selected], sim.density[selected]
-    material = sim.material[selected]
-    K, mu = np.empty(len(s)), np.empty(len(s))
+    """Elastic energy [J, 2D J/m] of the bed's stress, the sum of m e(rho, sigma) with e each
+    material's own strain energy per unit mass (Material.strain_energy; for Hooke's law
+    p^2 / 2K + J2 / 2mu per unit volume): the scale of the kinetic energy that the bed's weight
+    can set free (it goes as g^2)."""
+    energy = np.zeros(len(sim.body))
+    stress, mass, rho = sim.stress, sim.mass, sim.density
     for b in bed:
-        on = material == b["material_index"]
-        K[on] = b["material_parameters"]["bulk_modulus_Pa"]
-        mu[on] = b["material_parameters"]["shear_modulus_Pa"]
-    p = s[:, :3].mean(axis=1)
-    dev = s[:, :3] - p[:, None]
-    j2 = 0.5 * (dev ** 2).sum(axis=1) + (s[:, 3:] ** 2).sum(axis=1)
-    return float(((p ** 2 / (2 * K) + j2 / (2 * mu)) * m / rho).sum())
+        on = sim.body == b["index"]
+        energy[on] = mass[on] * b["material_object"].strain_energy(rho[on], stress[on])
+    return float(energy[np.isin(sim.body, [b["index"] for b in bed])].sum())
 
 
 def relax_with_kinetic_damping(sim, energy_tolerance, max_steps, progress_interval=5.0):
@@ -298,10 +322,8 @@ def _check_bed_setup(sim, output_dir, overwrite):
         if b["motion"] != "dynamic":
             continue
         m_index, m = materials[b["material"]]
-        if m["model"] != "DruckerPrager":
-            raise ValueError(f"body '{b['name']}': material '{m['name']}' is {m['model']}; a bed "
-                             "is Drucker-Prager regolith")
-        bed.append(dict(b, index=index, material_index=m_index, material_parameters=m))
+        bed.append(dict(b, index=index, material_index=m_index, material_parameters=m,
+                        material_object=sim.materials[m_index]))
     if not bed:
         raise ValueError("prepare_bed: the simulation has no dynamic (regolith) body")
     up_direction(sim.physics.gravity)  # non-zero gravity
@@ -335,10 +357,12 @@ def _bed_height(sim, bed, up):
     return float(height.max() - height.min() + max(b["spacing_m"] for b in bed))
 
 
-def _wave_speed(bed):
-    """The largest elastic (P-wave) speed sqrt((K + 4 mu / 3) / rho) of the bed's materials."""
-    return max(math.sqrt((m["bulk_modulus_Pa"] + 4.0 * m["shear_modulus_Pa"] / 3.0)
-                         / m["density_kg_m3"]) for m in (b["material_parameters"] for b in bed))
+def _wave_speed(sim, bed):
+    """The largest wave speed [m/s] of the bed's particles, each from its material's model at
+    its density (Material.wave_speed_at; the P-wave speed sqrt((K + 4 mu / 3) / rho0) for
+    Drucker-Prager regolith)."""
+    return max(float(b["material_object"].wave_speed_at(sim.density[sim.body == b["index"]]).max())
+               for b in bed)
 
 
 def _write_json(path, data):

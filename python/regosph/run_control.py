@@ -16,7 +16,7 @@ line "error: ..." on stderr.
 """
 import sys
 
-from . import is_root
+from .ranks import is_root
 from ._core import BlowUpError
 
 EXIT_REFUSED, EXIT_BLOWUP, EXIT_OUTPUT_FAILED = 2, 3, 5

@@ -20,16 +20,11 @@ gradient pre-pass's values of halo copies come from their owners, Domain::update
 """
 import argparse
 import sys
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "examples"))
-
-import regosph as rs  # noqa: E402
+import regosph as rs
 
 
 def collapse():
-    import soil_collapse
+    from regosph.examples import soil_collapse
     sim = soil_collapse.build(spacing=2 * soil_collapse.PAPER_SPACING)
     soil = [m.name for m in sim.materials].index("aluminium bars")
     sim.add_observer("runout", rs.rectangle((0.2, -0.01), (0.7, 0.2)), material=soil)
@@ -50,7 +45,7 @@ def corrected():
 
 
 def sampler():
-    import brush_sampler
+    from regosph.examples import brush_sampler
     sim = brush_sampler.build("P0", resolution="coarse")
     regolith = [m.name for m in sim.materials].index("regolith")
     sim.add_observer("under_left_brush", rs.rectangle((-0.09, -0.03), (-0.01, 0.02)),
@@ -59,7 +54,7 @@ def sampler():
 
 
 def sampler3d():
-    import brush_sampler_3d
+    from regosph.examples import brush_sampler_3d
     sim = brush_sampler_3d.build("E3")  # coarse, 4 cm deep; 500 rpm: the brushes dig at once
     return sim, 0.01, 0.005
 
@@ -89,7 +84,7 @@ def rigid():
 
 
 def bed(output):
-    import prepared_bed
+    from regosph.examples import prepared_bed
     bed_dir = output + "_bed"
     rs.prepare_bed(prepared_bed.build(0.15, 0.3, 9.81, 0.01), bed_dir, overwrite=True,
                    progress_interval=0)
@@ -104,6 +99,7 @@ def bed(output):
 
 
 def main():
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("case",
                     choices=["collapse", "sampler", "sampler3d", "rigid", "bed", "corrected"])

@@ -1,8 +1,9 @@
 """Shared setup of the Python tests.
 
-Locates the repository from REGOSPH_SOURCE_DIR (set by CTest) or from this file's path, puts
-examples/ on sys.path (the collapse test imports examples/soil_collapse.py), and falls back to
-the build tree's package when regosph is not importable from PYTHONPATH.
+Locates the repository from REGOSPH_SOURCE_DIR (set by CTest) or from this file's path, and
+falls back to the build tree's package when regosph is not importable from PYTHONPATH. Tests
+import the setups of examples/ as regosph.examples (`from regosph.examples import
+soil_collapse`).
 """
 import os
 import pathlib
@@ -17,10 +18,6 @@ EXAMPLES = REPO / "examples"
 # job shares the 2 cores (observed: the 0.5 s collapse run took 106 s). Sleep instead; this
 # must be set before the extension (and libgomp) is loaded.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-
-if str(EXAMPLES) not in sys.path:
-    sys.path.insert(0, str(EXAMPLES))
-
 
 
 def load_script(relative_path, name):

@@ -13,7 +13,7 @@ import pytest
 from conftest import load_script
 from regosph import post
 
-import anchor_2d  # examples/
+from regosph.examples import anchor_2d
 
 SPACING = 0.02  # m: coarse, B / 2.5 (the study's default is 0.01 m)
 

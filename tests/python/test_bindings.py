@@ -189,6 +189,46 @@ def test_drucker_prager_constants_and_material_properties():
     assert m2.viscosity_sound_speed == 600.0
 
 
+def test_materials_give_their_models_wave_speed_and_strain_energy():
+    # The models' own functions (material.hpp wave_speed, strain_energy), for Python code that
+    # needs them (regosph.bed): Hooke's energy p^2 / 2K + J2 / 2mu per unit volume for the
+    # regolith, Murnaghan's (n = 1: K0 / rho0 (ln x + 1/x - 1), x = rho / rho0) plus the
+    # deviator's for the elastic solid.
+    m = soil()
+    assert (m.model, m.plastic, m.boundary_only) == ("DruckerPrager", True, False)
+    assert m.wave_speed_at(1000.0) == m.wave_speed  # c_p at the reference density
+    K, mu, rho = 0.7e6, 3 * 0.7e6 * 0.4 / 2.6, 2650.0
+    sigma = np.array([-300.0, -100.0, -200.0, 40.0, -10.0, 5.0])
+    p, dev = 200.0, sigma[:3] + 200.0
+    j2 = 0.5 * (dev ** 2).sum() + (sigma[3:] ** 2).sum()
+    assert m.strain_energy(rho, sigma) == pytest.approx((p * p / (2 * K) + j2 / (2 * mu)) / rho,
+                                                        rel=1e-12)
+    rubber = rs.ElasticSolid("rubber", density=1000.0, bulk_modulus=1e6, shear_modulus=1e5)
+    assert (rubber.model, rubber.plastic) == ("ElasticSolid", False)
+    speeds = rubber.wave_speed_at(np.array([1000.0, 1100.0]))
+    assert speeds == pytest.approx([math.sqrt(1e6 / 1e3 + 4e5 / 3e3),
+                                    math.sqrt(1e6 / 1e3 + 4e5 / 3.3e3)], rel=1e-14)
+    energies = rubber.strain_energy([1000.0, 1100.0], np.zeros((2, 6)))
+    assert energies == pytest.approx([0.0, 1e3 * (math.log(1.1) + 1 / 1.1 - 1)], rel=1e-9)
+    wall = rs.Rigid("wall", density=2650.0)
+    assert (wall.model, wall.boundary_only, wall.wave_speed_at(1.0)) == ("Rigid", True, 0.0)
+    with pytest.raises(ValueError, match=r"material 'soil': stress: expected shape \(2, 6\)"):
+        m.strain_energy([rho, rho], sigma)
+    with pytest.raises(ValueError, match="material 'soil': rho: expected a number or a 1D"):
+        m.wave_speed_at([[rho]])
+
+
+def test_strain_energy_of_the_particles_is_what_the_diagnostics_sum():
+    sim = make_sim()
+    stress = sim.stress
+    stress[:, :3] = -np.linspace(1.0, 2.0, len(stress))[:, None] * [3e3, 1e3, 2e3]
+    sim.stress = stress
+    dynamic = sim.kind == rs.KIND_DYNAMIC
+    material = sim.materials[sim.material[dynamic][0]]
+    energy = sim.mass[dynamic] * material.strain_energy(sim.density[dynamic], stress[dynamic])
+    assert energy.sum() == pytest.approx(sim.diagnostics().strain_energy, rel=1e-12)
+
+
 def test_kernel_value_normalisation():
     # SPEC 1: int W dA = 1 in 2D (midpoint rule on a fine polar grid).
     h = 0.3

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import brush_sampler as bs
+from regosph.examples import brush_sampler as bs
 import regosph as rs
 
 

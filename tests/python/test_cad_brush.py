@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-import brush_sampler as bs
-import brush_sampler_3d as b3
+from regosph.examples import brush_sampler as bs
+from regosph.examples import brush_sampler_3d as b3
 import regosph as rs
 from conftest import EXAMPLES
 

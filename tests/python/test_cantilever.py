@@ -11,7 +11,7 @@ converge (README "Numerics").
 """
 import pytest
 
-import cantilever
+from regosph.examples import cantilever
 
 ROWS = (4, 5, 6)
 

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import regosph as rs
-import soil_collapse
+from regosph.examples import soil_collapse
 
 SPACING = 3 * soil_collapse.PAPER_SPACING  # m
 END_TIME = 0.35                            # s

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import regosph as rs
-import rubber_rings
+from regosph.examples import rubber_rings
 
 E, NU = 1e7, 0.3975  # the rings' rubber
 K = E / (3 * (1 - 2 * NU))

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import regosph as rs
-import soil_collapse
+from regosph.examples import soil_collapse
 from conftest import REPO
 
 ENERGY = ["kinetic_energy", "potential_energy", "strain_energy", "plastic_dissipation",
@@ -261,7 +261,7 @@ def test_series_begun_without_the_budget_continues_without_it(tmp_path):
 
 ONE_RUN = """
 import sys
-import soil_collapse
+from regosph.examples import soil_collapse
 sim = soil_collapse.build(spacing=1.5 * soil_collapse.PAPER_SPACING)
 sim.integrator.tune_threads = False  # exactly OMP_NUM_THREADS threads
 sim.run(0.04, output_dir=sys.argv[1], progress_interval=0, diagnostics_every=1)
@@ -277,8 +277,7 @@ def test_budget_the_same_on_one_and_two_threads(tmp_path):
     for threads in ("1", "2"):
         env = dict(os.environ, OMP_NUM_THREADS=threads)
         env["PYTHONPATH"] = os.pathsep.join(
-            p for p in [str(REPO / "build" / "python"), str(REPO / "examples"),
-                        env.get("PYTHONPATH", "")] if p)
+            p for p in [str(REPO / "build" / "python"), env.get("PYTHONPATH", "")] if p)
         out = tmp_path / f"threads{threads}"
         subprocess.run([sys.executable, "-c", ONE_RUN, str(out)], env=env, check=True,
                        timeout=600)

@@ -377,8 +377,7 @@ def test_every_checkpoint_with_a_changed_time(reference, tmp_path):
 
 VARIANT = """
 import argparse, sys
-sys.path.insert(0, {examples!r})
-import soil_collapse
+from regosph.examples import soil_collapse
 from regosph import run_control
 ap = argparse.ArgumentParser()
 ap.add_argument("--output"); ap.add_argument("--spacing", type=float)
@@ -395,7 +394,7 @@ sys.exit(run_control.run(soil_collapse.build(args.spacing), args, metadata={{"se
 
 def test_changed_parameters_on_restart(tmp_path):
     script = tmp_path / "variant.py"
-    script.write_text(VARIANT.format(examples=str(REPO / "examples")))
+    script.write_text(VARIANT.format())
     out = tmp_path / "run"
     code, _, err = run(out, end=0.05, script=script)
     assert code == 0, err

@@ -114,11 +114,7 @@ def test_impact_runs_go_through_the_sweep(tmp_path):
     """examples/sphere_impact.run_cases (the impact studies' runner): the bed once per gravity,
     the runs as sweep rows (the example's command line), the drop height recorded only when
     it set the speed, and finished runs skipped when run again."""
-    import importlib
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-    si = importlib.import_module("sphere_impact")
+    from regosph.examples import sphere_impact as si
     cases = [{"name": "drop", "gravity": G, "drop_height": 0.05, "sphere_density": si.STEEL,
               "end_time": 0.05},
              {"name": "thrown", "gravity": G, "speed": 1.0, "sphere_density": si.GLASS,

@@ -43,12 +43,17 @@ def check_installed(command, python, where, tmp_path):
     out = run([command, "info", tmp_path / "no_such_run"], tmp_path)
     assert out.returncode == 2 and "no_such_run" in out.stderr
     out = run([python, "-c", "import regosph, sys; print(regosph.__file__); "
-               "print(regosph.read_mesh.__module__, regosph.Simulation(dim=3).dim)"], tmp_path,
+               "print(regosph.read_mesh.__module__, regosph.Simulation(dim=3).dim); "
+               "from regosph.examples import soil_collapse; print(soil_collapse.__file__)"],
+              tmp_path,
               env=outside_env(**({"PYTHONPATH": str(where)} if python == sys.executable else {})))
     assert out.returncode == 0, out.stderr
-    path, check = out.stdout.splitlines()[:2]
+    path, check, example = out.stdout.splitlines()[:3]
     assert Path(path).resolve().is_relative_to(Path(where).resolve())
     assert check == "regosph.mesh 3"
+    # The setups are copied into the installed package, not links into the source tree.
+    assert Path(example).is_file() and not Path(example).is_symlink()
+    assert Path(example).resolve().is_relative_to(Path(where).resolve())
 
 
 def test_make_install_into_a_prefix(tmp_path):

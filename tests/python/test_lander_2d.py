@@ -10,7 +10,7 @@ import pytest
 from conftest import load_script
 from regosph import post
 
-import lander_2d  # examples/
+from regosph.examples import lander_2d
 
 SPACING = 0.02  # m: coarse (the study's default is 0.01 m)
 

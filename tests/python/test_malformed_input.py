@@ -364,7 +364,7 @@ def test_spacing_or_smoothing_length_not_positive(field, value):
 
 def collapse_soil_points():
     """The paper's soil block: 77 x 38 particles at 2.582 mm (106 kg/m of soil)."""
-    import soil_collapse  # examples/ is on sys.path (conftest.py)
+    from regosph.examples import soil_collapse
     dx = soil_collapse.PAPER_SPACING
     return rs.lattice_fill(rs.rectangle((0, 0), (77 * dx, 38 * dx)), dx), dx
 
@@ -568,7 +568,7 @@ def test_run_after_restart_into_another_directory(collapse_run, tmp_path):
     shutil.copytree(collapse_run, run)
     other = tmp_path / "other"
     before = fingerprint(run)
-    import soil_collapse  # examples/ is on sys.path (conftest.py)
+    from regosph.examples import soil_collapse
     sim = soil_collapse.build(spacing=1.0328e-2)
     sim.restart(str(run))
     with pytest.raises(ValueError, match="output_dir") as err:

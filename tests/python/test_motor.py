@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import brush_sampler as bs
+from regosph.examples import brush_sampler as bs
 import regosph as rs
 
 DX, H = 5e-3, 2.5 * 5e-3  # m

@@ -29,6 +29,7 @@ SETUP = textwrap.dedent("""
     import sys
     import numpy as np
     import regosph as rs
+    rs.mpi_script()
     sim = rs.Simulation(dim=2)
     sim.physics.gravity = (0.0, -9.81, 0.0)
     dx = 5e-3
@@ -108,6 +109,28 @@ def test_only_rank_0_prints(tmp_path):
     assert "hello from rank 0 of 3" in r.stdout
 
 
+def test_importing_changes_neither_printing_nor_errors_until_the_script_asks(tmp_path):
+    # Import alone leaves sys.stdout and sys.excepthook alone on every rank; mpi_script() then
+    # silences ranks other than 0 (and a second call changes nothing).
+    path = tmp_path / "hooks.py"
+    path.write_text(textwrap.dedent("""
+        import sys
+        import regosph as rs
+        untouched = sys.stdout is sys.__stdout__ and sys.excepthook is sys.__excepthook__
+        print("imported", rs.mpi_rank(), untouched, flush=True)
+        rs.mpi_script()
+        rs.mpi_script()
+        print("asked", rs.mpi_rank(), sys.excepthook is sys.__excepthook__, flush=True)
+    """))
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    r = subprocess.run([MPIEXEC, "-n", "2", *FLAGS, sys.executable, str(path)],
+                       capture_output=True, text=True, timeout=TIMEOUT, env=env)
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.split("\n")[:-1]) == ["asked 0 False", "imported 0 True",
+                                                 "imported 1 True"]
+
+
 def test_a_checkpoint_continues_on_another_rank_count(tmp_path):
     # 2 ranks write checkpoints; 3 ranks restart from the newest and finish; the final state
     # equals an uninterrupted 1-rank run particle by particle.
@@ -142,6 +165,7 @@ import mpi4py
 mpi4py.rc.initialize = False  # mpi4py must not initialise MPI itself
 import regosph as rs
 from mpi4py import MPI
+rs.mpi_script()
 print("initialised", MPI.Is_initialized(), "ranks", rs.mpi_size(), "rank", rs.mpi_rank())
 """
 
@@ -162,5 +186,5 @@ def test_mpi_initialised_only_under_a_launcher(tmp_path):
     launched = subprocess.run([MPIEXEC, "-n", "2", *FLAGS, sys.executable, str(path)],
                               capture_output=True, text=True, timeout=TIMEOUT, env=env)
     assert launched.returncode == 0, launched.stderr
-    # (Only rank 0 prints: the package silences the others' stdout.)
+    # (Only rank 0 prints: mpi_script silences the others' stdout.)
     assert launched.stdout.split() == ["initialised", "True", "ranks", "2", "rank", "0"]

@@ -120,7 +120,7 @@ def write_run(path, snapshots=(), *, metadata=None, end_time=None, observers=Non
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory):
     """0.01 s of the coarse brush sampler (about 1 s of wall time)."""
-    import brush_sampler as bs
+    from regosph.examples import brush_sampler as bs
 
     out = tmp_path_factory.mktemp("real") / "P0"
     status = bs.main(["--run", "P0", "--resolution", "coarse", "--end-time", "0.01",

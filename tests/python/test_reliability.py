@@ -22,7 +22,7 @@ SPACING = 1.0328e-2  # the coarse collapse: 19 x 9 soil particles
 
 
 def collapse():
-    import soil_collapse  # examples/ is on sys.path (conftest.py)
+    from regosph.examples import soil_collapse
     return soil_collapse.build(SPACING)
 
 
@@ -131,7 +131,7 @@ def test_two_d_quantities_are_labelled_per_metre(tmp_path):
 
 
 def test_three_d_quantities_keep_their_units(tmp_path):
-    import soil_collapse
+    from regosph.examples import soil_collapse
     out = tmp_path / "run"
     sim = soil_collapse.build(2.0656e-2, depth=2 * 2.0656e-2)
     sim.run(0.002, output_dir=str(out), progress_interval=0)
@@ -145,7 +145,7 @@ def test_three_d_quantities_keep_their_units(tmp_path):
 # --- item 12: brush sampler plot times ------------------------------------------------------
 
 def test_brush_sampler_plots_at_the_end_time_when_the_plot_times_come_later(tmp_path, capsys):
-    import brush_sampler as bs
+    from regosph.examples import brush_sampler as bs
     out = tmp_path / "P0"
     status = bs.main(["--run", "P0", "--resolution", "coarse", "--end-time", "0.01",
                       "--output", str(out)])  # default plot times 0.25 0.5 1.0

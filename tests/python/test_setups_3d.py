@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import brush_sampler as bs
-import brush_sampler_3d as b3
+from regosph.examples import brush_sampler as bs
+from regosph.examples import brush_sampler_3d as b3
 import regosph as rs
-import soil_collapse as sc
-import soil_collapse_3d as c3
+from regosph.examples import soil_collapse as sc
+from regosph.examples import soil_collapse_3d as c3
 
 DENSITY_BED = bs.REGOLITH["density"]  # kg/m^3
 

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-import brush_sampler as bs
+from regosph.examples import brush_sampler as bs
 from regosph import sweep
 
 SCRIPT = "examples/slurm/sampler_array.sbatch"

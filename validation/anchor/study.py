@@ -25,13 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
+from regosph import post, validation
+from regosph.examples import anchor_2d
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO / "examples"))
-
-import anchor_2d  # noqa: E402
-import prepared_bed  # noqa: E402
-from regosph import post  # noqa: E402
 
 BASE = dict(cohesion=1000.0, friction_angle=40.0, gravity=9.81)
 # (name, changes to BASE, options of anchor_2d.build / design_loads)
@@ -145,32 +143,32 @@ def pull_out_row(track, m, weight, gamma):
 
 
 def checks(rows):
-    """(name, passed, detail) of every acceptance check (stated in report.md)."""
+    """Every acceptance check (validation.Check; stated in report.md)."""
     out = []
+    check = lambda *args: out.append(validation.Check(*args))  # noqa: E731
     by = {r["run"]: r for r in rows}
     for r in rows:
         quasi_static = r["sinking_speed_before_release_m_s"] < CREEP_SPEED
         if quasi_static and not r["through_bed"] and r["mode"] == "thrust":
-            out.append((f"{r['run']}: reaction = thrust + weight within {BALANCE:.0%}",
-                        abs(r["balance_error"]) <= BALANCE, f"{r['balance_error']:+.3%}"))
+            check(f"{r['run']}: reaction = thrust + weight within {BALANCE:.0%}",
+                  abs(r["balance_error"]) <= BALANCE, f"{r['balance_error']:+.3%}")
         if r["mode"] == "thrust" and r["shoulder_depth_m"] > 0 and not r["through_bed"] \
                 and r["friction_angle_deg"] <= 45 and quasi_static:
-            out.append((f"{r['run']}: insertion resistance within a factor {FACTOR:g} of "
-                        "Terzaghi + shaft", 1 / FACTOR <= r["insertion_ratio"] <= FACTOR,
-                        f"{r['reaction_N_m']:.4g} vs {r['terzaghi_tip_N_m'] + r['shaft_N_m']:.4g} "
-                        f"N/m, ratio {r['insertion_ratio']:.2f}"))
+            check(f"{r['run']}: insertion resistance within a factor {FACTOR:g} of "
+                  "Terzaghi + shaft", 1 / FACTOR <= r["insertion_ratio"] <= FACTOR,
+                  f"{r['reaction_N_m']:.4g} vs {r['terzaghi_tip_N_m'] + r['shaft_N_m']:.4g} "
+                  f"N/m, ratio {r['insertion_ratio']:.2f}")
         if r["extracted"] and r["meyerhof_adams_shear_N_m"] > 0:
-            out.append((f"{r['run']}: peak pull-out resistance within a factor {FACTOR:g} of "
-                        "Meyerhof & Adams' shear", 1 / FACTOR <= r["pullout_ratio"] <= FACTOR,
-                        f"{r['peak_resistance']:.4g} vs {r['meyerhof_adams_shear_N_m']:.4g} "
-                        f"N/m, ratio {r['pullout_ratio']:.2f}"))
+            check(f"{r['run']}: peak pull-out resistance within a factor {FACTOR:g} of "
+                  "Meyerhof & Adams' shear", 1 / FACTOR <= r["pullout_ratio"] <= FACTOR,
+                  f"{r['peak_resistance']:.4g} vs {r['meyerhof_adams_shear_N_m']:.4g} "
+                  f"N/m, ratio {r['pullout_ratio']:.2f}")
         elif not r["through_bed"]:
-            out.append((f"{r['run']}: extracted by the ramped pull", r["extracted"], ""))
+            check(f"{r['run']}: extracted by the ramped pull", r["extracted"], "")
     if "base" in by and "slow_pull" in by:
         a, b = by["base"]["pull_out_force"], by["slow_pull"]["pull_out_force"]
-        out.append((f"quasi-static: pull-out force with half the ramp rate within "
-                    f"{QUASI_STATIC:.0%}", abs(b / a - 1) <= QUASI_STATIC,
-                    f"{a:.4g} vs {b:.4g} N/m ({b / a - 1:+.1%})"))
+        check(f"quasi-static: pull-out force with half the ramp rate within {QUASI_STATIC:.0%}",
+              abs(b / a - 1) <= QUASI_STATIC, f"{a:.4g} vs {b:.4g} N/m ({b / a - 1:+.1%})")
     return out
 
 
@@ -385,6 +383,7 @@ def findings(rows):
 
 
 def report(rows, results, args, wall):
+    """The lines of report.md."""
     import pandas as pd
 
     table = pd.DataFrame(rows)[[
@@ -405,11 +404,9 @@ def report(rows, results, args, wall):
             f"Forces per metre of depth. Wall time of the runs: {wall:.0f} s on 2 shared cores. "
             "This is the reduced design (DESIGN in study.py); the whole matrix c x phi x g "
             "(18 cases) runs with --full, or as SLURM jobs with --full --batch.",
-            "", post.to_markdown(table, ".3g"), "", "## Acceptance", "", ACCEPTANCE, ""]
-    text += [f"- {'PASS' if ok else 'FAIL'}: {name}" + (f" ({detail})" if detail else "")
-             for name, ok, detail in results]
-    text += [""] + findings(rows)
-    return "\n".join(text) + "\n"
+            "", validation.results_table(table), "",
+            *validation.acceptance_section(results, preamble=ACCEPTANCE)]
+    return text + [""] + findings(rows)
 
 
 def main():
@@ -423,8 +420,6 @@ def main():
                     help="with --full: write SLURM jobs (regosph.sweep) instead of running")
     ap.add_argument("--only", nargs="+", default=None, help="run only these cases")
     args = ap.parse_args()
-    import pandas as pd
-
     runs_dir, out = Path(args.runs_dir), Path(args.out)
     if args.batch:
         if not args.full:
@@ -435,14 +430,11 @@ def main():
     runs = [run_case(runs_dir, name, args.spacing, args.end_time, **options)
             for name, options in cases(args.full) if args.only is None or name in args.only]
     rows = [analyse(d) for d in runs]
-    pd.DataFrame(rows).to_csv(out / "results.csv", index=False)
+    validation.save_results(rows, out)
     plots(runs, rows, out)
     results = checks(rows)
     wall = sum(r.get("wall_seconds", 0.0) for r in rows)
-    text = report(rows, results, args, wall)
-    (out / "report.md").write_text(text)
-    print(text)
-    return 0 if all(ok for _, ok, _ in results) else 1
+    return validation.finish(report(rows, results, args, wall), results, out)
 
 
 if __name__ == "__main__":

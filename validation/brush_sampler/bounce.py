@@ -9,14 +9,10 @@ material, two rows thick, under Earth gravity. Prints the heights of the rebound
 the energy ratio between successive drops, (apex_k+1 - rest) / (apex_k - rest), where rest is
 the lowest height reached (the restitution coefficient is its square root). Runs in ~1 min.
 """
-import sys
-from pathlib import Path
-
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-import brush_sampler as bs  # noqa: E402
-import regosph as rs  # noqa: E402
+import regosph as rs
+from regosph.examples import brush_sampler as bs
 
 DROP_HEIGHT = 0.040  # m, about the height of the tray
 END_TIME, SAMPLE = 0.6, 0.002  # s

@@ -19,14 +19,11 @@ import math
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(REPO / "examples"))
+import convergence as conv
+import study
+from regosph.sweep import add_jobs_argument, is_finished, run_sweep
 
-import convergence as conv  # noqa: E402
-import study  # noqa: E402
-from regosph.sweep import add_jobs_argument, is_finished, run_sweep  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 SPACING = 2.5e-3  # m, the default resolution (the convergence study's coarsest)
 D = study.bs.DEFAULT_CHOICES

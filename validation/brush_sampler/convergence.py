@@ -27,14 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
+import study
+from regosph import post
+from regosph.sweep import add_jobs_argument, is_finished, run_sweep
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(REPO / "examples"))
-
-import study  # noqa: E402
-from regosph import post  # noqa: E402
-from regosph.sweep import add_jobs_argument, is_finished, run_sweep  # noqa: E402
 
 CORE_RUNS = ("E0", "E3", "P0", "P5", "P6")  # the runs behind the findings (issue 16)
 SPACINGS = (2.5e-3, 1.75e-3, 1.25e-3)      # m, inner region

@@ -23,13 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
+from regosph import post, validation
+from regosph.examples import brush_sampler as bs
+from regosph.sweep import SWEEP_MARKER, is_finished
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO / "examples"))
-
-import brush_sampler as bs  # noqa: E402
-from regosph import post  # noqa: E402
-from regosph.sweep import SWEEP_MARKER, is_finished  # noqa: E402
 
 END_TIME = 1.0  # s, the time the findings refer to
 # Speed plots copied next to the report as speed_<run>_<time>.png: collecting on Phobos and
@@ -88,13 +87,14 @@ def lifted(run, times=(0.5, END_TIME)):
 
 
 def findings(table):
-    """[(statement, required, reproduced, detail)] for the paper's findings."""
+    """The paper's findings as acceptance checks (validation.Check: the statement, whether it
+    was reproduced, the numbers, whether the issue requires it)."""
     c1 = table["count_1s"]
     first = table["first_entry_s"]
     out = []
 
     def add(text, required, ok, detail):
-        out.append((text, required, bool(ok), detail))
+        out.append(validation.Check(text, bool(ok), detail, required))
 
     add("Phobos collects more than ten times Earth's rate at 100 rpm: P0(1 s) >= 10 x E0(1 s)",
         True, c1["P0"] >= 10 * c1["E0"] and c1["P0"] > 0,
@@ -170,7 +170,8 @@ def report(table, found, out, runs_dir, discussion=None):
             f"{r['steps']} | {_cell(r['wall_s'], '.0f')} |")
     lines += ["", "## Findings of the paper", "",
               "| finding | required by the issue | reproduced | numbers |", "|---|---|---|---|"]
-    for text, required, ok, detail in found:
+    for f in found:
+        text, required, ok, detail = f.name, f.required, f.passed, f.detail
         lines.append(f"| {text} | {'yes' if required else 'no'} | {'yes' if ok else '**no**'} | "
                      f"{detail} |")
     lines += ["", "![tray count](tray_count.png)", ""]
@@ -205,18 +206,16 @@ def main(argv=None):
     table = pd.DataFrame([analyse(runs_dir / name) for name in bs.RUNS]).set_index("run", drop=False)
     found = findings(table)
     out.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out / "results.csv", index=False)
+    validation.save_results(table, out)
     bs.plot_tray_counts([runs_dir / name for name in bs.RUNS], out / "tray_count.png")
     for name, t in SPEED_FIGURES:
         bs.plot_speed(runs_dir / name, [t], out_dir=out, name=f"speed_{name}_{{time:.3f}}s.png")
     report(table, found, out, runs_dir, args.discussion)
     print(table[["run", "count_0.5s", "count_1s", "first_entry_s", "peak_torque_left_N"]]
           .to_string(index=False))
-    failed = [t for t, required, ok, _ in found if required and not ok]
-    for text, required, ok, detail in found:
-        print(f"{'PASS' if ok else 'FAIL'}{'' if required else ' (not required)'}: {text} -- {detail}")
+    print("\n".join(f.line() for f in found))
     print(f"wrote {out / 'results.csv'}, {out / 'report.md'}, {out / 'tray_count.png'}")
-    return 1 if failed else 0
+    return validation.exit_status(found)
 
 
 if __name__ == "__main__":

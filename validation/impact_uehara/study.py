@@ -19,11 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1] / "examples"))
+from regosph import post, validation
+from regosph.examples import sphere_impact as si
 
-import sphere_impact as si  # noqa: E402
-from regosph import post  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 DROP_HEIGHTS = (0.05, 0.2, 0.5)                        # m
 DENSITIES = {"steel": si.STEEL, "glass": si.GLASS}     # kg/m^3
@@ -53,7 +52,6 @@ def main():
     ap.add_argument("--spheres", nargs="+", default=list(DENSITIES), choices=list(DENSITIES))
     ap.add_argument("--end-time", type=float, default=END_TIME, help="[s]")
     args = ap.parse_args()
-    import pandas as pd
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -64,14 +62,18 @@ def main():
     if not si.all_finished(runs, cases, args.runs_dir):
         return 2
     rows = [si.analyse(d) for d in runs]
-    df = pd.DataFrame(rows)
-    df["ratio"] = df["depth"] / df["uehara_depth"]
-    df.to_csv(out / "results.csv", index=False)
+    for r in rows:
+        r["ratio"] = r["depth"] / r["uehara_depth"]
+    df = validation.save_results(rows, out)
     e_h, e_rho = exponents(rows)
-    checks = [(f"{r['run']}: depth within 30 % of the law", abs(r["depth"] / r["uehara_depth"] - 1) <= 0.3,
-               f"{r['depth'] * 1e3:.1f} mm vs {r['uehara_depth'] * 1e3:.1f} mm") for r in rows]
-    checks.append(("exponent on H within 0.1 of 1/3", abs(e_h - 1 / 3) <= 0.1, f"{e_h:.3f}"))
-    checks.append(("exponent on rho_b within 0.1 of 1/2", abs(e_rho - 0.5) <= 0.1, f"{e_rho:.3f}"))
+    checks = [validation.Check(f"{r['run']}: depth within 30 % of the law",
+                               abs(r["depth"] / r["uehara_depth"] - 1) <= 0.3,
+                               f"{r['depth'] * 1e3:.1f} mm vs {r['uehara_depth'] * 1e3:.1f} mm")
+              for r in rows]
+    checks.append(validation.Check("exponent on H within 0.1 of 1/3", abs(e_h - 1 / 3) <= 0.1,
+                                   f"{e_h:.3f}"))
+    checks.append(validation.Check("exponent on rho_b within 0.1 of 1/2",
+                                   abs(e_rho - 0.5) <= 0.1, f"{e_rho:.3f}"))
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -85,16 +87,13 @@ def main():
     text = ["# Sphere impact against Uehara et al. (2003)", "",
             f"Spacing {args.spacing} m, D = {si.DIAMETER} m, bed: glass-bead stand-in "
             f"({si.GLASS_BEADS}), quarter domain with free-slip symmetry planes.", "",
-            post.to_markdown(df[["run", "speed_m_s", "depth", "uehara_depth", "ratio",
-                                 "stopping_time", "peak_deceleration", "kd_d1_m", "kd_k_N_m"]],
-                             ".3g"), "",
+            validation.results_table(df, ["run", "speed_m_s", "depth", "uehara_depth", "ratio",
+                                          "stopping_time", "peak_deceleration", "kd_d1_m",
+                                          "kd_k_N_m"]), "",
             f"Fitted exponents: H {e_h:.3f} (law 1/3), rho_b {e_rho:.3f} (law 1/2).",
             f"Katsuragi-Durian fit of {kd['run']}: d1 = {kd['kd_d1_m']:.4g} m, "
-            f"k = {kd['kd_k_N_m']:.4g} N/m.", "", "## Acceptance", ""]
-    text += [f"- {'PASS' if ok else 'FAIL'}: {n} ({d})" for n, ok, d in checks]
-    (out / "report.md").write_text("\n".join(text) + "\n")
-    print("\n".join(text))
-    return 0 if all(ok for _, ok, _ in checks) else 1
+            f"k = {kd['kd_k_N_m']:.4g} N/m.", "", *validation.acceptance_section(checks)]
+    return validation.finish(text, checks, out)
 
 
 if __name__ == "__main__":

@@ -30,14 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO / "examples"))
+from regosph import post, validation
+from regosph.examples import lander_2d, lander_3d, prepared_bed
 
-import lander_2d  # noqa: E402
-import lander_3d  # noqa: E402
-import prepared_bed  # noqa: E402
-from regosph import post  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 INCIDENCES = (0.0, 30.0, 60.0)       # deg from the vertical
 BED_DEPTHS = (0.30, 0.15)            # m
@@ -132,19 +128,21 @@ def ejecta_mass(run, speeds):
 
 
 def checks(rows):
-    """(name, passed, detail) for each acceptance check of the quick case."""
+    """The acceptance checks (validation.Check) of the quick case."""
     out = []
     for r in rows:
         if r["outgoing_at"] == "gate":
-            out.append((f"{r['run']}: 0 <= e_n <= 1", 0.0 <= r["e_n"] <= 1.0,
-                        f"e_n = {r['e_n']:.3f}"))
+            out.append(validation.Check(f"{r['run']}: 0 <= e_n <= 1", 0.0 <= r["e_n"] <= 1.0,
+                                        f"e_n = {r['e_n']:.3f}"))
         else:  # captured: e_n from the last row, where the lander may still creep into the bed
-            out.append((f"{r['run']}: captured and at rest, -{CREEP:g} <= e_n <= 1",
-                        -CREEP <= r["e_n"] <= 1.0, f"e_n = {r['e_n']:.2g}, no rebound"))
-        out.append((f"{r['run']}: no energy created", r["energy_ratio"] <= 1.0,
-                    f"E_out/E_in = {r['energy_ratio']:.3f}"))
-        out.append((f"{r['run']}: the lander touched and left contact or stopped",
-                    r["contact_duration"] > 0.0, f"contact {r['contact_duration']:.3f} s"))
+            out.append(validation.Check(
+                f"{r['run']}: captured and at rest, -{CREEP:g} <= e_n <= 1",
+                -CREEP <= r["e_n"] <= 1.0, f"e_n = {r['e_n']:.2g}, no rebound"))
+        out.append(validation.Check(f"{r['run']}: no energy created", r["energy_ratio"] <= 1.0,
+                                    f"E_out/E_in = {r['energy_ratio']:.3f}"))
+        out.append(validation.Check(
+            f"{r['run']}: the lander touched and left contact or stopped",
+            r["contact_duration"] > 0.0, f"contact {r['contact_duration']:.3f} s"))
     return out
 
 
@@ -206,8 +204,6 @@ def main():
     ap.add_argument("--no-sensitivity", action="store_true",
                     help="skip the cohesion and friction-angle runs (SENSITIVITY)")
     args = ap.parse_args()
-    import pandas as pd
-
     runs_dir = Path(args.runs_dir)
     out = Path(args.out) if args.out else HERE / ("quick_2d" if args.dim == 2 else "study_3d")
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -218,25 +214,23 @@ def main():
         runs += [run_case(runs_dir, *SENSITIVITY_CASE, args.spacing, args.end_time, args.dim,
                           **change) for change in SENSITIVITY]
     rows = [analyse(d) for d in runs]
-    pd.DataFrame(rows).to_csv(out / "results.csv", index=False)
+    table = validation.save_results(rows, out)
     plots(runs, out)
     results = checks(rows)
-    table = pd.DataFrame(rows)[["run", "cohesion_Pa", "friction_angle_deg", "e_n", "e_t", "e",
-                                "outgoing_angle_deg",
-                                "omega_out_rad_s", "energy_ratio", "peak_acceleration",
-                                "contact_duration", "penetration", "outgoing_at"]]
+    columns = ["run", "cohesion_Pa", "friction_angle_deg", "e_n", "e_t", "e",
+               "outgoing_angle_deg", "omega_out_rad_s", "energy_ratio", "peak_acceleration",
+               "contact_duration", "penetration", "outgoing_at"]
     text = ["# Lander first bounce, " + ("plane strain (quick case)" if args.dim == 2 else
                                          "3D (half lander, symmetry plane z = 0)"), "",
             f"Spacing {args.spacing} m, end time {args.end_time} s, gravity "
             f"{post.RYUGU_GRAVITY:.3g} m/s^2 (Ryugu), impact 0.19 m/s. Escape speed "
-            f"{post.RYUGU_ESCAPE_SPEED:.3f} m/s.", "", post.to_markdown(table, ".3g"), "",
-            "## Acceptance", ""]
-    text += [f"- {'PASS' if ok else 'FAIL'}: {name} ({detail})" for name, ok, detail in results]
+            f"{post.RYUGU_ESCAPE_SPEED:.3f} m/s.", "",
+            validation.results_table(table, columns), "", *validation.acceptance_section(results)]
     ejecta = [c for c in rows[0] if c.startswith(("mass_above_", "escaping_mass_"))]
     text += ["", "## Ejecta", "", "M(>v): the largest regolith mass seen in a snapshot faster "
              f"than v ({EJECTA_UNITS[args.dim][2]}); escaping: faster than Ryugu's escape "
              "speed.", "",
-             post.to_markdown(pd.DataFrame(rows)[["run"] + ejecta], ".3g")]
+             validation.results_table(table, ["run"] + ejecta)]
     text += ["", "## Finding: the shallow bed returns more energy", ""] + finding(rows)
     deepest = max(r["penetration"] for r in rows)
     shallowest = min(r["bed_depth_m"] for r in rows)
@@ -245,9 +239,7 @@ def main():
              "under it decays over about its width, so the floor hardly takes part unless the "
              "impact compacts deeper (softer or looser regolith, higher speed, finer "
              "resolution than the kernel's support radius here)."]
-    (out / "report.md").write_text("\n".join(text) + "\n")
-    print("\n".join(text))
-    return 0 if all(ok for _, ok, _ in results) else 1
+    return validation.finish(text, results, out)
 
 
 if __name__ == "__main__":

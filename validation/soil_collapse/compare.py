@@ -23,6 +23,8 @@ from pathlib import Path
 import h5py
 import numpy as np
 
+from regosph import validation
+
 REFERENCE = Path(os.environ.get(
     "REGOSPH_REFERENCE_DIR",
     Path(__file__).resolve().parents[3] / "shared" / "reference" / "bui2008_soil_collapse"))
@@ -110,7 +112,7 @@ def compare(initial, final, spacing, support_radius, reference=REFERENCE):
     should_move = initial[:, 1] > line_y
     agreement = float(np.mean(should_move == moved))
 
-    return {
+    metrics = {
         "surface_rms_m": surface_rms,
         "surface_rms_limit_m": SURFACE_RMS_LIMIT,
         "runout_m": runout_sim,
@@ -127,9 +129,18 @@ def compare(initial, final, spacing, support_radius, reference=REFERENCE):
         "failure_points": {"x_m": failure_ref[:, 0].tolist(),
                            "experiment_m": failure_ref[:, 1].tolist(),
                            "simulation_m": fail_sim.tolist()},
-        "passed": bool(surface_rms <= SURFACE_RMS_LIMIT
-                       and abs(runout_sim - runout_ref) <= RUNOUT_LIMIT),
     }
+    metrics["passed"] = validation.passed(acceptance(metrics))
+    return metrics
+
+
+def acceptance(metrics):
+    """The acceptance checks of the comparison: surface RMS and runout within their limits."""
+    rms, runout_error = metrics["surface_rms_m"], metrics["runout_error_m"]
+    return [validation.Check("surface RMS", rms <= metrics["surface_rms_limit_m"],
+                             f"{rms * 1e3:.2f} mm"),
+            validation.Check("runout", abs(runout_error) <= metrics["runout_limit_m"],
+                             f"{runout_error * 1e2:+.1f} cm")]
 
 
 def plot(initial, final, metrics, path, title, spacing):
@@ -199,7 +210,7 @@ def write_report(metrics, directory):
         f"  failure line RMS {metrics['failure_line_rms_m'] * 1e3:7.2f} mm; "
         f"{metrics['failure_classification_agreement'] * 100:.1f} % of particles on the "
         "measured side of it",
-        f"  result: {'PASS' if metrics['passed'] else 'FAIL'}",
+        f"  result: {validation.verdict(acceptance(metrics))}",
     ]
     text = "\n".join(lines) + "\n"
     (directory / "report.txt").write_text(text)

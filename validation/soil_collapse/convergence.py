@@ -43,10 +43,9 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+import compare
 
-import compare  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 EDGE_THICKNESS = 10e-3  # m (see the docstring)
 DEFAULT_SPACINGS = (2.582e-3, 1.8e-3, 1.29e-3)  # m: the paper's, and two refinements by ~1.4

@@ -1,0 +1,38 @@
+"""The validation studies' shared harness (regosph.validation): acceptance lines, the verdict
+and exit status from the required checks, and the report written and printed."""
+import pandas as pd
+
+from regosph import validation
+from regosph.validation import Check
+
+
+def test_acceptance_lines_and_status():
+    checks = [Check("depth within 30 % of the law", True, "12.1 mm vs 11.0 mm"),
+              Check("extracted by the ramped pull", True),
+              Check("more at 500 rpm", False, "4 vs 5", required=False)]
+    assert [c.line() for c in checks] == [
+        "- PASS: depth within 30 % of the law (12.1 mm vs 11.0 mm)",
+        "- PASS: extracted by the ramped pull",
+        "- FAIL (not required): more at 500 rpm (4 vs 5)"]
+    assert validation.passed(checks) and validation.verdict(checks) == "PASS"
+    assert validation.exit_status(checks) == validation.EXIT_PASSED == 0
+    checks.append(Check("no energy created", False, "E_out/E_in = 1.2"))
+    assert not validation.passed(checks) and validation.verdict(checks) == "FAIL"
+    assert validation.exit_status(checks) == validation.EXIT_FAILED == 1
+    assert validation.acceptance_section(checks[:1], preamble="Criteria.") == [
+        "## Acceptance", "", "Criteria.", "", checks[0].line()]
+
+
+def test_results_and_report_are_written_and_the_report_printed(tmp_path, capsys):
+    rows = [{"run": "a", "depth": 0.0123456, "ok": True}, {"run": "b", "depth": 2.0, "ok": False}]
+    table = validation.save_results(rows, tmp_path)
+    assert pd.read_csv(tmp_path / "results.csv").equals(table)
+    assert validation.results_table(table, ["run", "depth"]).splitlines()[2:] == [
+        "| a | 0.0123 |", "| b | 2 |"]
+    checks = [Check("b deeper than a", table["depth"][1] > table["depth"][0])]
+    status = validation.finish(["# Title", "", *validation.acceptance_section(checks)], checks,
+                               tmp_path)
+    text = "# Title\n\n## Acceptance\n\n- PASS: b deeper than a\n"
+    assert status == 0
+    assert (tmp_path / "report.md").read_text() == text
+    assert capsys.readouterr().out == text
