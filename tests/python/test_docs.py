@@ -1,7 +1,7 @@
 """docs/architecture.md names only what exists: every function, type, member or constant it
 quotes in backticks (`foo_bar`, `Foo::bar`, `foo()`, `module.name`) occurs in the code of the
 source tree (src, python, tests, examples, validation, bench, CMakeLists.txt), outside comments
-and string literals. File names, paths, shell commands and formulas in backticks are not names
+and string literals (a string that is exactly an environment variable's name counts). File names, paths, shell commands and formulas in backticks are not names
 and are left alone. A pure scan of the source files: it needs no build.
 """
 import io
@@ -46,12 +46,22 @@ def cpp_identifiers(text):
     return set(IDENTIFIER.findall(CPP_NOT_CODE.sub(" ", text)))
 
 
+# An environment variable's name, which code holds as a string ("OMP_WAIT_POLICY").
+ENVIRONMENT_NAME = re.compile(r"""^[rb]?(['"])([A-Z][A-Z0-9]*_[A-Z0-9_]+)\1$""")
+
+
 def python_identifiers(text):
-    """NAME tokens of Python source (comments and strings excluded); by a plain scan with
-    comments removed when the file does not tokenize."""
+    """NAME tokens of Python source (comments and strings excluded, but for strings that are
+    exactly an environment variable's name); by a plain scan with comments removed when the
+    file does not tokenize."""
     try:
-        return {tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
-                if tok.type == tokenize.NAME}
+        found = set()
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.NAME:
+                found.add(tok.string)
+            elif tok.type == tokenize.STRING and ENVIRONMENT_NAME.match(tok.string):
+                found.add(ENVIRONMENT_NAME.match(tok.string).group(2))
+        return found
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return set(IDENTIFIER.findall(HASH_COMMENT.sub(" ", text)))
 
