@@ -1,8 +1,9 @@
 """docs/architecture.md names only what exists: every function, type, member or constant it
 quotes in backticks (`foo_bar`, `Foo::bar`, `foo()`, `module.name`) occurs in the code of the
 source tree (src, python, tests, examples, validation, bench, CMakeLists.txt), outside comments
-and string literals (a string that is exactly an environment variable's name counts). File names, paths, shell commands and formulas in backticks are not names
-and are left alone. A pure scan of the source files: it needs no build.
+and string literals (a string that is exactly an environment variable's name counts). File
+names, paths, shell commands and formulas in backticks are not names and are left alone. A pure
+scan of the source files: it needs no build.
 """
 import io
 import re
