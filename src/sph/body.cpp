@@ -10,10 +10,10 @@
 
 namespace regosph {
 
-static_assert(BodyMotionKind<DynamicMotion>);
-static_assert(BodyMotionKind<FixedMotion>);
-static_assert(BodyMotionKind<KinematicMotion>);
-static_assert(BodyMotionKind<RigidMotion>);
+// Every registered kind answers the questions of body_motion.hpp.
+static_assert([]<class... K>(std::type_identity<std::variant<K...>>) {
+    return (BodyMotionKind<K> && ...);
+}(std::type_identity<BodyMotion>{}));
 
 namespace {
 
@@ -117,6 +117,10 @@ const char* motion_name(const Body& b) {
 
 bool is_boundary(const Body& b) {
     return std::visit([](const auto& m) { return m.kBoundary; }, b.motion);
+}
+
+bool is_integrated(const Body& b) {
+    return std::visit([](const auto& m) { return m.kIntegrated; }, b.motion);
 }
 
 bool collects_loads(const Body& b) {

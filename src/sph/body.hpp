@@ -1,6 +1,7 @@
 // Bodies: named groups of particles sharing a material and a kind of motion. `BodyMotion` is
 // the registry of the kinds (body_motion.hpp says what a kind answers); body.cpp is the only
-// place that dispatches on it. A new kind is its own files plus one alternative here.
+// place that dispatches on it. A new kind is its own files plus one alternative here (and its
+// include).
 #pragma once
 
 #include <array>
@@ -42,6 +43,8 @@ bool boundary_motion(const std::string& name);
 const char* motion_name(const Body& b);
 // Whether its particles are boundary (wall) particles: every kind but dynamic bodies.
 bool is_boundary(const Body& b);
+// Whether it has a state of its own that the integrator's stages advance (rigid bodies).
+bool is_integrated(const Body& b);
 // Whether the pair loop collects its load (kinematic tools for the motor, rigid bodies for
 // their equations of motion).
 bool collects_loads(const Body& b);

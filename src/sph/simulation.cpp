@@ -365,8 +365,8 @@ void Simulation::validate_setup() const {
         throw std::invalid_argument("simulation: the setup has zero particles");
     const bool dynamic = std::any_of(p.kind.begin(), p.kind.begin() + p.owned(),
                                      [](ParticleKind k) { return k == ParticleKind::dynamic; });
-    const bool rigid = std::any_of(bodies_.begin(), bodies_.end(), rigid_body);
-    if (!mpi::any(dynamic) && !rigid)
+    const bool integrated = std::any_of(bodies_.begin(), bodies_.end(), is_integrated);
+    if (!mpi::any(dynamic) && !integrated)
         throw std::invalid_argument("simulation: no dynamic or rigid body; nothing would move");
     for (int d = 0; d < 3; ++d)
         if (!std::isfinite(physics_.gravity[d]))
