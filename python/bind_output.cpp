@@ -83,7 +83,7 @@ void bind_readings(py::class_<Simulation>& sim) {
                 py::dict out;
                 const auto loads = s.body_loads();
                 for (std::size_t k = 0; k < loads.size(); ++k) {
-                    if (!collects_loads(s.bodies()[k].motion)) continue;
+                    if (!collects_loads(s.bodies()[k])) continue;
                     py::dict d;
                     d["force"] = loads[k].force;
                     d["torque"] = loads[k].torque;
@@ -117,7 +117,7 @@ void bind_readings(py::class_<Simulation>& sim) {
                     d["applied_torque"] = r.applied_torque;
                     d["contact_force"] = r.regolith.contact_force;
                     d["contact_torque"] = r.regolith.contact_torque;
-                    d["mass"] = s.bodies()[k].rigid.mass;
+                    d["mass"] = rigid_body(s.bodies()[k])->mass;
                     out[py::str(s.bodies()[k].name)] = d;
                 }
                 return out;

@@ -89,12 +89,12 @@ void bind_setup(py::class_<Simulation>& sim) {
                const std::string& torque_frame, const py::object& fixed_dofs,
                const py::object& wall_friction) {
                 const std::string where = "body '" + name + "': ";
-                const Motion m = parse_motion(motion);
+                const bool boundary = boundary_motion(motion);  // refuses unknown names first
                 std::optional<geometry::RigidSpec> rigid;
                 const bool rigid_args = mass || !centre.is_none() || !inertia.is_none() ||
                                         !angular_velocity.is_none() || !force.is_none() ||
                                         !torque.is_none() || !fixed_dofs.is_none();
-                if (m == Motion::rigid || rigid_args) {
+                if (motion == RigidMotion::kName || rigid_args) {
                     geometry::RigidSpec r;
                     r.mass = mass;
                     if (!centre.is_none()) r.centre = to_vec3(centre, where + "centre");
@@ -112,9 +112,9 @@ void bind_setup(py::class_<Simulation>& sim) {
                     rigid = r;
                 }
                 const double mu = to_wall_friction(wall_friction, where + "wall_friction");
-                check_wall_friction(m, mu, where);
+                check_wall_friction(boundary, mu, where);
                 const int index = s.add_body(
-                    name, to_material_index(s, material, where + "material"), m,
+                    name, to_material_index(s, material, where + "material"), motion,
                     to_points(positions, s.dim(), where + "positions"), spacing, smoothing_length,
                     to_vec3(velocity, where + "velocity"), kinematics, rigid);
                 if (mu >= 0.0) s.set_wall_friction(index, mu);

@@ -21,14 +21,15 @@ const Rigid* contact_material(const Material& m) {
     return r && r->has_contact() ? r : nullptr;
 }
 
-bool is_boundary(Motion m) { return m != Motion::dynamic; }
-
 // dt <= kPeriodFraction sqrt(m / k): Heun's scheme gains (omega dt)^4 / 4 of an undamped
 // contact's energy per step, 0.1 % over a contact at 0.1.
 constexpr double kPeriodFraction = 0.1;
 
+// The point contact torques are taken about: a rigid body's centre, for other bodies the
+// origin.
 geometry::Vec3 reference_point(const Body& b) {
-    return b.motion == Motion::rigid ? b.rigid.state.centre : geometry::Vec3{0.0, 0.0, 0.0};
+    const geometry::RigidBody* r = rigid_body(b);
+    return r ? r->state.centre : geometry::Vec3{0.0, 0.0, 0.0};
 }
 
 // Weight of a surface particle at distance r < R in the normal and the gap, (1 - r^2/R^2)^2:
@@ -46,8 +47,8 @@ ContactLaw contact_law(const Body& a, const Material& ma, const Body& b, const M
     ContactLaw law;
     const Rigid* ra = contact_material(ma);
     const Rigid* rb = contact_material(mb);
-    if (!is_boundary(a.motion) || !is_boundary(b.motion)) return law;
-    if (a.motion != Motion::rigid && b.motion != Motion::rigid) return law;
+    if (!is_boundary(a) || !is_boundary(b)) return law;
+    if (!rigid_body(a) && !rigid_body(b)) return law;
     if (!ra && !rb) return law;
     law.active = true;
     // 1/E* = sum of the compliances of the sides that have one (the other is rigid).
@@ -67,7 +68,7 @@ ContactLaw contact_law(const Body& a, const Material& ma, const Body& b, const M
     law.beta = log_e / std::sqrt(log_e * log_e + std::numbers::pi * std::numbers::pi);
     double inverse_mass = 0.0;
     for (const Body* body : {&a, &b})
-        if (body->motion == Motion::rigid) inverse_mass += 1.0 / body->rigid.mass;
+        if (const geometry::RigidBody* r = rigid_body(*body)) inverse_mass += 1.0 / r->mass;
     law.reduced_mass = 1.0 / inverse_mass;
     return law;
 }
@@ -120,21 +121,21 @@ void BodyContact::bind(const std::vector<Body>& bodies, const std::vector<Materi
     // the largest speed per angular momentum of a particle, extent / I_min; constant in the
     // body frame, so computed once.
     for (std::size_t k = 0; k < n_bodies_; ++k) {
-        const geometry::RigidBody& r = bodies[k].rigid;
-        if (bodies[k].motion != Motion::rigid) continue;
-        const double i_min = geometry::smallest_moment(r, dim);
-        moved_mass_[k] = r.extent > 0.0 ? std::min(r.mass, i_min / (r.extent * r.extent)) : r.mass;
-        arm_per_moment_[k] = r.extent / i_min;
+        const geometry::RigidBody* r = rigid_body(bodies[k]);
+        if (!r) continue;
+        const double i_min = geometry::smallest_moment(*r, dim);
+        moved_mass_[k] = r->extent > 0.0 ? std::min(r->mass, i_min / (r->extent * r->extent)) : r->mass;
+        arm_per_moment_[k] = r->extent / i_min;
     }
     active_ = false;
     reach_ = 0.0;
     for (std::size_t a = 0; a < n_bodies_; ++a)
         for (std::size_t b = 0; b < n_bodies_; ++b) {
             const Body &A = bodies[a], &B = bodies[b];
-            if (a == b || A.motion != Motion::rigid) continue;
+            if (a == b || !rigid_body(A)) continue;
             // A's particles meet B's surface: A rigid, and against another rigid body the finer
             // of the two (the lower index at equal spacing), so each pair is counted once.
-            if (B.motion == Motion::rigid &&
+            if (rigid_body(B) &&
                 (B.spacing < A.spacing || (B.spacing == A.spacing && b < a)))
                 continue;
             ContactLaw law = contact_law(A, materials[static_cast<std::size_t>(A.material)], B,
@@ -194,7 +195,7 @@ double BodyContact::add_loads(const ParticleSet& p, const std::vector<Body>& bod
     }
     for (std::size_t i = 0; i < n; ++i) {
         const Body& body = bodies[static_cast<std::size_t>(p.body[i])];
-        if (body.motion != Motion::rigid || !touches_[static_cast<std::size_t>(p.body[i])]) continue;
+        if (!rigid_body(body) || !touches_[static_cast<std::size_t>(p.body[i])]) continue;
         for (int d = 0; d < dim; ++d) {
             box_lo[d] = std::min(box_lo[d], p.x[d][i]);
             box_hi[d] = std::max(box_hi[d], p.x[d][i]);
@@ -208,7 +209,7 @@ double BodyContact::add_loads(const ParticleSet& p, const std::vector<Body>& bod
     for (std::size_t k = 0; k < n_bodies_; ++k) {
         loads[k].contact_force = summed[k].force;
         loads[k].contact_torque = summed[k].torque;
-        if (bodies[k].motion != Motion::rigid) continue;
+        if (!rigid_body(bodies[k])) continue;
         const double stiffness = summed[n_bodies_ + k].force[0];  // sum of k [N/m]
         const double damping = summed[n_bodies_ + k].force[1];    // sum of c [N s/m]
         close[k] = summed[n_bodies_ + k].torque[0] > 0.0;
@@ -225,8 +226,9 @@ double BodyContact::onset_limit(const std::vector<Body>& bodies,
     std::vector<double> speed(n_bodies_, 0.0);
     double fastest = 0.0;
     for (std::size_t k = 0; k < n_bodies_; ++k) {
-        if (bodies[k].motion != Motion::rigid || !touches_[k]) continue;
-        const geometry::RigidState& s = bodies[k].rigid.state;
+        const geometry::RigidBody* r = rigid_body(bodies[k]);
+        if (!r || !touches_[k]) continue;
+        const geometry::RigidState& s = r->state;
         double v2 = 0.0, w2 = 0.0;
         for (int d = 0; d < 3; ++d) {
             v2 += s.velocity[d] * s.velocity[d];
@@ -238,7 +240,7 @@ double BodyContact::onset_limit(const std::vector<Body>& bodies,
     }
     double limit = std::numeric_limits<double>::infinity();
     for (std::size_t a = 0; a < n_bodies_; ++a) {
-        if (bodies[a].motion != Motion::rigid || !close[a]) continue;
+        if (!rigid_body(bodies[a]) || !close[a]) continue;
         const double m = moved_mass_[a];
         const double v = speed[a] + fastest;
         for (std::size_t j = 0; j < n_bodies_; ++j) {
@@ -281,7 +283,7 @@ std::vector<LoadShare> BodyContact::contact_shares(const ParticleSet& p,
             near = near && p.x[d][i] >= box_lo[d] - grid.reach && p.x[d][i] <= box_hi[d] + grid.reach;
         if (!near) continue;
         grid.entries.push_back({grid.cell_of(p, i, dim, c), p.id[i], i});
-        if (i < p.owned() && bodies[k].motion == Motion::rigid) rows.push_back(i);
+        if (i < p.owned() && rigid_body(bodies[k])) rows.push_back(i);
     }
     std::sort(grid.entries.begin(), grid.entries.end(), [](const auto& x, const auto& y) {
         return std::tie(x.cell, x.id) < std::tie(y.cell, y.id);

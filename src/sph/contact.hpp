@@ -42,8 +42,8 @@
 #include <vector>
 
 #include "core/particles.hpp"
-#include "geometry/body.hpp"
 #include "materials/material.hpp"
+#include "sph/body.hpp"
 #include "sph/body_loads.hpp"
 
 namespace regosph {

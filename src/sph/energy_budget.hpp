@@ -21,7 +21,7 @@
 //   out (compute_derivatives, `walls`);
 // - D_art: minus the work of Monaghan's artificial stress (elastic solids that use it);
 // - W_bodies: the work of the kinematic and rigid bodies on the particles, -(F . V + T . omega)
-//   of each body's regolith load (regolith_power, tool_work.hpp), at each stage.
+//   of each body's regolith load (regolith_power, body.hpp), at each stage.
 // Gravity is in E_pot. XSPH moves positions with a smoothed velocity; its mass-weighted sum is
 // zero, so it leaves E_pot unchanged. The rest is the time-stepping error and the
 // hypoelastic models' geometric terms (e dV/dt), second order in the strain.

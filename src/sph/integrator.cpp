@@ -14,8 +14,6 @@
 #include "parallel/mpi_env.hpp"
 #include "parallel/threads.hpp"
 #include "sph/boundary.hpp"
-#include "sph/motion.hpp"
-#include "sph/tool_work.hpp"
 
 namespace regosph {
 
@@ -38,20 +36,12 @@ double seconds_since(std::chrono::steady_clock::time_point& start) {
 
 void AdaptiveHeun::set_bodies(std::vector<Body>* bodies, int dim,
                               const std::vector<Material>& materials) {
-    bodies_ = bodies && has_kinematic_bodies(*bodies) ? bodies : nullptr;
-    all_bodies_ = bodies;
-    rigid_.bind(bodies, dim);
+    bodies_.bind(bodies, dim);
     contact_.bind(bodies ? *bodies : std::vector<Body>{}, materials, dim);
     for (auto& c : wall_acceleration_) c.clear();
 }
 
-void AdaptiveHeun::place(ParticleSet& p, double t) {
-    if (bodies_)
-        place_kinematic_bodies(p, *bodies_, t, wall_acceleration_);  // zero for other particles
-    else if (!rigid_.empty())
-        for (auto& c : wall_acceleration_) c.assign(p.size(), 0.0);
-    rigid_.place(p, t, wall_acceleration_);
-}
+void AdaptiveHeun::place(ParticleSet& p, double t) { bodies_.place(p, t, wall_acceleration_); }
 
 double AdaptiveHeun::next_skin_factor(double factor, std::int64_t evaluations_lived) {
     if (evaluations_lived < kShortListLife) return std::min(1.25 * factor, kMaxSkinFactor);
@@ -139,7 +129,7 @@ bool AdaptiveHeun::walls_in_staging() const { return !domain_ || domain_->halo_p
 
 const std::array<std::vector<double>, 3>* AdaptiveHeun::wall_acceleration(
     const ParticleSet& p) const {
-    const bool moving = (bodies_ || !rigid_.empty()) && wall_acceleration_[0].size() == p.size();
+    const bool moving = bodies_.moving() && wall_acceleration_[0].size() == p.size();
     return moving ? &wall_acceleration_ : nullptr;
 }
 
@@ -168,25 +158,23 @@ double AdaptiveHeun::derivatives(ParticleSet& p, const NeighbourList& nl,
         };
     // Boundary particles come only from bodies that are not dynamic (the same list on every
     // rank); without such a body the pair loop leaves out the walls' energy term.
-    const bool walls = !all_bodies_ || std::any_of(all_bodies_->begin(), all_bodies_->end(),
-                                                   [](const Body& b) {
-                                                       return b.motion != Motion::dynamic;
-                                                   });
+    const std::vector<Body>* bodies = bodies_.all();
+    const bool walls = !bodies || bodies_.any_boundary();
     compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request,
                         refresh, walls, walls_first);
-    if (!contact_.active() || !all_bodies_) return std::numeric_limits<double>::infinity();
-    return contact_.add_loads(p, *all_bodies_, out.loads);
+    if (!contact_.active() || !bodies) return std::numeric_limits<double>::infinity();
+    return contact_.add_loads(p, *bodies, out.loads);
 }
 
 LoadRequest AdaptiveHeun::load_request(double t) const {
-    LoadRequest r = bodies_ ? kinematic_load_request(*bodies_, t) : LoadRequest{};
-    rigid_.request_loads(r);
-    if (all_bodies_ && std::any_of(all_bodies_->begin(), all_bodies_->end(),
-                                   [](const Body& b) { return b.wall_friction >= 0.0; })) {
-        const std::size_t n = all_bodies_->size();
+    LoadRequest r = bodies_.load_request(t);
+    const std::vector<Body>* bodies = bodies_.all();
+    if (bodies && std::any_of(bodies->begin(), bodies->end(),
+                              [](const Body& b) { return b.wall_friction >= 0.0; })) {
+        const std::size_t n = bodies->size();
         r.collect.resize(n, 0);
         r.reference.resize(n, {0.0, 0.0, 0.0});
-        for (const Body& b : *all_bodies_) r.wall_friction.push_back(b.wall_friction);
+        for (const Body& b : *bodies) r.wall_friction.push_back(b.wall_friction);
     }
     return r;
 }
@@ -419,14 +407,6 @@ double AdaptiveHeun::correction_work(const Material& material, std::size_t a, do
     return e0 + stored - e1;
 }
 
-double AdaptiveHeun::body_power(const std::vector<BodyLoad>& loads, double t, int dim) const {
-    double power = 0.0;
-    if (!all_bodies_) return power;
-    for (std::size_t k = 0; k < loads.size() && k < all_bodies_->size(); ++k)
-        power += regolith_power((*all_bodies_)[k], loads[k], t, dim);
-    return power;
-}
-
 EnergyIncrement AdaptiveHeun::energy_increment(const parallel::Partition& part, double dt,
                                                double power_1, double power_2) const {
     // This rank's share (its owned particles); the rows sum the ranks' totals
@@ -551,16 +531,16 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
     auto clock = std::chrono::steady_clock::now();
     particle_error_.clear();
     start_saved_ = false;  // the predictor saves the particles' state (stage_update)
-    rigid_.save_start();
+    bodies_.save_start();
     times_.updates += seconds_since(clock);
     clock = std::chrono::steady_clock::now();
     share_staging(k1_, k2_);
     const double dt_contact = derivatives(p, nl, mt, pp, time, k1_);
-    const double power_1 = body_power(k1_.loads, time, p.dim);  // the bodies at the step start
-    rigid_.compute_rates(1, k1_.loads, pp.gravity, time);
+    const double power_1 = bodies_.power(k1_.loads, time);  // the bodies at the step start
+    bodies_.compute_rates(1, k1_.loads, pp.gravity, time);
     times_.derivatives += seconds_since(clock);
     // The particles' smallest Courant limit comes from the pair loop's reduction.
-    double dt_courant = std::min({dt_contact, rigid_.step_limit(pp.courant, time), k1_.dt_min});
+    double dt_courant = std::min({dt_contact, bodies_.step_limit(pp.courant, time), k1_.dt_min});
     dt_courant = mpi::min(dt_courant);
     last_courant_ = dt_courant;
 
@@ -576,18 +556,18 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
                                            (std::ostringstream() << opt_.dt_min).str() + " s");
         auto clock = std::chrono::steady_clock::now();
         stage_update(p, mt, nl.partition(p), dt, false);
-        rigid_.update(dt, false, time + dt);
+        bodies_.update(dt, false, time + dt);
         place(p, time + dt);  // kinematic bodies exactly, rigid ones at their predicted state
         times_.updates += seconds_since(clock);
         share_staging(k2_, k1_);
         evaluate(p, nl, mt, pp, time + dt, false, k2_);
-        const double power_2 = body_power(k2_.loads, time + dt, p.dim);  // at their predicted state
-        rigid_.compute_rates(2, k2_.loads, pp.gravity, time + dt);
+        const double power_2 = bodies_.power(k2_.loads, time + dt);  // at their predicted state
+        bodies_.compute_rates(2, k2_.loads, pp.gravity, time + dt);
         clock = std::chrono::steady_clock::now();
         double err = stage_update(p, mt, nl.partition(p), dt, true);
-        if (!rigid_.empty()) {
-            rigid_.update(dt, true, time + dt);
-            err = std::max(err, rigid_.error(dt) / opt_.tolerance);
+        if (bodies_.integrated()) {
+            bodies_.update(dt, true, time + dt);
+            err = std::max(err, bodies_.error(dt) / opt_.tolerance);
             place(p, time + dt);
         }
         times_.updates += seconds_since(clock);
@@ -608,7 +588,7 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
             return report;
         }
         restore_start(p);
-        rigid_.restore_start();
+        bodies_.restore_start();
         ++report.rejected;
         dt *= std::isfinite(err) ? std::clamp(0.9 / std::sqrt(err), 0.1, 0.9) : 0.25;
         if (report.rejected > 200)

@@ -9,13 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "geometry/body.hpp"
 #include "parallel/domain.hpp"
 #include "parallel/thread_tuner.hpp"
+#include "sph/body.hpp"
 #include "sph/contact.hpp"
 #include "sph/equations.hpp"
 #include "sph/neighbours.hpp"
-#include "sph/rigid_dynamics.hpp"
 
 namespace regosph {
 
@@ -105,13 +104,12 @@ public:
     static constexpr double kMaxSkinFactor = 2.0;
     static double next_skin_factor(double factor, std::int64_t evaluations_lived);
 
-    // The bodies of the run: particles of kinematic bodies are placed at each stage time, rigid
-    // bodies are advanced with the particles (rigid_dynamics.hpp) and touch other boundary
-    // bodies (contact.hpp, from the bodies' `materials`). Must outlive the integrator; null
-    // (the default) means neither.
+    // The bodies of the run: particles of moving bodies are placed at each stage time, bodies
+    // with a state of their own are advanced with the particles (body.hpp, Bodies), and rigid
+    // ones touch other boundary bodies (contact.hpp, from the bodies' `materials`). Must
+    // outlive the integrator; null (the default) means none.
     void set_bodies(std::vector<Body>* bodies, int dim, const std::vector<Material>& materials);
-    // Place the kinematic and rigid bodies at time t [s] (a no-op without any); halo copies
-    // included.
+    // Place the moving bodies at time t [s] (a no-op without any); halo copies included.
     void place(ParticleSet& p, double t);
 
     // The domain decomposition (must outlive the integrator, and have distributed the
@@ -162,9 +160,6 @@ private:
     // The per-particle loops take the particles of the pair loop's partition (NeighbourList).
     double stage_update(ParticleSet& p, const MaterialTable& mt, const parallel::Partition& part,
                         double dt, bool final);
-    // The power of the kinematic and rigid bodies on the particles at time t from an
-    // evaluation's loads [W] (regolith_power; the rigid bodies in their current state).
-    double body_power(const std::vector<BodyLoad>& loads, double t, int dim) const;
     double correction_work(const Material& material, std::size_t a, double dt,
                            const SymTensor& sigma, const ParticleSet& p) const;
     // The accepted step's increment of the energy budget, this rank's share; `part`: the
@@ -195,12 +190,10 @@ private:
     // beyond the integrated dissipation rate, and whether the predictor's correction did.
     std::vector<double> correction_loss_;
     std::vector<std::uint8_t> predictor_corrected_;
-    const std::vector<Body>* bodies_ = nullptr;  // set when some body is kinematic
-    const std::vector<Body>* all_bodies_ = nullptr;  // for the wall friction of each body
-    RigidBodies rigid_;
+    Bodies bodies_;
     BodyContact contact_;
     parallel::Domain* domain_ = nullptr;
-    std::array<std::vector<double>, 3> wall_acceleration_;  // of kinematic particles [m/s^2]
+    std::array<std::vector<double>, 3> wall_acceleration_;  // of moving bodies' particles [m/s^2]
     std::vector<BodyLoad> step_loads_;
     std::int64_t step_loads_step_ = -1;
 };

@@ -15,9 +15,9 @@ std::vector<ObserverReading> read_observers(const ParticleSet& p,
     for (std::size_t k = 0; k < observers.size(); ++k) {
         const Observer& o = observers[k];
         // A region carried by a kinematic body: its motion at t, once for all particles.
-        const bool carried = o.body >= 0 && bodies[o.body].motion == Motion::kinematic;
-        const geometry::KinematicState motion =
-            carried ? bodies[o.body].kinematics.at(t) : geometry::KinematicState{};
+        const geometry::Kinematics* tool = o.body >= 0 ? prescribed_motion(bodies[o.body]) : nullptr;
+        const bool carried = tool != nullptr;
+        const geometry::KinematicState motion = carried ? tool->at(t) : geometry::KinematicState{};
         // Which particles lie inside, in parallel (the region test is the costly part); the
         // sums then run serially in particle order, so they do not depend on the threads.
         const std::size_t n = p.owned();

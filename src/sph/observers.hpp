@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "geometry/body.hpp"
-#include "geometry/shapes.hpp"
 #include "core/particles.hpp"
+#include "geometry/shapes.hpp"
+#include "sph/body.hpp"
 
 namespace regosph {
 

@@ -59,7 +59,7 @@ std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
             columns.push_back(b + ".torque_z [N]");  // N m per metre of depth
         else
             for (const char* c : {"x", "y", "z"}) columns.push_back(b + ".torque_" + c + " [N m]");
-        if (bodies[k].motion == Motion::kinematic)  // a motor's power and work
+        if (prescribed_motion(bodies[k]))  // a motor's power and work
             for (const std::string& c : ToolWork::columns(b, planar)) columns.push_back(c);
     }
     return columns;
@@ -106,7 +106,7 @@ std::vector<double> rigid_body_row(const std::vector<Body>& bodies,
             row.insert(row.end(), v.begin(), v.begin() + dim);
     };
     for (const std::size_t k : rigid) {
-        const RigidBodyReport r = report_rigid_body(bodies[k].rigid, loads[k], time, dim);
+        const RigidBodyReport r = report_rigid_body(*rigid_body(bodies[k]), loads[k], time, dim);
         put(r.state.centre, false);
         if (dim == 2)
             row.push_back(r.angle);
@@ -166,8 +166,8 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
       t_start_(time), step_start_(step) {
     const bool planar = particles.dim == 2;
     for (std::size_t k = 0; k < bodies.size(); ++k) {
-        if (collects_loads(bodies[k].motion)) loaded_.push_back(k);
-        if (bodies[k].motion == Motion::rigid) rigid_.push_back(k);
+        if (collects_loads(bodies[k])) loaded_.push_back(k);
+        if (rigid_body(bodies[k])) rigid_.push_back(k);
     }
     if (writing_) {
         writer_ = std::make_unique<io::SnapshotWriter>(o.output_dir);  // checks writability
@@ -275,7 +275,8 @@ void Recorder::snapshot(double time, std::int64_t step) {
     last_snapshot_step_ = step;
     if (!writer_) return;
     std::map<std::string, std::string> attributes = o_.metadata;
-    if (!rigid_.empty()) attributes[io::kCheckpointRigidBodies] = rigid_states_json(bodies_);
+    if (std::string states = body_states_json(bodies_); !states.empty())
+        attributes[io::kCheckpointRigidBodies] = std::move(states);
     writer_->write(particles_, time, step, attributes);
     ++snapshots_;
 }
@@ -305,7 +306,7 @@ bool Recorder::checkpoint_due(std::int64_t step) const {
 void Recorder::checkpoint(const io::CheckpointState& state) {
     if (!writing_) return;
     io::CheckpointState with_bodies = state;
-    with_bodies.rigid_bodies = rigid_states_json(bodies_);
+    with_bodies.rigid_bodies = body_states_json(bodies_);
     with_bodies.wall_seconds = total_wall_seconds();
     last_checkpoint_ = io::write_checkpoint(o_.output_dir, particles_, with_bodies).string();
     write_observers_h5();

@@ -13,13 +13,12 @@
 #include <vector>
 
 #include "core/particles.hpp"
-#include "geometry/body.hpp"
 #include "io/checkpoint.hpp"
 #include "io/snapshot.hpp"
+#include "sph/body.hpp"
 #include "io/time_series.hpp"
 #include "sph/diagnostics.hpp"
 #include "sph/integrator.hpp"
-#include "sph/motion.hpp"
 #include "sph/observers.hpp"
 #include "sph/run_options.hpp"
 #include "sph/tool_work.hpp"

@@ -14,11 +14,13 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/particles.hpp"
-#include "geometry/body.hpp"
+#include "geometry/rigid_body.hpp"
+#include "sph/body_motion.hpp"
 #include "sph/body_loads.hpp"
 
 namespace regosph {
@@ -48,49 +50,56 @@ struct RigidBodyReport {
 RigidBodyReport report_rigid_body(const geometry::RigidBody& b, const BodyLoad& regolith,
                                   double t, int dim);
 
-// The states of the rigid bodies as JSON text {"<body>": {"centre_m": [..], "orientation_wxyz":
-// [..], "velocity_m_s": [..], "angular_momentum_kg_m2_s": [..], "acceleration_m_s2": [..],
-// "torque_rate_N_m": [..]}, ...} (doubles round-trip exactly): a snapshot and checkpoint
-// attribute. "" without rigid bodies.
-std::string rigid_states_json(const std::vector<Body>& bodies);
-// Sets the states of the rigid bodies from that text; throws std::runtime_error naming a body
-// missing from it or a malformed entry.
-void read_rigid_states_json(const std::string& text, std::vector<Body>& bodies);
+// A rigid body's motion kind (body_motion.hpp): its mass properties and state, and the rates
+// and start of the step that the Heun stages advance it with.
+struct RigidMotion {
+    static constexpr const char* kName = "rigid";
+    static constexpr bool kBoundary = true;
+    static constexpr bool kIntegrated = true;
 
-// The rigid bodies of a run, as the integrator advances them.
-class RigidBodies {
-public:
-    // Binds the run's bodies (must outlive this); none rigid: every call is a no-op.
-    void bind(std::vector<Body>* bodies, int dim);
-    bool empty() const { return index_.empty(); }
+    geometry::RigidBody body;
+    geometry::RigidState start;  // the state at the start of the step
+    RigidRates k1, k2;           // the stages' rates
 
-    // Adds the rigid bodies to a load request: their loads, torques about their centres.
-    void request_loads(LoadRequest& request) const;
+    static RigidMotion make(const MotionInput& in, const std::string& where);
 
-    void save_start();
-    void restore_start();
-    // Stage rates from an evaluation's loads at time t (stage 1 or 2).
-    void compute_rates(int stage, const std::vector<BodyLoad>& loads,
-                       const std::array<double, 3>& gravity, double t);
+    // Its loads, torques about its centre.
+    bool collects_loads() const { return true; }
+    geometry::Vec3 load_reference(double) const { return body.state.centre; }
+
+    // The motion of the body's particles from the current state at time t: the rotation, the
+    // angular velocity and the accelerations of the centre.
+    struct Frame {
+        const geometry::RigidBody* body;
+        geometry::Mat3 R;
+        geometry::Vec3 omega, alpha, acc;
+        bool place(std::size_t j, geometry::Vec3& x, geometry::Vec3& v, geometry::Vec3& a) const;
+    };
+    Frame frame(double t, int dim) const;
+
+    // -(F . V + T . omega) in the current state (torque about the centre).
+    double regolith_power(const BodyLoad& load, double t, int dim) const;
+
+    void save_start() { start = body.state; }
+    void restore_start() { body.state = start; }
+    // Stage rates (stage 1 or 2) from an evaluation's load at time t.
+    void rates(int stage, const BodyLoad& load, const std::array<double, 3>& gravity, double t,
+               int dim);
     // Predictor (final = false): y = y0 + dt k1; corrector: y = y0 + dt/2 (k1 + k2). t is the
     // time of the new state (prescribed degrees of freedom).
-    void update(double dt, bool final, double t);
-    // Error of the corrector against the predictor, as the particles' norm: the largest over
-    // the bodies of |dc| / h, |dV| dt / h and the rotation error times the extent over h.
-    double error(double dt) const;
-    // The step the bodies' own motion allows: courant h / (|V| + |omega| extent) [s].
-    double step_limit(double courant, double t) const;
+    void update(double dt, bool final, double t, int dim);
+    // Error of the corrector against the predictor, as the particles' norm: the largest of
+    // |dc| / h, |dV| dt / h and the rotation error times the extent over h.
+    double error(double dt, double h, int dim) const;
+    // The step its own motion allows: courant h / (|V| + |omega| extent) [s].
+    double step_limit(double courant, double h, double t, int dim) const;
 
-    // Positions, velocities and accelerations [m/s^2] of the rigid bodies' particles (owned and
-    // halo) at time t, from the current states; `acceleration` has one entry per particle.
-    void place(ParticleSet& p, double t, std::array<std::vector<double>, 3>& acceleration) const;
-
-private:
-    std::vector<Body>* bodies_ = nullptr;
-    int dim_ = 2;
-    std::vector<std::size_t> index_;  // the rigid bodies among bodies_
-    std::vector<geometry::RigidState> start_;
-    std::vector<RigidRates> k1_, k2_;
+    // Its state as JSON {"centre_m": [..], "orientation_wxyz": [..], "velocity_m_s": [..],
+    // "angular_momentum_kg_m2_s": [..], "acceleration_m_s2": [..], "torque_rate_N_m": [..]}
+    // (doubles round-trip exactly), and back (throws nlohmann's exceptions on a malformed one).
+    std::optional<nlohmann::json> state() const;
+    void read_state(const nlohmann::json& j);
+    void describe(io::Json&) const {}
 };
 
 }  // namespace regosph

@@ -99,7 +99,7 @@ void check_resolution(const std::string& where, const std::vector<geometry::Poin
 
 }  // namespace
 
-int Simulation::add_body(const std::string& name, int material, Motion motion,
+int Simulation::add_body(const std::string& name, int material, const std::string& motion,
                          const std::vector<geometry::Point>& positions, double spacing,
                          double smoothing_length, geometry::Point velocity,
                          const std::optional<geometry::Kinematics>& kinematics,
@@ -132,69 +132,40 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
         if (!std::isfinite(velocity[d]))
             throw std::invalid_argument(where + "velocity must be finite");
     const Material& m = materials_[material];
-    const bool rigid = boundary_only(m);
-    if (motion == Motion::dynamic && rigid)
+    const double rho = reference_density(m);
+    const double volume = std::pow(spacing, particles_.dim);
+    const bool boundary = boundary_motion(motion);
+    if (!boundary && boundary_only(m))
         throw std::invalid_argument(where + "material '" + m.name +
                                     "' is Rigid, which only boundary (fixed) bodies can use");
-    if (motion == Motion::dynamic && particles_.dim == 2 && velocity[2] != 0.0)
-        throw std::invalid_argument(where + "velocity: a 2D run has no z velocity");
-    if (motion != Motion::dynamic && motion != Motion::rigid && velocity != geometry::Point{0, 0, 0})
-        throw std::invalid_argument(where + "velocity: only dynamic and rigid bodies take an "
-                                    "initial velocity (a kinematic body moves by its kinematics)");
-    if (motion != Motion::kinematic && motion != Motion::rigid && kinematics)
-        throw std::invalid_argument(where + "kinematics: only a kinematic or rigid body follows "
-                                    "prescribed motion (motion is '" +
-                                    std::string(motion_name(motion)) + "')");
-    if (motion != Motion::rigid && rigid_spec)
-        throw std::invalid_argument(where + "mass, centre, inertia, angular_velocity, force, "
-                                    "torque and fixed_dofs belong to rigid bodies (motion is '" +
-                                    std::string(motion_name(motion)) + "')");
-    if (motion == Motion::kinematic && !kinematics)
-        throw std::invalid_argument(where + "kinematics: a kinematic body needs its motion");
-    const geometry::Kinematics prescribed =
-        kinematics ? geometry::validated(*kinematics, particles_.dim, where) : geometry::Kinematics{};
+    Body body;
+    body.motion = make_motion(motion,
+                              MotionInput{positions, rho * volume, spacing, particles_.dim, velocity,
+                                          kinematics, rigid_spec},
+                              where);
 
     check_resolution(where, positions, spacing, smoothing_length, particles_.dim);
     check_overlap(name, positions, spacing);
 
-    const double rho = reference_density(m);
-    const double volume = std::pow(spacing, particles_.dim);
-    const auto kind = motion == Motion::dynamic ? ParticleKind::dynamic : ParticleKind::boundary;
+    const auto kind = boundary ? ParticleKind::boundary : ParticleKind::dynamic;
     const auto body_index = static_cast<std::int32_t>(bodies_.size());
-    const std::array<double, 3> v0 = motion == Motion::dynamic ? velocity : geometry::Point{};
+    // Boundary particles take their velocity from their body's motion (place).
+    const std::array<double, 3> v0 = boundary ? geometry::Point{} : velocity;
     std::int64_t next_id = particles_.size() == 0
                                ? 0
                                : *std::max_element(particles_.id.begin(), particles_.id.end()) + 1;
-    Body body;
     body.name = name;
     body.material = material;
-    body.motion = motion;
     body.spacing = spacing;
     body.smoothing_length = smoothing_length;
     body.particle_count = positions.size();
     body.first_id = next_id;
-    body.kinematics = prescribed;
     particles_.reserve(particles_.size() + positions.size());
     for (const auto& pos : positions) {
         geometry::Point x = pos;
         if (particles_.dim == 2) x[2] = 0.0;
         particles_.push_back(x, v0, rho, rho * volume, smoothing_length, material, body_index,
                              kind, next_id++);
-        if (motion == Motion::kinematic) body.reference_positions.push_back(x);
-    }
-    if (motion == Motion::rigid) {
-        const std::size_t first = particles_.size() - positions.size();
-        const std::vector<geometry::Vec3> x(positions.begin(), positions.end());
-        const std::vector<double> masses(particles_.mass.begin() + static_cast<std::ptrdiff_t>(first),
-                                         particles_.mass.end());
-        try {
-            body.rigid = geometry::make_rigid_body(x, masses, spacing, particles_.dim,
-                                                   rigid_spec.value_or(geometry::RigidSpec{}),
-                                                   velocity, kinematics, where);
-        } catch (...) {
-            particles_.resize(first);  // the setup stays as it was
-            throw;
-        }
     }
     bodies_.push_back(std::move(body));
     integrator_.reset();
@@ -255,7 +226,7 @@ void Simulation::set_wall_friction(int body, double mu) {
                                     " does not name an added body");
     Body& b = bodies_[static_cast<std::size_t>(body)];
     const std::string where = "body '" + b.name + "': wall_friction";
-    check_wall_friction(b.motion, mu, "body '" + b.name + "': ");
+    check_wall_friction(is_boundary(b), mu, "body '" + b.name + "': ");
     if (!std::isfinite(mu))
         throw std::invalid_argument(where + ": the Coulomb coefficient must be a finite number");
     b.wall_friction = mu;
@@ -294,7 +265,7 @@ std::vector<BodyLoad> Simulation::body_loads() {
     validate_setup();
     ensure_integrator();
     if (std::none_of(bodies_.begin(), bodies_.end(),
-                     [](const Body& b) { return collects_loads(b.motion); }))
+                     [](const Body& b) { return collects_loads(b); }))
         return std::vector<BodyLoad>(bodies_.size());
     integrator_->evaluate(particles_, neighbours_, *table_, physics_, time_, true, scratch_);
     release_halo();
@@ -305,14 +276,12 @@ std::vector<BodyLoad> Simulation::body_loads() {
 
 std::vector<std::optional<RigidBodyReport>> Simulation::rigid_body_reports() {
     std::vector<std::optional<RigidBodyReport>> out(bodies_.size());
-    if (std::none_of(bodies_.begin(), bodies_.end(),
-                     [](const Body& b) { return b.motion == Motion::rigid; }))
-        return out;
+    if (std::none_of(bodies_.begin(), bodies_.end(), rigid_body)) return out;
     const std::vector<BodyLoad> loads = recorded_loads();
     for (std::size_t k = 0; k < bodies_.size(); ++k)
-        if (bodies_[k].motion == Motion::rigid)
-            out[k] = report_rigid_body(bodies_[k].rigid, k < loads.size() ? loads[k] : BodyLoad{},
-                                       time_, particles_.dim);
+        if (const geometry::RigidBody* r = rigid_body(bodies_[k]))
+            out[k] = report_rigid_body(*r, k < loads.size() ? loads[k] : BodyLoad{}, time_,
+                                       particles_.dim);
     return out;
 }
 
@@ -396,9 +365,8 @@ void Simulation::validate_setup() const {
         throw std::invalid_argument("simulation: the setup has zero particles");
     const bool dynamic = std::any_of(p.kind.begin(), p.kind.begin() + p.owned(),
                                      [](ParticleKind k) { return k == ParticleKind::dynamic; });
-    const bool rigid = std::any_of(bodies_.begin(), bodies_.end(),
-                                   [](const Body& b) { return b.motion == Motion::rigid; });
-    if (!mpi::any(dynamic) && !rigid)
+    const bool integrated = std::any_of(bodies_.begin(), bodies_.end(), is_integrated);
+    if (!mpi::any(dynamic) && !integrated)
         throw std::invalid_argument("simulation: no dynamic or rigid body; nothing would move");
     for (int d = 0; d < 3; ++d)
         if (!std::isfinite(physics_.gravity[d]))
@@ -524,29 +492,11 @@ std::string Simulation::describe(const RunOptions& o) const {
     for (const Body& b : bodies_) {
         io::Json body = {{"name", b.name},
                          {"material", materials_[b.material].name},
-                         {"motion", motion_name(b.motion)},
+                         {"motion", motion_name(b)},
                          {"spacing_m", b.spacing},
                          {"smoothing_length_m", b.smoothing_length},
                          {"particles", b.particle_count}};
-        if (b.motion == Motion::kinematic) {
-            const geometry::Kinematics& k = b.kinematics;
-            io::Json translation = io::Json::array();
-            for (const auto& seg : k.translation)
-                translation.push_back({{"until_s", seg.until}, {"velocity_m_s", seg.velocity}});
-            body["kinematics"] = {{"pivot_m", k.pivot},
-                                  {"axis", k.axis},
-                                  {"angular_velocity_rad_s", k.angular_velocity},
-                                  {"rpm", k.angular_velocity * 30.0 / M_PI},
-                                  {"translation", translation}};
-            // Motor-like schedules, when given: knots (time, value), linear between them.
-            for (const auto& knot : k.rate_schedule.knots)
-                body["kinematics"]["rate_schedule"].push_back(
-                    {{"time_s", knot.time}, {"angular_velocity_rad_s", knot.value[0]},
-                     {"rpm", knot.value[0] * 30.0 / M_PI}});
-            for (const auto& knot : k.velocity_ramp.knots)
-                body["kinematics"]["velocity_ramp"].push_back(
-                    {{"time_s", knot.time}, {"velocity_m_s", knot.value}});
-        }
+        describe_motion(b, body);
         j["bodies"].push_back(body);
     }
     j["observers"] = io::Json::array();
@@ -589,7 +539,7 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     if (q.body != particles_.body) mismatch("particle bodies");
     if (q.kind != particles_.kind) mismatch("particle kinds");
     try {
-        read_rigid_states_json(ck.state.rigid_bodies, bodies_);
+        read_body_states_json(ck.state.rigid_bodies, bodies_);
     } catch (const std::exception& e) {
         throw std::invalid_argument("restart: checkpoint '" + ck.file.string() + "': " + e.what());
     }

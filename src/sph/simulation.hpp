@@ -12,15 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "geometry/body.hpp"
 #include "io/run_directory.hpp"
 #include "geometry/shapes.hpp"
 #include "materials/material.hpp"
 #include "parallel/domain.hpp"
+#include "sph/body.hpp"
 #include "sph/diagnostics.hpp"
 #include "sph/equations.hpp"
 #include "sph/integrator.hpp"
-#include "sph/motion.hpp"
 #include "sph/neighbours.hpp"
 #include "sph/observers.hpp"
 #include "sph/run_options.hpp"
@@ -38,14 +37,15 @@ public:
     int add_material(const Material& m);
 
     // Adds a body whose particles sit at `positions` [m], each of volume spacing^dim, density
-    // the material's reference density, support radius `smoothing_length` [m], initial
+    // the material's reference density, support radius `smoothing_length` [m], moving as
+    // `motion` ("dynamic", "fixed", "kinematic" or "rigid"; body.hpp) says, with initial
     // velocity `velocity` [m/s] (dynamic and rigid bodies). A kinematic body follows
     // `kinematics` from t = 0, `positions` being its configuration at t = 0. A rigid body
-    // (Motion::rigid) takes `rigid` (mass properties, applied loads, fixed_dofs; all optional),
-    // and `kinematics` for its prescribed degrees of freedom. Returns the body index. Throws
+    // takes `rigid` (mass properties, applied loads, fixed_dofs; all optional), and
+    // `kinematics` for its prescribed degrees of freedom. Returns the body index. Throws
     // std::invalid_argument naming the body and field on bad input (empty body, NaN
     // coordinates, non-positive spacing/h, kinematics given to a body that is not kinematic).
-    int add_body(const std::string& name, int material, Motion motion,
+    int add_body(const std::string& name, int material, const std::string& motion,
                  const std::vector<geometry::Point>& positions, double spacing,
                  double smoothing_length, geometry::Point velocity = {0, 0, 0},
                  const std::optional<geometry::Kinematics>& kinematics = std::nullopt,

@@ -5,21 +5,10 @@
 
 namespace regosph {
 
-double regolith_power(const Body& body, const BodyLoad& load, double t, int dim) {
-    if (body.motion == Motion::kinematic)
-        return geometry::power_into_regolith(body.kinematics, load.force, load.torque, t);
-    if (body.motion != Motion::rigid) return 0.0;
-    const geometry::RigidBody& b = body.rigid;
-    const geometry::Vec3 omega = geometry::angular_velocity(b, b.state, t, dim);
-    double p = 0.0;
-    for (int d = 0; d < 3; ++d) p -= load.force[d] * b.state.velocity[d] + load.torque[d] * omega[d];
-    return p;
-}
-
 ToolWork::ToolWork(const std::vector<Body>& bodies)
     : bodies_(bodies), power_(bodies.size(), 0.0), work_(bodies.size(), 0.0) {}
 
-bool ToolWork::driven(std::size_t k) const { return bodies_[k].motion == Motion::kinematic; }
+bool ToolWork::driven(std::size_t k) const { return prescribed_motion(bodies_[k]) != nullptr; }
 
 std::vector<std::string> ToolWork::columns(const std::string& body, bool planar) {
     return {body + (planar ? ".power [W/m]" : ".power [W]"), body + (planar ? ".work [J/m]" : ".work [J]")};

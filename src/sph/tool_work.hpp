@@ -1,6 +1,6 @@
 // The mechanical power the regolith takes from each kinematic body (a tool driven by a motor)
 // and the work done since the start of the series, for the rows of diagnostics.csv
-// (sph/recorder.cpp). Power: regolith_power (below) of the row's load,
+// (sph/recorder.cpp). Power: regolith_power (body.hpp) of the row's load,
 // the step-averaged load of the step ending at the row, with the motion at mid-step. Work: the
 // trapezoidal integral of the rows' power over time; rows come every diagnostics_every steps.
 // A continued series resumes from its last row, so a restarted run writes the same rows as an
@@ -12,24 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "geometry/body.hpp"
+#include "sph/body.hpp"
 #include "sph/body_loads.hpp"
 
 namespace regosph {
-
-// The mechanical power a body gives the regolith through its load (force F and torque T of
-// the regolith on it, about its reference point) at time t [s]: -(F . V + T . omega) [W]
-// (2D: [W/m]), V the velocity of the reference point and omega the angular velocity. A
-// kinematic body moves as prescribed (geometry::power_into_regolith, pivot); a rigid body
-// in its current state (torque about its centre). Equal to -sum_b F_b . v_b over its
-// particles. Other bodies: 0.
-double regolith_power(const Body& body, const BodyLoad& load, double t, int dim);
 
 class ToolWork {
 public:
     explicit ToolWork(const std::vector<Body>& bodies);
 
-    // Whether body k has power and work columns (it is kinematic).
+    // Whether body k has power and work columns (a tool driven by a motor: prescribed_motion).
     bool driven(std::size_t k) const;
     // Its two column names with units (2D: per metre of depth).
     static std::vector<std::string> columns(const std::string& body, bool planar);

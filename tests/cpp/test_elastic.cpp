@@ -44,7 +44,7 @@ Simulation elastic_block(const ElasticSolid& es, std::array<int, 2> n, double dx
     Simulation sim(2);
     const int mat = sim.add_material(Material{"rubber", es, 0.0});
     const auto shape = geometry::rectangle({0, 0}, {n[0] * dx, n[1] * dx});
-    sim.add_body("block", mat, Motion::dynamic, geometry::lattice_fill(*shape, dx), dx, 2.5 * dx);
+    sim.add_body("block", mat, "dynamic", geometry::lattice_fill(*shape, dx), dx, 2.5 * dx);
     return sim;
 }
 
@@ -260,10 +260,10 @@ TEST_CASE("elastic bodies: free or fixed; fresh particles start at zero stress =
     Simulation sim(2);
     const int mat = sim.add_material(Material{"rubber", rubber(), 0.0});
     const auto pts = geometry::lattice_fill(*geometry::rectangle({0, 0}, {0.05, 0.05}), 0.01);
-    sim.add_body("free", mat, Motion::dynamic, pts, 0.01, 0.025);
+    sim.add_body("free", mat, "dynamic", pts, 0.01, 0.025);
     auto shifted = pts;
     for (auto& x : shifted) x[0] += 0.1;
-    sim.add_body("fixed", mat, Motion::fixed, shifted, 0.01, 0.025);
+    sim.add_body("fixed", mat, "fixed", shifted, 0.01, 0.025);
     const ParticleSet& p = sim.particles();
     for (std::size_t a = 0; a < p.size(); ++a) {
         CHECK(p.rho[a] == 1000.0);
@@ -514,7 +514,7 @@ TEST_CASE("artificial stress in the momentum equation: repulsive in tension, abs
         es.artificial_stress_exponent = n;
         Simulation sim(2);
         const int mat = sim.add_material(Material{"ring", es, 0.0});
-        sim.add_body("pair", mat, Motion::dynamic, {{0, 0, 0}, {r, 0, 0}}, dx, h);
+        sim.add_body("pair", mat, "dynamic", {{0, 0, 0}, {r, 0, 0}}, dx, h);
         ParticleSet& p = sim.particles();
         for (std::size_t a = 0; a < 2; ++a) {
             p.stress[XX][a] = sxx;
@@ -558,8 +558,8 @@ TEST_CASE("XSPH: eps = 0 leaves dx/dt = v exactly; eps > 0 adds the smoothed vel
     const int mp = sim.add_material(Material{"plain", plain, 0.0});
     const auto left = geometry::lattice_fill(*geometry::rectangle({0, 0}, {0.08, 0.06}), dx);
     const auto right = geometry::lattice_fill(*geometry::rectangle({0.08, 0}, {0.16, 0.06}), dx);
-    sim.add_body("smooth", ms, Motion::dynamic, left, dx, h);
-    sim.add_body("plain", mp, Motion::dynamic, right, dx, h);
+    sim.add_body("smooth", ms, "dynamic", left, dx, h);
+    sim.add_body("plain", mp, "dynamic", right, dx, h);
     ParticleSet& p = sim.particles();
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> u(-1.0, 1.0);

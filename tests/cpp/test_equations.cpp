@@ -51,7 +51,7 @@ Simulation block(int dim, std::array<int, 3> n, double dx, double cohesion = 1e1
     const geometry::ShapePtr shape =
         dim == 2 ? geometry::rectangle({0, 0}, {n[0] * dx, n[1] * dx})
                  : geometry::box({0, 0, 0}, {n[0] * dx, n[1] * dx, n[2] * dx});
-    sim.add_body("block", mat, Motion::dynamic, geometry::lattice_fill(*shape, dx), dx, 2.5 * dx);
+    sim.add_body("block", mat, "dynamic", geometry::lattice_fill(*shape, dx), dx, 2.5 * dx);
     return sim;
 }
 
@@ -150,7 +150,7 @@ Simulation random_body(int dim, unsigned seed, double cohesion = 2e3,
     const geometry::ShapePtr shape =
         dim == 2 ? geometry::rectangle({0, 0}, {n[0] * dx, n[1] * dx})
                  : geometry::box({0, 0, 0}, {n[0] * dx, n[1] * dx, n[2] * dx});
-    sim.add_body("block", mat, Motion::dynamic, geometry::lattice_fill(*shape, dx), dx, 2.5 * dx);
+    sim.add_body("block", mat, "dynamic", geometry::lattice_fill(*shape, dx), dx, 2.5 * dx);
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     ParticleSet& p = sim.particles();
@@ -1073,13 +1073,13 @@ TEST_CASE("a body at rest on a fixed floor under gravity stays on it (SPEC 6)") 
     const int mat = sim.add_material(soil(2e3, 0.0));
     const int wall = sim.add_material(Material{"wall", Rigid{kRho}, 0.0});
     const int nx = 16, ny = 4;
-    sim.add_body("soil", mat, Motion::dynamic,
+    sim.add_body("soil", mat, "dynamic",
                  geometry::lattice_fill(*geometry::rectangle({0, 0}, {nx * dx, ny * dx}), dx), dx,
                  h);
     const double t = 3 * dx;
     const auto outer = geometry::rectangle({-t, -t}, {nx * dx + t, 2 * ny * dx});
     const auto inside = geometry::rectangle({0, 0}, {nx * dx, 1.0});
-    sim.add_body("floor", wall, Motion::fixed,
+    sim.add_body("floor", wall, "fixed",
                  geometry::lattice_fill(*geometry::subtract(outer, inside), dx), dx, h);
     const double end = 0.05;
     double max_vy = 0.0, min_y = 1.0;
@@ -1118,10 +1118,10 @@ TEST_CASE("lithostatic column on a floor: the wall carries the load (boundary ex
     sim.physics().gravity = {0.0, -g, 0.0};
     const int mat = sim.add_material(soil(1e5, 0.0));
     const int wall = sim.add_material(Material{"wall", Rigid{kRho}, 0.0});
-    sim.add_body("soil", mat, Motion::dynamic,
+    sim.add_body("soil", mat, "dynamic",
                  geometry::lattice_fill(*geometry::rectangle({0, 0}, {nx * dx, H}), dx), dx, h);
     const double t = 3 * dx;
-    sim.add_body("floor", wall, Motion::fixed,
+    sim.add_body("floor", wall, "fixed",
                  geometry::lattice_fill(*geometry::subtract(
                                             geometry::rectangle({-t, -t}, {nx * dx + t, 2 * H}),
                                             geometry::rectangle({0, 0}, {nx * dx, 1.0})),

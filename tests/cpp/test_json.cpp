@@ -57,7 +57,7 @@ TEST_CASE("json: Simulation::describe lists the setup in its sections, in order"
     Simulation sim(2);
     const int wall = sim.add_material(Material{"wall", Rigid{2000.0}, 0.0});
     const auto pts = geometry::lattice_fill(*geometry::rectangle({0, 0}, {0.05, 0.02}), 0.01);
-    sim.add_body("floor \"A\"", wall, Motion::fixed, pts, 0.01, 0.025);
+    sim.add_body("floor \"A\"", wall, "fixed", pts, 0.01, 0.025);
     RunOptions o;
     o.end_time = 0.25;
     o.metadata = {{"setup", "test"}, {"spacing_m", "0.01"}};

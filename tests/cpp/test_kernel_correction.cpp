@@ -40,7 +40,7 @@ Simulation elastic_block(int dim, std::array<int, 3> n, double dx, bool correcte
     const geometry::ShapePtr shape =
         dim == 2 ? geometry::rectangle({0, 0}, {n[0] * dx, n[1] * dx})
                  : geometry::box({0, 0, 0}, {n[0] * dx, n[1] * dx, n[2] * dx});
-    sim.add_body("block", mat, Motion::dynamic, geometry::lattice_fill(*shape, dx), dx, 2.5 * dx);
+    sim.add_body("block", mat, "dynamic", geometry::lattice_fill(*shape, dx), dx, 2.5 * dx);
     sim.physics().gravity = {0.0, 0.0, 0.0};
     return sim;
 }

@@ -1,16 +1,18 @@
 // What the Python constructors convert (src/core/units.hpp, src/materials/parameters.hpp,
-// src/geometry/body.hpp, rotation_rate in src/geometry/kinematics.hpp): units, modulus
+// src/sph/body.hpp, rotation_rate in src/geometry/kinematics.hpp): units, modulus
 // combinations and the accepted names, each with its error naming the field.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/units.hpp"
-#include "geometry/body.hpp"
 #include "materials/parameters.hpp"
+#include "sph/body.hpp"
 
 using namespace regosph;
 
@@ -85,12 +87,26 @@ TEST_CASE("parameters: elastic solid and rigid materials are validated") {
 }
 
 TEST_CASE("parameters: motion names and the rotation rate") {
-    CHECK(parse_motion("dynamic") == Motion::dynamic);
-    CHECK(parse_motion("fixed") == Motion::fixed);
-    CHECK(parse_motion("kinematic") == Motion::kinematic);
-    CHECK(parse_motion("rigid") == Motion::rigid);
-    CHECK(error_of([] { parse_motion("free"); }).find("use 'dynamic'") != std::string::npos);
-    CHECK(error_of([] { parse_motion("floating"); }) ==
+    const std::vector<geometry::Point> positions{{0.0, 0.0, 0.0}, {0.1, 0.0, 0.0}};
+    const std::optional<geometry::Kinematics> kinematics = geometry::Kinematics{}, none;
+    const std::optional<geometry::RigidSpec> no_spec;
+    const MotionInput in{positions, 1.0, 0.1, 2, {0.0, 0.0, 0.0}, kinematics, no_spec};
+    const MotionInput still{positions, 1.0, 0.1, 2, {0.0, 0.0, 0.0}, none, no_spec};
+    for (const std::string name : {"dynamic", "fixed", "kinematic", "rigid"}) {
+        Body b;
+        b.motion = make_motion(name, name == "kinematic" ? in : still, "body 'b': ");
+        CHECK(motion_name(b) == name);
+        CHECK(is_boundary(b) == (name != "dynamic"));
+        CHECK(boundary_motion(name) == (name != "dynamic"));
+        CHECK(collects_loads(b) == (name == "kinematic" || name == "rigid"));
+        CHECK((prescribed_motion(b) != nullptr) == (name == "kinematic"));
+        CHECK((rigid_body(b) != nullptr) == (name == "rigid"));
+    }
+    CHECK(error_of([&] { make_motion("fixed", in, "body 'b': "); }) ==
+          "body 'b': kinematics: only a kinematic or rigid body follows prescribed motion "
+          "(motion is 'fixed')");
+    CHECK(error_of([] { boundary_motion("free"); }).find("use 'dynamic'") != std::string::npos);
+    CHECK(error_of([] { boundary_motion("floating"); }) ==
           "motion: 'floating' is not one of 'dynamic', 'fixed', 'kinematic', 'rigid'");
     CHECK(geometry::rotation_rate(std::nullopt, std::nullopt) == 0.0);
     CHECK(geometry::rotation_rate(30.0, std::nullopt) == doctest::Approx(std::numbers::pi));

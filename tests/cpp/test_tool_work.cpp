@@ -14,11 +14,12 @@ namespace {
 std::vector<Body> tool_and_wall() {
     Body tool;
     tool.name = "tool";
-    tool.motion = Motion::kinematic;
-    tool.kinematics.translation = {{10.0, {0.0, -1.0, 0.0}}};  // down at 1 m/s
+    KinematicMotion down;
+    down.kinematics.translation = {{10.0, {0.0, -1.0, 0.0}}};  // down at 1 m/s
+    tool.motion = down;
     Body wall;
     wall.name = "wall";
-    wall.motion = Motion::fixed;
+    wall.motion = FixedMotion{};
     return {tool, wall};
 }
 std::vector<BodyLoad> pushing_up(double newtons) {

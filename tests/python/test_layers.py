@@ -80,7 +80,7 @@ def write(root, rel, text):
     ("materials/model.hpp", "sph/equations.hpp", "higher layer sph"),
     ("core/particles.hpp", "io/snapshot.hpp", "higher layer io"),
     ("io/snapshot.cpp", "sph/recorder.hpp", "higher layer sph"),
-    ("geometry/body.hpp", "materials/material.hpp", "sibling layer materials"),
+    ("geometry/kinematics.hpp", "materials/material.hpp", "sibling layer materials"),
     ("parallel/domain.cpp", "geometry/shapes.hpp", "sibling layer geometry"),
     ("sph/equations.cpp", "equations.hpp", "must name its layer"),
     ("physics/new.hpp", "core/particles.hpp", "outside the layer directories"),
