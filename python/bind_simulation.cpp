@@ -72,6 +72,36 @@ void bind_options(py::module_& m) {
                        "always all allowed threads (benchmarks of a fixed count).");
 }
 
+// The rigid-body arguments of add_body as a RigidSpec: for motion "rigid", or wherever one of
+// them is given (Simulation::add_body then refuses them for another motion, naming it).
+std::optional<geometry::RigidSpec> rigid_spec(
+    const std::string& motion, std::optional<double> mass, const py::object& centre,
+    const py::object& inertia, const py::object& angular_velocity, const py::object& force,
+    const py::object& torque, const std::string& force_frame, const std::string& torque_frame,
+    const py::object& fixed_dofs, const std::string& where) {
+    const bool rigid_args = mass || !centre.is_none() || !inertia.is_none() ||
+                            !angular_velocity.is_none() || !force.is_none() ||
+                            !torque.is_none() || !fixed_dofs.is_none();
+    if (motion == RigidMotion::kName || rigid_args) {
+        geometry::RigidSpec r;
+        r.mass = mass;
+        if (!centre.is_none()) r.centre = to_vec3(centre, where + "centre");
+        if (!inertia.is_none()) r.inertia = to_inertia(inertia, where + "inertia");
+        if (!angular_velocity.is_none())
+            r.angular_velocity = py::isinstance<py::sequence>(angular_velocity)
+                                     ? to_vec3(angular_velocity, where + "angular_velocity")
+                                     : geometry::Vec3{0.0, 0.0, angular_velocity.cast<double>()};
+        r.force = to_schedule(force, false, where + "force");
+        r.torque = to_schedule(torque, true, where + "torque");
+        r.force_in_body_frame = geometry::parse_frame(force_frame, where + "force_frame");
+        r.torque_in_body_frame = geometry::parse_frame(torque_frame, where + "torque_frame");
+        if (!fixed_dofs.is_none())
+            r.fixed_dofs = fixed_dofs.cast<std::vector<std::string>>();
+        return r;
+    }
+    return std::nullopt;
+}
+
 void bind_setup(py::class_<Simulation>& sim) {
     sim.def(py::init<int>(), py::arg("dim"))
         .def_property_readonly("dim", &Simulation::dim)
@@ -90,27 +120,9 @@ void bind_setup(py::class_<Simulation>& sim) {
                const py::object& wall_friction) {
                 const std::string where = "body '" + name + "': ";
                 const bool boundary = boundary_motion(motion);  // refuses unknown names first
-                std::optional<geometry::RigidSpec> rigid;
-                const bool rigid_args = mass || !centre.is_none() || !inertia.is_none() ||
-                                        !angular_velocity.is_none() || !force.is_none() ||
-                                        !torque.is_none() || !fixed_dofs.is_none();
-                if (motion == RigidMotion::kName || rigid_args) {
-                    geometry::RigidSpec r;
-                    r.mass = mass;
-                    if (!centre.is_none()) r.centre = to_vec3(centre, where + "centre");
-                    if (!inertia.is_none()) r.inertia = to_inertia(inertia, where + "inertia");
-                    if (!angular_velocity.is_none())
-                        r.angular_velocity = py::isinstance<py::sequence>(angular_velocity)
-                                                 ? to_vec3(angular_velocity, where + "angular_velocity")
-                                                 : geometry::Vec3{0.0, 0.0, angular_velocity.cast<double>()};
-                    r.force = to_schedule(force, false, where + "force");
-                    r.torque = to_schedule(torque, true, where + "torque");
-                    r.force_in_body_frame = geometry::parse_frame(force_frame, where + "force_frame");
-                    r.torque_in_body_frame = geometry::parse_frame(torque_frame, where + "torque_frame");
-                    if (!fixed_dofs.is_none())
-                        r.fixed_dofs = fixed_dofs.cast<std::vector<std::string>>();
-                    rigid = r;
-                }
+                const std::optional<geometry::RigidSpec> rigid =
+                    rigid_spec(motion, mass, centre, inertia, angular_velocity, force, torque,
+                               force_frame, torque_frame, fixed_dofs, where);
                 const double mu = to_wall_friction(wall_friction, where + "wall_friction");
                 check_wall_friction(boundary, mu, where);
                 const int index = s.add_body(
@@ -137,8 +149,12 @@ void bind_setup(py::class_<Simulation>& sim) {
             "force [N] and torque [N m] as constants or [(t, value), ...] schedules in the "
             "'world' or 'body' frame, fixed_dofs from x, y, z, rx, ry, rz: prescribed by "
             "kinematics when given, else locked). wall_friction of a boundary body: 'no-slip' "
-            "(default), 'free-slip' (symmetry planes) or a Coulomb coefficient mu_w >= 0.")
-        .def(
+            "(default), 'free-slip' (symmetry planes) or a Coulomb coefficient mu_w >= 0.");
+}
+
+// Observers, bounds, the physics and integrator options, and what a setup reads back.
+void bind_setup_state(py::class_<Simulation>& sim) {
+    sim.def(
             "add_observer",
             [](Simulation& s, const std::string& name, geometry::ShapePtr region,
                const py::object& material, std::optional<int> body) {
@@ -256,6 +272,7 @@ py::class_<Simulation> bind_simulation(py::module_& m) {
     bind_options(m);
     py::class_<Simulation> sim(m, "Simulation");
     bind_setup(sim);
+    bind_setup_state(sim);
     bind_control(sim);
     bind_renamed(sim);
     m.def("kernel_value", [](double r, double h, int dim) {
