@@ -633,23 +633,29 @@ void write_time_series_file(const fs::path& final_path, const std::vector<std::s
     }
 }
 
+namespace {
+// The variable-length string attribute `name` of an HDF5 object.
+std::string string_attribute(hid_t obj, const std::string& name) {
+    Handle attr(h5_try(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute '" + name + "'"),
+                H5Aclose);
+    Handle type(h5_try(H5Aget_type(attr), "H5Aget_type"), H5Tclose);
+    if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) <= 0)
+        throw std::runtime_error("attribute '" + name + "' is not a variable-length string");
+    char* text = nullptr;
+    h5_try(H5Aread(attr, type, &text), "reading attribute '" + name + "'");
+    std::string value = text ? text : "";
+    Handle space(h5_try(H5Aget_space(attr), "H5Aget_space"), H5Sclose);
+    H5Dvlen_reclaim(type, space, H5P_DEFAULT, &text);
+    return value;
+}
+}  // namespace
+
 std::string read_string_attribute(const fs::path& file, const std::string& name) {
     try {
         QuietHdf5Errors quiet;
         Handle f(h5_try(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "opening the file"),
                  H5Fclose);
-        Handle attr(h5_try(H5Aopen(f, name.c_str(), H5P_DEFAULT),
-                           "opening attribute '" + name + "'"),
-                    H5Aclose);
-        Handle type(h5_try(H5Aget_type(attr), "H5Aget_type"), H5Tclose);
-        if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) <= 0)
-            throw std::runtime_error("attribute '" + name + "' is not a variable-length string");
-        char* text = nullptr;
-        h5_try(H5Aread(attr, type, &text), "reading attribute '" + name + "'");
-        std::string value = text ? text : "";
-        Handle space(h5_try(H5Aget_space(attr), "H5Aget_space"), H5Sclose);
-        H5Dvlen_reclaim(type, space, H5P_DEFAULT, &text);
-        return value;
+        return string_attribute(f, name);
     } catch (const std::exception& e) {
         throw std::runtime_error("'" + file.string() + "': " + e.what());
     }
@@ -708,6 +714,17 @@ std::vector<std::string> link_names(hid_t group) {
     h5_try(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name<H5L_info_t>, &names),
            "listing a group");
     return names;
+}
+
+// A column of `history` for every dataset of the group /particles that holds a history
+// variable (the attribute the table's history entry gives it, core/fields.hpp).
+void add_history_columns(hid_t group, HistoryColumns& history) {
+    for (const std::string& name : link_names(group)) {
+        Handle dset = open_dataset(group, name);
+        if (H5Aexists(dset, kHistoryAttribute) <= 0) continue;
+        history.add({name, string_attribute(dset, "units"), string_attribute(dset, "description")},
+                    0);
+    }
 }
 
 // An attribute's name and value: strings as text, numbers in the native form of their type.
@@ -802,6 +819,7 @@ ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* st
         Handle g(h5_try(H5Gopen2(f, "particles", H5P_DEFAULT), "opening group '/particles'"),
                  H5Gclose);
         const std::size_t n = particle_count(g);  // every other dataset must agree with it
+        add_history_columns(g, p.history);
         for_each_field(p, [&](const FieldInfo& f, auto& a) {
             using A = std::remove_cvref_t<decltype(a)>;
             using T = FieldElement<A>;

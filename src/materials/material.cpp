@@ -2,8 +2,10 @@
 // material.hpp.
 #include "materials/material.hpp"
 
+#include <array>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace regosph {
 
@@ -45,7 +47,13 @@ double reference_density(const Material& m) {
     return std::visit([](const auto& model) { return model.density; }, m.model);
 }
 
-double elastic_wave_speed(const Material& m) { return wave_speed(m, reference_density(m)); }
+double elastic_wave_speed(const Material& m) {
+    std::array<double, kMaxHistoryVariables> history{};
+    const std::vector<HistoryVariable> variables = history_variables(m);
+    for (std::size_t k = 0; k < variables.size() && k < history.size(); ++k)
+        history[k] = variables[k].initial;
+    return wave_speed(m, MaterialState{reference_density(m), {}, history.data()});
+}
 
 double viscosity_sound_speed(const Material& m) {
     return m.viscosity_sound_speed > 0.0 ? m.viscosity_sound_speed : elastic_wave_speed(m);
@@ -57,6 +65,46 @@ PairOptions pair_options(const Material& m) {
 
 std::vector<ModelParameter> model_parameters(const Material& m) {
     return std::visit([](const auto& model) { return model.parameters(); }, m.model);
+}
+
+std::vector<HistoryVariable> history_variables(const Material& m) {
+    return std::visit(
+        [](const auto& model) -> std::vector<HistoryVariable> {
+            if constexpr (requires { model.history(); })
+                return model.history();
+            else
+                return {};
+        },
+        m.model);
+}
+
+void register_history(const Material& m, HistoryColumns& columns, std::size_t particles) {
+    const std::vector<HistoryVariable> variables = history_variables(m);
+    if (variables.size() > kMaxHistoryVariables)
+        throw std::invalid_argument("material '" + m.name + "': " + model_name(m) + " declares " +
+                                    std::to_string(variables.size()) +
+                                    " history variables, more than kMaxHistoryVariables = " +
+                                    std::to_string(kMaxHistoryVariables));
+    for (const HistoryVariable& v : variables) {
+        for_each_field_entry([&](const auto& field) {
+            if (v.name == field.info.name)
+                throw std::invalid_argument("material '" + m.name + "': history variable '" +
+                                            v.name + "' has the name of a particle field");
+        });
+        columns.add(v, particles);
+    }
+}
+
+std::vector<int> history_columns(const Material& m, const HistoryColumns& columns) {
+    std::vector<int> out;
+    for (const HistoryVariable& v : history_variables(m)) {
+        const int k = columns.find(v.name);
+        if (k < 0)
+            throw std::logic_error("material '" + m.name + "': history variable '" + v.name +
+                                   "' has no column (register_history)");
+        out.push_back(k);
+    }
+    return out;
 }
 
 

@@ -31,6 +31,8 @@ int Simulation::add_material(const Material& m) {
     for (const Material& other : materials_)
         if (other.name == m.name)
             throw std::invalid_argument("material '" + m.name + "': name already used");
+    // Its history variables become fields of the particles (core/history.hpp).
+    register_history(m, particles_.history, particles_.size());
     materials_.push_back(m);
     table_.reset();
     return static_cast<int>(materials_.size()) - 1;
@@ -181,6 +183,13 @@ int Simulation::add_body(const std::string& name, int material, Motion motion,
         particles_.push_back(x, v0, rho, rho * volume, smoothing_length, material, body_index,
                              kind, next_id++);
         if (motion == Motion::kinematic) body.reference_positions.push_back(x);
+    }
+    const std::vector<int> columns = history_columns(m, particles_.history);
+    const std::vector<HistoryVariable> variables = history_variables(m);
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        std::vector<double>& column = particles_.history.values[static_cast<std::size_t>(columns[i])];
+        std::fill(column.end() - static_cast<std::ptrdiff_t>(positions.size()), column.end(),
+                  variables[i].initial);
     }
     if (motion == Motion::rigid) {
         const std::size_t first = particles_.size() - positions.size();
@@ -439,7 +448,8 @@ void Simulation::validate_setup() const {
 }
 
 void Simulation::ensure_integrator() {
-    if (!table_) table_ = std::make_unique<MaterialTable>(materials_, particles_.dim);
+    if (!table_)
+        table_ = std::make_unique<MaterialTable>(materials_, particles_.dim, particles_.history);
     if (!decomposition_.distributed()) decomposition_.distribute(particles_);
     if (!integrator_) {
         integrator_ = std::make_unique<AdaptiveHeun>(integrator_options_);
@@ -493,6 +503,7 @@ const Derivatives& Simulation::evaluate_derivatives() {
     scratch_.drho.resize(n);
     for (auto& c : scratch_.dstress) c.resize(n);
     scratch_.dplastic.resize(n);
+    for (auto& c : scratch_.dhistory) c.resize(n);
     scratch_.yielding.resize(n);
     scratch_.dt_limit.resize(n);
     return scratch_;
