@@ -481,9 +481,13 @@ std::pair<const char*, int> xdmf_number_type() {
     return {"Int", static_cast<int>(sizeof(T))};
 }
 
+void add_history_columns(hid_t group, HistoryColumns& history);  // defined below
+
 // One snapshot as an XDMF grid: the position field is the geometry; every other snapshot field
-// is an attribute, vectors first, then scalars, then each tensor component (see below).
-void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n) {
+// is an attribute, vectors first, then scalars (the history variables last), then each tensor
+// component (see below).
+void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n,
+               const std::vector<std::string>& history) {
     const std::string file = snapshot_file_name(index);
     const std::string src = file + ":/particles/";  // relative: the series can be moved
     x << "   <Grid Name=\"" << file.substr(0, file.size() - 3) << "\" GridType=\"Uniform\">\n"
@@ -513,6 +517,9 @@ void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n)
                 xdmf_attribute(x, std::string(f.name) + "_" + kSymComponentNames[c], "Scalar", slab.str());
             }
         });
+        if (pass == 1)
+            for (const std::string& name : history)
+                xdmf_attribute(x, name, "Scalar", data_item(src + name, n, 1, "Float", 8));
     }
     x << "   </Grid>\n";
 }
@@ -538,8 +545,10 @@ SnapshotWriter::SnapshotWriter(fs::path output_dir) : dir_(std::move(output_dir)
             Handle f(h5_try(H5Fopen(entry.path().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open"),
                      H5Fclose);
             Handle g(h5_try(H5Gopen2(f, "particles", H5P_DEFAULT), "open"), H5Gclose);
-            entries_.push_back(
-                {*index, read_scalar_attribute<double>(f, "time"), particle_count(g)});
+            HistoryColumns history;
+            add_history_columns(g, history);
+            entries_.push_back({*index, read_scalar_attribute<double>(f, "time"),
+                                particle_count(g), history.names()});
         } catch (const std::exception&) {
         }
     }
@@ -552,7 +561,7 @@ fs::path SnapshotWriter::write(const ParticleSet& p, double time_s, std::int64_t
     const fs::path final_path = dir_ / snapshot_file_name(next_index_);
     write_particle_file(final_path, p, time_s, step, string_attributes, kSnapshot);
     const auto total = static_cast<std::size_t>(mpi::sum(static_cast<std::int64_t>(p.owned())));
-    entries_.push_back({next_index_, time_s, total});
+    entries_.push_back({next_index_, time_s, total, p.history.names()});
     ++next_index_;
     ++written_;
     mpi::on_root_first([this] { write_xdmf(); });
@@ -673,7 +682,7 @@ void SnapshotWriter::write_xdmf() const {
       << "  <Grid Name=\"particles\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
     // Empty snapshots stay out: the XDMF Reader fails on zero-sized datasets.
     for (const Entry& e : entries_)
-        if (e.n_particles > 0) xdmf_grid(x, e.index, e.time_s, e.n_particles);
+        if (e.n_particles > 0) xdmf_grid(x, e.index, e.time_s, e.n_particles, e.history);
     x << "  </Grid>\n </Domain>\n</Xdmf>\n";
     write_text_atomically(dir_ / "series.xdmf", x.str());
 }

@@ -599,6 +599,7 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     if (q.material != particles_.material) mismatch("particle materials");
     if (q.body != particles_.body) mismatch("particle bodies");
     if (q.kind != particles_.kind) mismatch("particle kinds");
+    if (q.history.names() != particles_.history.names()) mismatch("history variables");
     try {
         read_rigid_states_json(ck.state.rigid_bodies, bodies_);
     } catch (const std::exception& e) {
