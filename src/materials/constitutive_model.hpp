@@ -15,9 +15,11 @@
 //   equation of state, which may change the stress and the history variables.
 // wave_speed(state) is its fastest signal at the current state (the Courant limit).
 //
-// A new model needs: its own header (and source) in src/materials/, one alternative in `Model`
-// (material.hpp), and its Python constructor (python/bind_materials.cpp with its input struct
-// in parameters.hpp/.cpp). Nothing in src/sph, src/io or src/parallel changes: its history
+// A new model needs: its own header (and source) in src/materials/, ending with
+// static_assert(ConstitutiveModel<...>); its include and one alternative in `Model`
+// (material.hpp); its Python constructor (python/bind_materials.cpp, with an input struct in
+// parameters.hpp/.cpp where users give its parameters in another form) and its name in
+// python/regosph/__init__.py. Nothing in src/sph, src/io or src/parallel changes: its history
 // variables become fields of the particle set (core/history.hpp) that are integrated,
 // checkpointed, exchanged in halos and written to snapshots with the others.
 #pragma once

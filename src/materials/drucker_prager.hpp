@@ -83,4 +83,6 @@ double hooke_strain_energy(double bulk_modulus, double shear_modulus, const SymT
 // the yield surface. Returns true when either correction changed sigma.
 bool drucker_prager_return(const DruckerPragerConstants& dp, SymTensor& sigma);
 
+static_assert(ConstitutiveModel<DruckerPrager>);
+
 }  // namespace regosph

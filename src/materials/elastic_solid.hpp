@@ -283,4 +283,6 @@ ElasticModuli elastic_moduli(const std::string& material, std::optional<double> 
                              std::optional<double> youngs_modulus,
                              std::optional<double> poisson_ratio);
 
+static_assert(ConstitutiveModel<ElasticSolid>);
+
 }  // namespace regosph

@@ -9,10 +9,6 @@
 
 namespace regosph {
 
-static_assert(ConstitutiveModel<DruckerPrager>);
-static_assert(ConstitutiveModel<ElasticSolid>);
-static_assert(ConstitutiveModel<Rigid>);
-
 void validate(const Material& m) {
     if (m.name.empty()) throw std::invalid_argument("material: name must not be empty");
     if (!(std::isfinite(m.viscosity_sound_speed) && m.viscosity_sound_speed >= 0.0))

@@ -55,4 +55,6 @@ struct Rigid {
     }
 };
 
+static_assert(ConstitutiveModel<Rigid>);
+
 }  // namespace regosph

@@ -1093,8 +1093,10 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
     for (int c = 0; c < stress_components(Dim); ++c) out.dstress[c][a] = r.rate[c] + rot[c];
     // Every column's rate: the model's for its own variables, zero for the others.
     const std::vector<int>& index = mt.history_index[mat];
-    for (std::size_t k = 0; k < out.dhistory.size(); ++k)
-        out.dhistory[k][a] = index[k] >= 0 ? r.history_rate[static_cast<std::size_t>(index[k])] : 0.0;
+    for (std::size_t k = 0; k < out.dhistory.size(); ++k) {
+        const int i = index[k];
+        out.dhistory[k][a] = i >= 0 ? r.history_rate[static_cast<std::size_t>(i)] : 0.0;
+    }
 
     // Energy budget (energy_budget.hpp): the stress power V sigma : eps_dot, the part of the
     // pair work the particle's own deformation accounts for, leaves the walls' share.

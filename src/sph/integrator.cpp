@@ -222,10 +222,15 @@ void AdaptiveHeun::restore_start() {
         std::copy(start_[i].begin(), start_[i].end(), step_arrays_[i]->begin());
 }
 
-const double* AdaptiveHeun::start_of(const std::vector<double>& array) const {
+const std::vector<double>* AdaptiveHeun::saved(const std::vector<double>& array) const {
     for (std::size_t i = 0; i < step_arrays_.size(); ++i)
-        if (step_arrays_[i] == &array) return start_[i].data();
-    return array.data();
+        if (step_arrays_[i] == &array) return &start_[i];
+    return nullptr;
+}
+
+const double* AdaptiveHeun::start_of(const std::vector<double>& array) const {
+    const std::vector<double>* copy = saved(array);
+    return copy ? copy->data() : array.data();
 }
 
 // Each integrated field's arrays in table order, with the step start and the rates of the two
@@ -233,10 +238,10 @@ const double* AdaptiveHeun::start_of(const std::vector<double>& array) const {
 void AdaptiveHeun::list_stage_arrays(ParticleSet& p, const MaterialTable& mt, bool final) {
     stage_arrays_.clear();
     const Derivatives& k2 = final ? k2_ : k1_;
-    const auto start_index = [&](const std::vector<double>& array) {
-        for (std::size_t i = 0; i < step_arrays_.size(); ++i)
-            if (step_arrays_[i] == &array) return i;
-        throw std::logic_error("stage update: an integrated field is not step state");
+    const auto start = [&](const std::vector<double>& array) {
+        const std::vector<double>* copy = saved(array);
+        if (!copy) throw std::logic_error("stage update: an integrated field is not step state");
+        return copy;
     };
     for_each_integrated_field(p, [&](const FieldInfo& f, auto& a, auto rate) {
         using A = std::remove_cvref_t<decltype(a)>;
@@ -256,10 +261,10 @@ void AdaptiveHeun::list_stage_arrays(ParticleSet& p, const MaterialTable& mt, bo
                     throw std::logic_error(std::string("field '") + f.name + "': no rate");
                 // dx/dt = v: at the step start, and at the predicted state (p.v before its
                 // own sweep overwrites it; the velocity comes after the position in the table).
-                r1 = &start_[start_index(p.v[c])];
+                r1 = start(p.v[c]);
                 r2 = final ? &p.v[c] : r1;
             }
-            stage_arrays_.push_back({&y, start_index(y), r1, r2, in,
+            stage_arrays_.push_back({&y, start(y), r1, r2, in,
                                      i + 1 == components.size(), kComponents<A> == 1});
         }
     });
@@ -339,6 +344,46 @@ void share_staging(Derivatives& next, Derivatives& previous) {
     }
 }
 
+// One stage's update of the particles [first, last) (the chunk) in every integrated array:
+// predictor (final == false) or corrector, in each field's HeunForm; the corrector adds each
+// field's step error into error / not_finite (add_step_error).
+[[gnu::always_inline]] inline void sweep_fields(const std::vector<StageArray>& arrays,
+                                                const ParticleKind* kind, const double* h,
+                                                double dt, bool final, std::size_t first,
+                                                std::size_t last, double* error,
+                                                double* not_finite) {
+    // Weights of k1 and k2 of weighted_rates: dt and 0 (predictor), dt/2 and dt/2 (corrector).
+    const double w1 = final ? 0.5 * dt : dt;
+    const double w2 = final ? 0.5 * dt : 0.0;
+    const std::size_t m = last - first;
+    std::array<double, kUpdateChunk> sq{};  // the summed squares of the field being swept
+    for (const StageArray& s : arrays) {
+        double* y = s.value->data();
+        const double* y0 = s.start->data();
+        const double *r1 = s.rate1->data(), *r2 = s.rate2->data();
+        if (s.integration.form == HeunForm::weighted_rates)
+            weighted_sweep(y, y0, r1, r2, kind, w1, w2, first, last);
+        else if (!final)
+            predict_summed(y, y0, r1, kind, dt, first, last);
+        else
+            correct_summed(y, y0, r1, r2, kind, dt, sq.data(), first, last);
+        if (!final || !s.closes_field) continue;
+        if (s.integration.error != StepError::none) {
+            if (s.scalar) {
+#pragma omp simd
+                for (std::size_t a = first; a < last; ++a)
+                    sq[a - first] = 0.5 * dt * std::abs(r2[a] - r1[a]);
+            } else {
+#pragma omp simd
+                for (std::size_t i = 0; i < m; ++i) sq[i] = std::sqrt(sq[i]);
+            }
+            add_step_error(s.integration.error, sq.data(), y, h, dt, error, not_finite, first,
+                           last);
+        }
+        std::fill(sq.begin(), sq.begin() + static_cast<std::ptrdiff_t>(m), 0.0);
+    }
+}
+
 // Counts into not_finite[a - first] the particles of [first, last) whose value in y is not
 // finite.
 [[gnu::always_inline]] inline void count_not_finite(const double* y, double* not_finite,
@@ -384,9 +429,6 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     list_stage_arrays(p, mt, final);
     StartState start{start_of(p.mass), start_of(p.rho), {}};
     for (int c = 0; c < kSymComponents; ++c) start.stress[c] = start_of(p.stress[c]);
-    // Weights of k1 and k2 of weighted_rates: dt and 0 (predictor), dt/2 and dt/2 (corrector).
-    const double w1 = final ? 0.5 * dt : dt;
-    const double w2 = final ? 0.5 * dt : 0.0;
     const ParticleKind* kind = p.kind.data();
     double worst = 0.0;
     // Each thread updates its own part of the particles first, mostly those whose rates it
@@ -396,34 +438,11 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     chunks.run([&](std::size_t first, std::size_t last) {
         if (save) save_start(first, last);
         const std::size_t m = last - first;
-        // Per particle of the chunk: the summed squares of the field being swept, the largest
-        // step error and the count of non-finite values (corrector).
-        std::array<double, kUpdateChunk> sq{}, error{}, not_finite{};
-        for (const StageArray& s : stage_arrays_) {
-            double* y = s.value->data();
-            const double* y0 = start_[s.start].data();
-            const double *r1 = s.rate1->data(), *r2 = s.rate2->data();
-            if (s.integration.form == HeunForm::weighted_rates)
-                weighted_sweep(y, y0, r1, r2, kind, w1, w2, first, last);
-            else if (!final)
-                predict_summed(y, y0, r1, kind, dt, first, last);
-            else
-                correct_summed(y, y0, r1, r2, kind, dt, sq.data(), first, last);
-            if (!final || !s.closes_field) continue;
-            if (s.integration.error != StepError::none) {
-                if (s.scalar) {
-#pragma omp simd
-                    for (std::size_t a = first; a < last; ++a)
-                        sq[a - first] = 0.5 * dt * std::abs(r2[a] - r1[a]);
-                } else {
-#pragma omp simd
-                    for (std::size_t i = 0; i < m; ++i) sq[i] = std::sqrt(sq[i]);
-                }
-                add_step_error(s.integration.error, sq.data(), y, p.h.data(), dt, error.data(),
-                               not_finite.data(), first, last);
-            }
-            std::fill(sq.begin(), sq.begin() + static_cast<std::ptrdiff_t>(m), 0.0);
-        }
+        // Per particle of the chunk: the largest step error and the count of non-finite
+        // values (corrector).
+        std::array<double, kUpdateChunk> error{}, not_finite{};
+        sweep_fields(stage_arrays_, kind, p.h.data(), dt, final, first, last, error.data(),
+                     not_finite.data());
 
         // Each material's correction, over each run of dynamic particles of one material
         // (correct_stresses; the elastic solid's sweep vectorises). corrected: whether the

@@ -73,6 +73,18 @@ struct StepReport {
     EnergyIncrement energy;
 };
 
+// One component array of an integrated field as a stage update sweeps it
+// (AdaptiveHeun::list_stage_arrays).
+struct StageArray {
+    std::vector<double>* value;        // the particles' array
+    const std::vector<double>* start;  // its value at the step start
+    const std::vector<double>* rate1;  // its rate in the first stage, k1
+    const std::vector<double>* rate2;  // ... in the second (the predictor: k1)
+    Integration integration;
+    bool closes_field;  // the last component of its field: its error is complete
+    bool scalar;        // its field has one component
+};
+
 class AdaptiveHeun {
 public:
     explicit AdaptiveHeun(IntegratorOptions options) : opt_(options) {}
@@ -161,8 +173,10 @@ private:
     void size_start(ParticleSet& p);
     void save_start(std::size_t first, std::size_t last);
     void restore_start();
-    // The step-start value of particle a in `array`, one of p's step-state arrays (the
-    // current one for an array the run does not carry: z and the out-of-plane shears in 2D).
+    // The step-start copy of one of the particles' step-state arrays (save_start), null for
+    // one the step does not save; start_of: its data, or the array's own for one the run
+    // does not carry (z and the out-of-plane shears in 2D, which stay as they start).
+    const std::vector<double>* saved(const std::vector<double>& array) const;
     const double* start_of(const std::vector<double>& array) const;
     // The integrated arrays for one stage, with their rates (stage_arrays_).
     void list_stage_arrays(ParticleSet& p, const MaterialTable& mt, bool final);
@@ -198,16 +212,6 @@ private:
     std::vector<std::vector<double>*> step_arrays_;
     std::vector<std::vector<double>> start_;
     bool start_saved_ = false;  // whether they hold this step's start (stage_update)
-    // One component array of an integrated field as a stage update sweeps it.
-    struct StageArray {
-        std::vector<double>* value;        // the particles' array
-        std::size_t start;                 // its copy start_[start]
-        const std::vector<double>* rate1;  // its rate in the first stage, k1
-        const std::vector<double>* rate2;  // ... in the second (the predictor: k1)
-        Integration integration;
-        bool closes_field;  // the last component of its field: its error is complete
-        bool scalar;        // its field has one component
-    };
     std::vector<StageArray> stage_arrays_;
     Derivatives k1_, k2_;
     std::vector<double> particle_error_;

@@ -5,8 +5,9 @@
 // with its rate, and written to and read back from a checkpoint and a snapshot.
 //
 // What the toy needs to enter a run, as a count of files outside tests: its own header (the
-// struct below), one alternative in `Model` (material.hpp), and its Python constructor
-// (python/bind_materials.cpp; with an input struct, parameters.hpp/.cpp): 3 to 4 files.
+// struct below), its include and one alternative in `Model` (material.hpp), its Python
+// constructor (python/bind_materials.cpp) and its name in python/regosph/__init__.py: 4 files
+// (and parameters.hpp/.cpp for an input struct, were its parameters given in other units).
 #include <doctest/doctest.h>
 
 #include <cmath>
