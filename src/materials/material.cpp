@@ -74,21 +74,34 @@ std::vector<HistoryVariable> history_variables(const Material& m) {
         m.model);
 }
 
-void register_history(const Material& m, HistoryColumns& columns, std::size_t particles) {
-    const std::vector<HistoryVariable> variables = history_variables(m);
+void check_history_variables(const std::string& material,
+                             const std::vector<HistoryVariable>& variables) {
     if (variables.size() > kMaxHistoryVariables)
-        throw std::invalid_argument("material '" + m.name + "': " + model_name(m) + " declares " +
+        throw std::invalid_argument("material '" + material + "': " +
                                     std::to_string(variables.size()) +
                                     " history variables, more than kMaxHistoryVariables = " +
                                     std::to_string(kMaxHistoryVariables));
     for (const HistoryVariable& v : variables) {
+        const auto fail = [&](const std::string& why) {
+            throw std::invalid_argument("material '" + material + "': history variable '" +
+                                        v.name + "' " + why);
+        };
+        // Its name is a dataset's in the particle files (/particles/<name>), beside the fields'
+        // datasets and the names older files gave them.
+        if (v.name.empty() || v.name.find('/') != std::string::npos)
+            fail("must be a non-empty name without '/'");
         for_each_field_entry([&](const auto& field) {
-            if (v.name == field.info.name)
-                throw std::invalid_argument("material '" + m.name + "': history variable '" +
-                                            v.name + "' has the name of a particle field");
+            const FieldInfo& f = field.info;
+            for (const char* taken : {f.name, f.former_name, f.stand_in})
+                if (taken && v.name == taken) fail("has the name of a particle field");
         });
-        columns.add(v, particles);
     }
+}
+
+void register_history(const Material& m, HistoryColumns& columns, std::size_t particles) {
+    const std::vector<HistoryVariable> variables = history_variables(m);
+    check_history_variables(m.name, variables);
+    for (const HistoryVariable& v : variables) columns.add(v, particles);
 }
 
 std::vector<int> history_columns(const Material& m, const HistoryColumns& columns) {

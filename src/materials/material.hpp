@@ -51,9 +51,12 @@ PairOptions pair_options(const Material& m);
 std::vector<ModelParameter> model_parameters(const Material& m);  // run.json description
 // The model's history variables (none for a model without history()).
 std::vector<HistoryVariable> history_variables(const Material& m);
-// Adds a column for each of m's history variables to `columns` of a set of `particles`
-// particles (a name declared before shares its column); throws std::invalid_argument naming
-// the material when it declares more than kMaxHistoryVariables or a name a particle field has.
+// Throws std::invalid_argument naming the material for more than kMaxHistoryVariables or a
+// name that is empty, holds '/' or is a particle field's (or was, in older files).
+void check_history_variables(const std::string& material,
+                             const std::vector<HistoryVariable>& variables);
+// Adds a column for each of m's history variables (checked) to `columns` of a set of
+// `particles` particles; a name declared before shares its column.
 void register_history(const Material& m, HistoryColumns& columns, std::size_t particles);
 // The columns of m's history variables in `columns`, in the model's order; throws
 // std::logic_error for one not registered (register_history).

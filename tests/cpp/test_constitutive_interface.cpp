@@ -189,6 +189,14 @@ TEST_CASE("a toy rate-dependent model with a history variable, driven at materia
     }
     // Rate dependence: ten times the rate gives less than ten times the stress (shear thinning).
     CHECK(p.stress[XY][2] < 10.0 * p.stress[XY][1] * 0.99);
+    // Its history variable is one a run can register; others are refused, naming the material.
+    CHECK_NOTHROW(check_history_variables("toy", toy.history()));
+    for (const char* name : {"density", "plastic_strain", "a/b", ""})
+        CHECK_THROWS_WITH_AS(check_history_variables("toy", {{name, "-", "clash", 0.0}}),
+                             doctest::Contains("material 'toy': history variable"),
+                             std::invalid_argument);
+    const std::vector<HistoryVariable> too_many(kMaxHistoryVariables + 1, toy.history()[0]);
+    CHECK_THROWS_AS(check_history_variables("toy", too_many), std::invalid_argument);
     // The wave speed follows the pressure.
     MaterialState loose{toy.density, {}, nullptr}, confined{toy.density, {}, nullptr};
     for (int c = XX; c <= ZZ; ++c) confined.sigma[c] = -1e6;
