@@ -158,6 +158,11 @@ void bind_readings(py::class_<Simulation>& sim) {
             out["density_rate"] = copy_vector(d.drho);
             out["stress_rate"] = stack(d.dstress, kSymComponents);
             out["dt_limit"] = copy_vector(d.dt_limit);
+            py::dict history;  // the rate of each history variable, by name
+            const std::vector<std::string> names = s.particles().history.names();
+            for (std::size_t k = 0; k < names.size() && k < d.dhistory.size(); ++k)
+                history[py::str(names[k])] = copy_vector(d.dhistory[k]);
+            out["history_rate"] = history;
             return out;
         }, "Right-hand side of the current state (neighbours and walls updated).");
 }

@@ -292,5 +292,6 @@ def test_history_variables_are_reached_by_name():
     registers from its materials, reached by name; Drucker-Prager and Rigid declare none."""
     sim = make_sim(2)
     assert sim.history_variables == []
+    assert sim.derivatives()["history_rate"] == {}
     with pytest.raises(KeyError, match="no history variable 'porosity' .the run has: none"):
         sim.history("porosity")
