@@ -16,6 +16,7 @@
 #include "parallel/thread_tuner.hpp"
 #include "sph/contact.hpp"
 #include "sph/equations.hpp"
+#include "sph/heun_sweeps.hpp"
 #include "sph/neighbours.hpp"
 #include "sph/rigid_dynamics.hpp"
 
@@ -71,18 +72,6 @@ struct StepReport {
     // What the step adds to the energy budget's cumulative terms (energy_budget.hpp), with the
     // weights of the state's update: this rank's share (the bodies' work on rank 0).
     EnergyIncrement energy;
-};
-
-// One component array of an integrated field as a stage update sweeps it
-// (AdaptiveHeun::list_stage_arrays).
-struct StageArray {
-    std::vector<double>* value;        // the particles' array
-    const std::vector<double>* start;  // its value at the step start
-    const std::vector<double>* rate1;  // its rate in the first stage, k1
-    const std::vector<double>* rate2;  // ... in the second (the predictor: k1)
-    Integration integration;
-    bool closes_field;  // the last component of its field: its error is complete
-    bool scalar;        // its field has one component
 };
 
 class AdaptiveHeun {
@@ -178,7 +167,8 @@ private:
     // does not carry (z and the out-of-plane shears in 2D, which stay as they start).
     const std::vector<double>* saved(const std::vector<double>& array) const;
     const double* start_of(const std::vector<double>& array) const;
-    // The integrated arrays for one stage, with their rates (stage_arrays_).
+    // The integrated arrays for one stage, with their rates (stage_arrays_,
+    // list_stage_arrays_of).
     void list_stage_arrays(ParticleSet& p, const MaterialTable& mt, bool final);
     // The per-particle loops take the particles of the pair loop's partition (NeighbourList).
     double stage_update(ParticleSet& p, const MaterialTable& mt, const parallel::Partition& part,

@@ -1,8 +1,9 @@
 // The constitutive interface (materials/constitutive_model.hpp) and the registered state
 // (core/history.hpp, core/fields.hpp) seen from a model the code does not know: a toy
 // rate-dependent Maxwell solid with one history variable. It is driven at material points
-// through the interface, its history variable is integrated by the field table's Heun forms
-// with its rate, and written to and read back from a checkpoint and a snapshot.
+// through the interface, its history variable is integrated with its rate by the integrator's
+// sweeps over the table's integrated fields (sph/heun_sweeps.hpp), and written to and read
+// back from a checkpoint and a snapshot.
 //
 // What the toy needs to enter a run, as a count of files outside tests: its own header (the
 // struct below), its include and one alternative in `Model` (material.hpp), its Python
@@ -21,6 +22,7 @@
 #include "io/snapshot.hpp"
 #include "materials/material.hpp"
 #include "sph/equations.hpp"
+#include "sph/heun_sweeps.hpp"
 
 using namespace regosph;
 namespace fs = std::filesystem;
@@ -117,35 +119,41 @@ double point_rates(const ToyMaxwell& toy, ParticleSet& p, const std::vector<doub
     return dt_limit;
 }
 
-// One Heun step of every integrated field of the table, in its form (HeunForm), as
-// AdaptiveHeun's stage update does it.
-void heun_step(ParticleSet& p, double dt, const std::function<void(Derivatives&)>& rates) {
-    struct Array {
-        std::vector<double>* y;
-        std::vector<double> y0;
-        std::function<const std::vector<double>&(const StateRates&)> rate;
-        HeunForm form;
-    };
-    std::vector<Array> arrays;
-    for_each_integrated_field(p, [&](const FieldInfo& f, auto& a, auto rate) {
+// One Heun step of every integrated field of the table with AdaptiveHeun's sweeps
+// (sph/heun_sweeps.hpp), the material points' state saved as the integrator saves it (the
+// kStepState fields); returns the largest step error, +inf if a field is not finite.
+double heun_step(ParticleSet& p, double dt, const std::function<void(Derivatives&)>& rates) {
+    std::vector<const std::vector<double>*> arrays;
+    std::vector<std::vector<double>> start;
+    for_each_field(p, [&](const FieldInfo& f, auto& a) {
         using A = std::remove_cvref_t<decltype(a)>;
-        for (const int c : active_components(kComponents<A>, p.dim)) {
-            auto& y = component(a, static_cast<std::size_t>(c));
-            arrays.push_back({&y, y,
-                              [rate, c](const StateRates& r) -> const std::vector<double>& {
-                                  return component(rate(r), static_cast<std::size_t>(c));
-                              },
-                              f.integration.form});
-        }
+        if constexpr (std::is_same_v<FieldElement<A>, double>)
+            if (f.use & kStepState)
+                for (const int c : active_components(kComponents<A>, p.dim)) {
+                    arrays.push_back(&component(a, static_cast<std::size_t>(c)));
+                    start.push_back(*arrays.back());
+                }
     });
+    const auto saved = [&](const std::vector<double>& array) -> const std::vector<double>* {
+        for (std::size_t i = 0; i < arrays.size(); ++i)
+            if (arrays[i] == &array) return &start[i];
+        return nullptr;
+    };
+    const std::size_t n = p.size();
+    std::vector<double> error(n, 0.0), not_finite(n, 0.0), scratch(n, 0.0);
+    std::vector<StageArray> stage;
     Derivatives k1, k2;
     rates(k1);
-    for (Array& a : arrays)
-        for (std::size_t i = 0; i < p.size(); ++i) (*a.y)[i] = a.y0[i] + dt * a.rate(k1)[i];
+    list_stage_arrays_of(p, saved, k1, k1, false, false, stage);
+    sweep_fields(stage, p.kind.data(), p.h.data(), dt, false, 0, n, error.data(),
+                 not_finite.data(), scratch.data());
     rates(k2);
-    for (Array& a : arrays)
-        for (std::size_t i = 0; i < p.size(); ++i)
-            (*a.y)[i] = a.y0[i] + 0.5 * dt * (a.rate(k1)[i] + a.rate(k2)[i]);
+    list_stage_arrays_of(p, saved, k1, k2, false, true, stage);
+    sweep_fields(stage, p.kind.data(), p.h.data(), dt, true, 0, n, error.data(),
+                 not_finite.data(), scratch.data());
+    for (const double bad : not_finite)
+        if (bad != 0.0) return std::numeric_limits<double>::infinity();
+    return *std::max_element(error.begin(), error.end());
 }
 
 }  // namespace
@@ -157,7 +165,7 @@ TEST_CASE("a toy rate-dependent model with a history variable, driven at materia
     const int column = p.history.find("toy_shear_strain");
     REQUIRE(column == 0);
 
-    // The table integrates the history column with its rate (and in the weighted form).
+    // The table integrates the history column with its rate (in the weighted form).
     bool integrated = false;
     for_each_integrated_field(p, [&](const FieldInfo& f, auto&, auto) {
         if (std::string(f.name) == "toy_shear_strain") {
@@ -175,8 +183,10 @@ TEST_CASE("a toy rate-dependent model with a history variable, driven at materia
     const double dt = 0.1 * point_rates(toy, p, rates, probe);
     CHECK(dt == doctest::Approx(0.1 * 0.5 * toy.relaxation_time / 11.0));
     const int steps = 2000;
-    for (int s = 0; s < steps; ++s)
-        heun_step(p, dt, [&](Derivatives& k) { point_rates(toy, p, rates, k); });
+    const auto rates_now = [&](Derivatives& k) { point_rates(toy, p, rates, k); };
+    double error = 0.0;
+    for (int s = 0; s < steps; ++s) error = std::max(error, heun_step(p, dt, rates_now));
+    CHECK(error == 0.0);  // finite, and no position, velocity or density moved
     const double t = steps * dt;
     for (std::size_t a = 0; a < rates.size(); ++a) {
         CAPTURE(rates[a]);
