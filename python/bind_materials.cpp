@@ -26,11 +26,18 @@ DoubleArray to_densities(const Material& m, const DoubleArray& rho) {
     return rho;
 }
 
-// wave_speed(m, rho) of material.hpp for each density [m/s]; a number for a number.
+// The model's wave speed (wave_speeds, material.hpp) at each density [m/s], at zero stress and
+// with no history; a number for a number.
 py::object wave_speeds_of(const Material& m, const DoubleArray& rho_in) {
     const DoubleArray rho = to_densities(m, rho_in);
+    const auto n = static_cast<std::size_t>(rho.size());
     py::array_t<double> speed(rho.size());
-    wave_speeds(m, rho.data(), speed.mutable_data(), static_cast<std::size_t>(rho.size()));
+    const std::vector<double> zero(n, 0.0);
+    PointRun<const double> run;
+    run.rho = rho.data();
+    for (auto& c : run.stress) c = zero.data();
+    run.count = n;
+    wave_speeds(m, run, speed.mutable_data());
     if (rho.ndim() == 0) return py::float_(speed.at(0));
     return std::move(speed);
 }

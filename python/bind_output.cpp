@@ -158,6 +158,11 @@ void bind_readings(py::class_<Simulation>& sim) {
             out["density_rate"] = copy_vector(d.drho);
             out["stress_rate"] = stack(d.dstress, kSymComponents);
             out["dt_limit"] = copy_vector(d.dt_limit);
+            py::dict history;  // the rate of each history variable, by name
+            const std::vector<std::string> names = s.particles().history.names();
+            for (std::size_t k = 0; k < names.size() && k < d.dhistory.size(); ++k)
+                history[py::str(names[k])] = copy_vector(d.dhistory[k]);
+            out["history_rate"] = history;
             return out;
         }, "Right-hand side of the current state (neighbours and walls updated).");
 }
@@ -224,11 +229,36 @@ void bind_particle_fields(py::class_<Simulation>& sim) {
     });
 }
 
+// The constitutive models' history variables (core/history.hpp), which a run registers from
+// its materials: by name.
+void bind_history(py::class_<Simulation>& sim) {
+    sim.def_property_readonly(
+           "history_variables",
+           [](const Simulation& s) { return s.particles().history.names(); },
+           "Names of the constitutive models' history variables, each a field of its own in "
+           "snapshots and checkpoints.")
+        .def(
+            "history",
+            [](const Simulation& s, const std::string& name) {
+                const HistoryColumns& h = s.particles().history;
+                const int k = h.find(name);
+                if (k < 0) {
+                    std::string known;
+                    for (const std::string& n : h.names()) known += (known.empty() ? "" : ", ") + n;
+                    throw py::key_error("no history variable '" + name + "' (the run has: " +
+                                        (known.empty() ? "none" : known) + ")");
+                }
+                return copy_vector(h.values[static_cast<std::size_t>(k)]);
+            },
+            py::arg("name"), "Values of one history variable, one per particle (a copy).");
+}
+
 }  // namespace
 
 void bind_simulation_output(py::class_<Simulation>& sim) {
     bind_readings(sim);
     bind_particle_fields(sim);
+    bind_history(sim);
 }
 
 }  // namespace regosph::python

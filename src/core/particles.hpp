@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/history.hpp"
+
 namespace regosph {
 
 // What the integrator does with a particle.
@@ -45,6 +47,8 @@ struct ParticleSet {
     std::array<std::vector<double>, kSymComponents> stress;  // Cauchy stress [Pa], tension > 0
     std::vector<double> plastic_multiplier;  // accumulated plastic multiplier, int lambda_dot dt [-]
     std::vector<std::uint8_t> yielding;  // 1 if the particle flowed plastically in the last step
+    // The constitutive models' history variables, one column each (core/history.hpp).
+    HistoryColumns history;
 
     std::vector<std::int32_t> material;  // index into Simulation::materials
     std::vector<std::int32_t> body;      // index into Simulation::bodies

@@ -24,6 +24,8 @@ Json describe_material(const Material& m) {
     for (const ModelParameter& q : model_parameters(m)) j[q.key] = q.value;
     // Only when on: run.json files written before the option stay comparable on restart.
     if (m.kernel_correction) j["kernel_correction"] = true;
+    // Only for a model that has them (the same reason): the fields it adds to the particles.
+    for (const HistoryVariable& v : history_variables(m)) j["history_variables"].push_back(v.name);
     return j;
 }
 

@@ -481,9 +481,13 @@ std::pair<const char*, int> xdmf_number_type() {
     return {"Int", static_cast<int>(sizeof(T))};
 }
 
+void add_history_columns(hid_t group, HistoryColumns& history);  // defined below
+
 // One snapshot as an XDMF grid: the position field is the geometry; every other snapshot field
-// is an attribute, vectors first, then scalars, then each tensor component (see below).
-void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n) {
+// is an attribute, vectors first, then scalars (the history variables last), then each tensor
+// component (see below).
+void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n,
+               const std::vector<std::string>& history) {
     const std::string file = snapshot_file_name(index);
     const std::string src = file + ":/particles/";  // relative: the series can be moved
     x << "   <Grid Name=\"" << file.substr(0, file.size() - 3) << "\" GridType=\"Uniform\">\n"
@@ -513,6 +517,9 @@ void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n)
                 xdmf_attribute(x, std::string(f.name) + "_" + kSymComponentNames[c], "Scalar", slab.str());
             }
         });
+        if (pass == 1)
+            for (const std::string& name : history)
+                xdmf_attribute(x, name, "Scalar", data_item(src + name, n, 1, "Float", 8));
     }
     x << "   </Grid>\n";
 }
@@ -538,8 +545,10 @@ SnapshotWriter::SnapshotWriter(fs::path output_dir) : dir_(std::move(output_dir)
             Handle f(h5_try(H5Fopen(entry.path().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open"),
                      H5Fclose);
             Handle g(h5_try(H5Gopen2(f, "particles", H5P_DEFAULT), "open"), H5Gclose);
-            entries_.push_back(
-                {*index, read_scalar_attribute<double>(f, "time"), particle_count(g)});
+            HistoryColumns history;
+            add_history_columns(g, history);
+            entries_.push_back({*index, read_scalar_attribute<double>(f, "time"),
+                                particle_count(g), history.names()});
         } catch (const std::exception&) {
         }
     }
@@ -552,7 +561,7 @@ fs::path SnapshotWriter::write(const ParticleSet& p, double time_s, std::int64_t
     const fs::path final_path = dir_ / snapshot_file_name(next_index_);
     write_particle_file(final_path, p, time_s, step, string_attributes, kSnapshot);
     const auto total = static_cast<std::size_t>(mpi::sum(static_cast<std::int64_t>(p.owned())));
-    entries_.push_back({next_index_, time_s, total});
+    entries_.push_back({next_index_, time_s, total, p.history.names()});
     ++next_index_;
     ++written_;
     mpi::on_root_first([this] { write_xdmf(); });
@@ -633,23 +642,29 @@ void write_time_series_file(const fs::path& final_path, const std::vector<std::s
     }
 }
 
+namespace {
+// The variable-length string attribute `name` of an HDF5 object.
+std::string string_attribute(hid_t obj, const std::string& name) {
+    Handle attr(h5_try(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute '" + name + "'"),
+                H5Aclose);
+    Handle type(h5_try(H5Aget_type(attr), "H5Aget_type"), H5Tclose);
+    if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) <= 0)
+        throw std::runtime_error("attribute '" + name + "' is not a variable-length string");
+    char* text = nullptr;
+    h5_try(H5Aread(attr, type, &text), "reading attribute '" + name + "'");
+    std::string value = text ? text : "";
+    Handle space(h5_try(H5Aget_space(attr), "H5Aget_space"), H5Sclose);
+    H5Dvlen_reclaim(type, space, H5P_DEFAULT, &text);
+    return value;
+}
+}  // namespace
+
 std::string read_string_attribute(const fs::path& file, const std::string& name) {
     try {
         QuietHdf5Errors quiet;
         Handle f(h5_try(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "opening the file"),
                  H5Fclose);
-        Handle attr(h5_try(H5Aopen(f, name.c_str(), H5P_DEFAULT),
-                           "opening attribute '" + name + "'"),
-                    H5Aclose);
-        Handle type(h5_try(H5Aget_type(attr), "H5Aget_type"), H5Tclose);
-        if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) <= 0)
-            throw std::runtime_error("attribute '" + name + "' is not a variable-length string");
-        char* text = nullptr;
-        h5_try(H5Aread(attr, type, &text), "reading attribute '" + name + "'");
-        std::string value = text ? text : "";
-        Handle space(h5_try(H5Aget_space(attr), "H5Aget_space"), H5Sclose);
-        H5Dvlen_reclaim(type, space, H5P_DEFAULT, &text);
-        return value;
+        return string_attribute(f, name);
     } catch (const std::exception& e) {
         throw std::runtime_error("'" + file.string() + "': " + e.what());
     }
@@ -667,7 +682,7 @@ void SnapshotWriter::write_xdmf() const {
       << "  <Grid Name=\"particles\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
     // Empty snapshots stay out: the XDMF Reader fails on zero-sized datasets.
     for (const Entry& e : entries_)
-        if (e.n_particles > 0) xdmf_grid(x, e.index, e.time_s, e.n_particles);
+        if (e.n_particles > 0) xdmf_grid(x, e.index, e.time_s, e.n_particles, e.history);
     x << "  </Grid>\n </Domain>\n</Xdmf>\n";
     write_text_atomically(dir_ / "series.xdmf", x.str());
 }
@@ -708,6 +723,17 @@ std::vector<std::string> link_names(hid_t group) {
     h5_try(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name<H5L_info_t>, &names),
            "listing a group");
     return names;
+}
+
+// A column of `history` for every dataset of the group /particles that holds a history
+// variable (the attribute the table's history entry gives it, core/fields.hpp).
+void add_history_columns(hid_t group, HistoryColumns& history) {
+    for (const std::string& name : link_names(group)) {
+        Handle dset = open_dataset(group, name);
+        if (H5Aexists(dset, kHistoryAttribute) <= 0) continue;
+        history.add({name, string_attribute(dset, "units"), string_attribute(dset, "description")},
+                    0);
+    }
 }
 
 // An attribute's name and value: strings as text, numbers in the native form of their type.
@@ -802,6 +828,7 @@ ParticleSet read_snapshot(const fs::path& file, double* time_s, std::int64_t* st
         Handle g(h5_try(H5Gopen2(f, "particles", H5P_DEFAULT), "opening group '/particles'"),
                  H5Gclose);
         const std::size_t n = particle_count(g);  // every other dataset must agree with it
+        add_history_columns(g, p.history);
         for_each_field(p, [&](const FieldInfo& f, auto& a) {
             using A = std::remove_cvref_t<decltype(a)>;
             using T = FieldElement<A>;

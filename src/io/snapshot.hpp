@@ -45,6 +45,7 @@ private:
         std::size_t index;
         double time_s;
         std::size_t n_particles;
+        std::vector<std::string> history;  // its history variables' datasets
     };
 
     void write_xdmf() const;

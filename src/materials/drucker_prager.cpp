@@ -129,12 +129,13 @@ void DruckerPrager::prepare(int dim) {
     p_wave_speed = elastic_wave_speed(*this);
 }
 
-StressRate DruckerPrager::stress_rate(const SymTensor& sigma, const SymTensor& strain_rate) const {
-    return drucker_prager_stress_rate(*this, yield_surface, sigma, strain_rate);
+StressRate DruckerPrager::stress_rate(const MaterialState& state, const SymTensor& strain_rate,
+                                      const Spin& /*spin*/) const {
+    return drucker_prager_stress_rate(*this, yield_surface, state.sigma, strain_rate);
 }
 
-bool DruckerPrager::correct(double /*rho*/, SymTensor& sigma) const {
-    return drucker_prager_return(yield_surface, sigma);
+bool DruckerPrager::correct(MaterialState& state, double /*dt*/) const {
+    return drucker_prager_return(yield_surface, state.sigma);
 }
 
 double DruckerPrager::strain_energy(double rho, const SymTensor& sigma) const {

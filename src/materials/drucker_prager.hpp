@@ -37,9 +37,11 @@ struct DruckerPrager {
     static constexpr bool kPlastic = true;
     void validate(const std::string& material) const;
     void prepare(int dim);
-    double wave_speed(double rho) const;  // c_p at the reference density (rho unused) [m/s]
-    StressRate stress_rate(const SymTensor& sigma, const SymTensor& strain_rate) const;
-    bool correct(double rho, SymTensor& sigma) const;  // Bui's corrections (drucker_prager_return)
+    double wave_speed(const MaterialState& state) const;  // c_p, the same in every state [m/s]
+    StressRate stress_rate(const MaterialState& state, const SymTensor& strain_rate,
+                           const Spin& spin) const;
+    // Bui's corrections (drucker_prager_return), whatever the step.
+    bool correct(MaterialState& state, double dt) const;
     double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg], hooke_strain_energy / rho
     PairOptions pair_options() const { return {}; }
     std::vector<ModelParameter> parameters() const;
@@ -54,7 +56,7 @@ DruckerPragerConstants drucker_prager_constants(double friction_angle, double co
 double elastic_wave_speed(const DruckerPrager& m);
 
 // Inline: the Courant limit asks for it per particle and stage.
-inline double DruckerPrager::wave_speed(double /*rho*/) const {
+inline double DruckerPrager::wave_speed(const MaterialState& /*state*/) const {
     return p_wave_speed > 0.0 ? p_wave_speed : elastic_wave_speed(*this);
 }
 
@@ -80,5 +82,7 @@ double hooke_strain_energy(double bulk_modulus, double shear_modulus, const SymT
 // tension cracking (move an over-apex state to the apex), then stress scaling back onto
 // the yield surface. Returns true when either correction changed sigma.
 bool drucker_prager_return(const DruckerPragerConstants& dp, SymTensor& sigma);
+
+static_assert(ConstitutiveModel<DruckerPrager>);
 
 }  // namespace regosph

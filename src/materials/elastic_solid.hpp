@@ -37,14 +37,15 @@ struct ElasticSolid {
     static constexpr bool kPlastic = false;
     void validate(const std::string& material) const;
     void prepare(int /*dim*/) {}
-    double wave_speed(double rho) const;  // P-wave speed at density rho [m/s]
-    // wave_speed for `count` particles in one vectorised sweep (wave_speeds, material.hpp).
-    void wave_speed_range(const double* rho, double* speed, std::size_t count) const;
-    StressRate stress_rate(const SymTensor& sigma, const SymTensor& strain_rate) const;
-    bool correct(double rho, SymTensor& sigma) const;  // the EoS; never plastic
-    // correct() for `count` particles in one vectorised sweep (correct_stresses, material.hpp).
-    void correct_range(const double* rho, const std::array<double*, kSymComponents>& stress,
-                       std::uint8_t* corrected, std::size_t count) const;
+    double wave_speed(const MaterialState& state) const;  // P-wave speed at its density [m/s]
+    // wave_speed for a run of particles in one vectorised sweep (wave_speeds, material.hpp).
+    template <class Value>
+    void wave_speed_range(const PointRun<Value>& run, double* speed) const;
+    StressRate stress_rate(const MaterialState& state, const SymTensor& strain_rate,
+                           const Spin& spin) const;
+    bool correct(MaterialState& state, double dt) const;  // the EoS; never plastic
+    // correct() for a run of particles in one vectorised sweep (correct_stresses, material.hpp).
+    void correct_range(const PointRun<double>& run, double dt, std::uint8_t* corrected) const;
     double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg], see below
     PairOptions pair_options() const { return {artificial_stress, artificial_stress_exponent, xsph}; }
     std::vector<ModelParameter> parameters() const;
@@ -124,15 +125,20 @@ inline double elastic_wave_speed(const ElasticSolid& m, double rho) {
     return elastic_wave_speed_of_power(m, rho, murnaghan_power(rho / m.density, m.murnaghan_n - 1.0));
 }
 inline double elastic_wave_speed(const ElasticSolid& m) { return elastic_wave_speed(m, m.density); }
-inline double ElasticSolid::wave_speed(double rho) const { return elastic_wave_speed(*this, rho); }
+inline double ElasticSolid::wave_speed(const MaterialState& state) const {
+    return elastic_wave_speed(*this, state.rho);
+}
 
 // wave_speed for `count` particles in sweeps that vectorise (wave_speeds, material.hpp).
 // Always inlined, like correct_range and murnaghan_powers: their callers are compiled without
 // errno semantics (CMakeLists.txt), but the linker keeps one out-of-line copy of an inline
 // function, taken from any file that compiles one, and a copy from a file with errno
 // semantics computes its square roots as scalar calls.
-[[gnu::always_inline]] inline void ElasticSolid::wave_speed_range(const double* rho, double* speed,
-                                           std::size_t count) const {
+template <class Value>
+[[gnu::always_inline]] inline void ElasticSolid::wave_speed_range(const PointRun<Value>& run,
+                                                                  double* speed) const {
+    const double* const rho = run.rho;
+    const std::size_t count = run.count;
     // A local copy of the parameters: the stores to `speed` might otherwise alias them, and
     // GCC vectorises the sweep only with the parameters in registers.
     const ElasticSolid solid = *this;
@@ -166,25 +172,28 @@ inline void apply_equation_of_state(const ElasticSolid& m, double rho, SymTensor
 
 // The pressure follows from the density (EoS) after the stage update; only the deviator has
 // a rate. The Murnaghan solid stiffens under compression.
-inline StressRate ElasticSolid::stress_rate(const SymTensor& /*sigma*/,
-                                            const SymTensor& strain_rate) const {
+inline StressRate ElasticSolid::stress_rate(const MaterialState& /*state*/,
+                                            const SymTensor& strain_rate,
+                                            const Spin& /*spin*/) const {
     return {hooke_deviatoric_rate(*this, strain_rate), 0.0, false};
 }
 
-inline bool ElasticSolid::correct(double rho, SymTensor& sigma) const {
-    apply_equation_of_state(*this, rho, sigma);
+inline bool ElasticSolid::correct(MaterialState& state, double /*dt*/) const {
+    apply_equation_of_state(*this, state.rho, state.sigma);
     return false;
 }
 
 // The same equation of state as array sweeps that vectorise, particle for particle the same
 // operations in the same order (hence the same bits). Only the diagonal changes.
-[[gnu::always_inline]] inline void ElasticSolid::correct_range(const double* rho,
-                                        const std::array<double*, kSymComponents>& stress,
-                                        std::uint8_t* corrected, std::size_t count) const {
+[[gnu::always_inline]] inline void ElasticSolid::correct_range(const PointRun<double>& run,
+                                                               double /*dt*/,
+                                                               std::uint8_t* corrected) const {
     const ElasticSolid solid = *this;  // the parameters in registers (wave_speed_range)
-    double* const xx = stress[XX];
-    double* const yy = stress[YY];
-    double* const zz = stress[ZZ];
+    const double* const rho = run.rho;
+    const std::size_t count = run.count;
+    double* const xx = run.stress[XX];
+    double* const yy = run.stress[YY];
+    double* const zz = run.stress[ZZ];
     for (std::size_t first = 0; first < count; first += kMurnaghanBlock) {
         const std::size_t m = std::min(kMurnaghanBlock, count - first);
         std::array<double, kMurnaghanBlock> power;  // x^n
@@ -273,5 +282,7 @@ ElasticModuli elastic_moduli(const std::string& material, std::optional<double> 
                              std::optional<double> shear_modulus,
                              std::optional<double> youngs_modulus,
                              std::optional<double> poisson_ratio);
+
+static_assert(ConstitutiveModel<ElasticSolid>);
 
 }  // namespace regosph

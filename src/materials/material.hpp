@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -43,60 +44,91 @@ const char* model_name(const Material& m);      // "DruckerPrager", ... (run.jso
 bool boundary_only(const Material& m);          // only fixed or kinematic bodies may use it
 bool plastic(const Material& m);                // can yield (ConstitutiveModel::kPlastic)
 double reference_density(const Material& m);    // [kg/m^3]
-double elastic_wave_speed(const Material& m);   // [m/s] at the reference density, 0 for Rigid
-inline double wave_speed(const Material& m, double rho);  // [m/s] at density rho (Courant)
+// [m/s] at the reference state (reference density, no stress, initial history), 0 for Rigid
+double elastic_wave_speed(const Material& m);
 double viscosity_sound_speed(const Material& m);   // [m/s], the c of eq. 35
 PairOptions pair_options(const Material& m);
 std::vector<ModelParameter> model_parameters(const Material& m);  // run.json description
+// The model's history variables (none for a model without history()).
+std::vector<HistoryVariable> history_variables(const Material& m);
+// Throws std::invalid_argument naming the material for more than kMaxHistoryVariables or a
+// name that is empty, holds '/' or is a particle field's (or was, in older files).
+void check_history_variables(const std::string& material,
+                             const std::vector<HistoryVariable>& variables);
+// Adds a column for each of m's history variables (checked) to `columns` of a set of
+// `particles` particles; a name declared before shares its column.
+void register_history(const Material& m, HistoryColumns& columns, std::size_t particles);
+// The columns of m's history variables in `columns`, in the model's order; throws
+// std::logic_error for one not registered (register_history).
+std::vector<int> history_columns(const Material& m, const HistoryColumns& columns);
+
+// Particles [a, a + count) of p, one material whose history variables are in `columns`
+// (history_columns).
+template <class P>
+auto point_run(P& p, const std::vector<int>& columns, std::size_t a, std::size_t count) {
+    using Value = std::conditional_t<std::is_const_v<P>, const double, double>;
+    PointRun<Value> run;
+    run.rho = p.rho.data() + a;
+    for (int c = 0; c < kSymComponents; ++c) run.stress[c] = p.stress[c].data() + a;
+    run.history_count = columns.size();
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        run.history[i] = p.history.values[static_cast<std::size_t>(columns[i])].data() + a;
+    run.count = count;
+    return run;
+}
 
 // The constitutive law of a prepared material (see ConstitutiveModel). Inline: they run per
 // particle and stage, and ElasticSolid's members inline into them.
-inline StressRate stress_rate(const Material& m, const SymTensor& sigma,
-                              const SymTensor& strain_rate) {
-    return std::visit([&](const auto& model) { return model.stress_rate(sigma, strain_rate); },
-                      m.model);
+inline StressRate stress_rate(const Material& m, const MaterialState& state,
+                              const SymTensor& strain_rate, const Spin& spin) {
+    return std::visit(
+        [&](const auto& model) { return model.stress_rate(state, strain_rate, spin); }, m.model);
 }
-inline bool correct_stress(const Material& m, double rho, SymTensor& sigma) {
-    return std::visit([&](const auto& model) { return model.correct(rho, sigma); }, m.model);
+inline bool correct_stress(const Material& m, MaterialState& state, double dt) {
+    return std::visit([&](const auto& model) { return model.correct(state, dt); }, m.model);
 }
-// correct_stress for `count` particles of material m: rho and stress point at the first one's
-// entries; corrected[i] = 1 where the correction changed the stress plastically, else 0;
-// stress components from `components` on (the out-of-plane shears in 2D) are left alone. A model
-// with a member correct_range computes the same bits for every particle in one sweep (the
-// elastic solid's equation of state, vectorised); the others run correct() particle by particle.
-inline void correct_stresses(const Material& m, const double* rho,
-                             const std::array<double*, kSymComponents>& stress,
-                             std::uint8_t* corrected, std::size_t count, int components) {
+// correct_stress after a stage update by dt [s] for a run of particles of material m;
+// corrected[i] = 1 where the correction changed the stress plastically, else 0; stress
+// components from `components` on (the out-of-plane shears in 2D) are left alone. A model with
+// a member correct_range computes the same bits for every particle in one sweep (the elastic
+// solid's equation of state, vectorised); the others run correct() particle by particle.
+inline void correct_stresses(const Material& m, const PointRun<double>& run, double dt,
+                             std::uint8_t* corrected, int components) {
     std::visit(
         [&](const auto& model) {
-            if constexpr (requires { model.correct_range(rho, stress, corrected, count); }) {
-                model.correct_range(rho, stress, corrected, count);
+            if constexpr (requires { model.correct_range(run, dt, corrected); }) {
+                model.correct_range(run, dt, corrected);
             } else {
-                for (std::size_t i = 0; i < count; ++i) {
-                    // All six read (in 2D xz and yz are zero): a partly written tensor would
-                    // reach the vector loads of the constitutive code.
-                    SymTensor sigma;
-                    for (int c = 0; c < kSymComponents; ++c) sigma[c] = stress[c][i];
-                    corrected[i] = model.correct(rho[i], sigma) ? 1 : 0;
-                    for (int c = 0; c < components; ++c) stress[c][i] = sigma[c];
+                for (std::size_t i = 0; i < run.count; ++i) {
+                    std::array<double, kMaxHistoryVariables> history;
+                    MaterialState s = material_state(run, i, history);
+                    corrected[i] = model.correct(s, dt) ? 1 : 0;
+                    for (int c = 0; c < components; ++c) run.stress[c][i] = s.sigma[c];
+                    for (std::size_t k = 0; k < run.history_count; ++k)
+                        run.history[k][i] = history[k];
                 }
             }
         },
         m.model);
 }
-inline double wave_speed(const Material& m, double rho) {
-    return std::visit([rho](const auto& model) { return model.wave_speed(rho); }, m.model);
+inline double wave_speed(const Material& m, const MaterialState& state) {
+    return std::visit([&](const auto& model) { return model.wave_speed(state); }, m.model);
 }
-// wave_speed for `count` particles of material m (rho and speed point at the first one's
-// entries): a model's member wave_speed_range gives the same bits in one sweep, else particle
-// by particle.
-inline void wave_speeds(const Material& m, const double* rho, double* speed, std::size_t count) {
+// wave_speed for a run of particles of material m into speed[0, run.count): a model's member
+// wave_speed_range gives the same bits in one sweep, else particle by particle.
+// Out of line: one call per run of particles, and tests/check_vectorised.py checks its sweep
+// under this name.
+inline void wave_speeds(const Material& m, const PointRun<const double>& run, double* speed) {
     std::visit(
-        [&](const auto& model) {
-            if constexpr (requires { model.wave_speed_range(rho, speed, count); })
-                model.wave_speed_range(rho, speed, count);
-            else
-                for (std::size_t i = 0; i < count; ++i) speed[i] = model.wave_speed(rho[i]);
+        [&](const auto& model) __attribute__((noinline)) {
+            if constexpr (requires { model.wave_speed_range(run, speed); }) {
+                model.wave_speed_range(run, speed);
+            } else {
+                for (std::size_t i = 0; i < run.count; ++i) {
+                    std::array<double, kMaxHistoryVariables> history;
+                    speed[i] = model.wave_speed(material_state(run, i, history));
+                }
+            }
         },
         m.model);
 }

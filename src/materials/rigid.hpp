@@ -42,9 +42,9 @@ struct Rigid {
         checks::positive(material, "slip_velocity", slip_velocity, "m/s");
     }
     void prepare(int /*dim*/) {}
-    double wave_speed(double /*rho*/) const { return 0.0; }
-    StressRate stress_rate(const SymTensor&, const SymTensor&) const { return {}; }
-    bool correct(double /*rho*/, SymTensor& /*sigma*/) const { return false; }
+    double wave_speed(const MaterialState& /*state*/) const { return 0.0; }
+    StressRate stress_rate(const MaterialState&, const SymTensor&, const Spin&) const { return {}; }
+    bool correct(MaterialState& /*state*/, double /*dt*/) const { return false; }
     double strain_energy(double /*rho*/, const SymTensor& /*sigma*/) const { return 0.0; }
     PairOptions pair_options() const { return {}; }
     std::vector<ModelParameter> parameters() const {
@@ -54,5 +54,7 @@ struct Rigid {
                 {"contact_friction", friction},     {"slip_velocity_m_s", slip_velocity}};
     }
 };
+
+static_assert(ConstitutiveModel<Rigid>);
 
 }  // namespace regosph

@@ -32,9 +32,15 @@
 
 namespace regosph {
 
-MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim) {
+MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
+                             const HistoryColumns& history) {
     for (const Material& m : mats) {
         materials.push_back(prepared(m, dim));
+        history_columns.push_back(regosph::history_columns(m, history));
+        history_index.emplace_back(history.size(), -1);
+        for (std::size_t i = 0; i < history_columns.back().size(); ++i)
+            history_index.back()[static_cast<std::size_t>(history_columns.back()[i])] =
+                static_cast<int>(i);
         viscosity_speed.push_back(viscosity_sound_speed(m));
         const PairOptions o = pair_options(m);
         artificial_stress.push_back(o.artificial_stress);
@@ -58,7 +64,7 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim) {
         artificial_stress_power = static_cast<int>(common);
 }
 
-void Derivatives::resize(std::size_t n, bool position_rate) {
+void Derivatives::resize(std::size_t n, bool position_rate, std::size_t history_columns) {
     for (auto& c : dx) {
         if (position_rate)
             c.assign(n, 0.0);
@@ -69,6 +75,7 @@ void Derivatives::resize(std::size_t n, bool position_rate) {
     drho.assign(n, 0.0);
     for (auto& c : dstress) c.assign(n, 0.0);
     dplastic.assign(n, 0.0);
+    dhistory.assign(history_columns, std::vector<double>(n, 0.0));
     for (auto& c : power) c.assign(n, 0.0);
     stress_power.assign(n, 0.0);
     loads.clear();
@@ -362,7 +369,9 @@ void signal_without_viscosity(const ParticleSet& p, const MaterialTable& mt, std
                               std::size_t last, double* base) {
     std::fill(base, base + (last - first), 0.0);
     for_each_material_run(p, first, last, [&](std::size_t a, std::size_t b) {
-        wave_speeds(mt.materials[p.material[a]], p.rho.data() + a, base + (a - first), b - a);
+        const int mat = p.material[a];
+        wave_speeds(mt.materials[mat], point_run(p, mt.history_columns[mat], a, b - a),
+                    base + (a - first));
 #pragma omp simd
         for (std::size_t c = a; c < b; ++c) {
             double speed2 = 0.0;
@@ -409,11 +418,22 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
     }
     SymTensor sigma{};
     for (int c = 0; c < stress_components(Dim); ++c) sigma[c] = p.stress[c][a];
-    const Material& material = mt.materials[mat];
-    const StressRate r = stress_rate(material, sigma, eps);
+    // The model's history variables from their columns (MaterialTable::history_columns).
+    std::array<double, kMaxHistoryVariables> history;
+    const std::vector<int>& columns = mt.history_columns[mat];
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        history[i] = p.history.values[static_cast<std::size_t>(columns[i])][a];
+    const StressRate r =
+        stress_rate(mt.materials[mat], MaterialState{p.rho[a], sigma, history.data()}, eps, w);
     // Jaumann rate (eq. 22): constitutive rate plus sigma R^T + R sigma.
     const SymTensor rot = jaumann_rotation_term(sigma, w);
     for (int c = 0; c < stress_components(Dim); ++c) out.dstress[c][a] = r.rate[c] + rot[c];
+    // Every column's rate: the model's for its own variables, zero for the others.
+    const std::vector<int>& index = mt.history_index[mat];
+    for (std::size_t k = 0; k < out.dhistory.size(); ++k) {
+        const int i = index[k];
+        out.dhistory[k][a] = i >= 0 ? r.history_rate[static_cast<std::size_t>(i)] : 0.0;
+    }
 
     // Energy budget (energy_budget.hpp): the stress power V sigma : eps_dot, the part of the
     // pair work the particle's own deformation accounts for, leaves the walls' share.
@@ -435,8 +455,9 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
     // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)).
     const double signal =
         signal_base + 1.2 * (pp.av_alpha * mt.viscosity_speed[mat] + pp.av_beta * s.max_nu);
-    out.dt_limit[a] = signal > 0.0 ? pp.courant * p.h[a] / signal
-                                   : std::numeric_limits<double>::infinity();
+    const double courant = signal > 0.0 ? pp.courant * p.h[a] / signal
+                                        : std::numeric_limits<double>::infinity();
+    out.dt_limit[a] = std::min(courant, r.dt_limit);
 }
 
 // Particles per claim of the pair loop (~0.3-5 us each).
@@ -627,8 +648,9 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
     if (!nl.has_pairs(p))
         throw std::logic_error("compute_derivatives: the neighbour list has no pair lists for "
                                "this particle set (NeighbourList::select_pairs after build)");
-    if (out.drho.size() != p.size() || out.dx[0].empty() == mt.any_xsph)
-        out.resize(p.size(), mt.any_xsph);
+    if (out.drho.size() != p.size() || out.dx[0].empty() == mt.any_xsph ||
+        out.dhistory.size() != p.history.size())
+        out.resize(p.size(), mt.any_xsph, p.history.size());
     if (!mt.any_plastic && out.plastic_written) {  // finish_particle leaves them as they are
         out.dplastic.assign(p.size(), 0.0);
         out.yielding.assign(p.size(), 0);

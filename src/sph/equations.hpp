@@ -37,8 +37,15 @@ struct PhysicsParameters {
 
 // Per-material data the particle loops need, computed once per run.
 struct MaterialTable {
-    MaterialTable(const std::vector<Material>& materials, int dim);
+    // `history`: the particle set's history columns, which hold every material's history
+    // variables (register_history).
+    MaterialTable(const std::vector<Material>& materials, int dim,
+                  const HistoryColumns& history = {});
     std::vector<Material> materials;      // prepared for the run's dimension
+    // Per material: the column of each of its model's history variables (history_columns),
+    // and per column the index of its variable among the model's, -1 for none.
+    std::vector<std::vector<int>> history_columns;
+    std::vector<std::vector<int>> history_index;
     std::vector<double> viscosity_speed;  // c of the artificial viscosity [m/s]
     std::vector<double> artificial_stress;           // Monaghan (2000) epsilon, 0 = off [-]
     std::vector<double> artificial_stress_exponent;  // n of f_ab^n [-]
@@ -90,16 +97,13 @@ using HaloRefresh = std::function<void(std::vector<double>& values, int stride)>
 // chunks must not depend on each other's results.
 using StagePrologue = std::function<void(std::size_t first, std::size_t last)>;
 
-struct Derivatives {
-    // Position rate [m/s]: v plus the XSPH term; empty when no material uses XSPH (the rate is
-    // then the velocity itself, which the integrator reads from the particles).
-    std::array<std::vector<double>, 3> dx;
-    std::array<std::vector<double>, 3> dv;                    // acceleration [m/s^2]
-    std::vector<double> drho;                                 // [kg/m^3/s]
-    std::array<std::vector<double>, kSymComponents> dstress;  // [Pa/s]
-    std::vector<double> dplastic;                             // lambda_dot [1/s]
+// The rates of the integrated fields (StateRates, core/fields.hpp: dx, dv, drho, dstress,
+// dplastic, dhistory) and what else an evaluation gives.
+struct Derivatives : StateRates {
     std::vector<std::uint8_t> yielding;                       // plastic loading this evaluation
-    std::vector<double> dt_limit;  // Courant limit of each dynamic particle [s]; +inf elsewhere
+    // Step limit of each dynamic particle [s], the Courant limit or its model's own
+    // (StressRate::dt_limit), whichever is smaller; +inf elsewhere.
+    std::vector<double> dt_limit;
     double dt_min = 0.0;           // the smallest of dt_limit over the owned particles [s]
     // Energy budget (energy_budget.hpp): each dynamic particle's power in the EnergyRate
     // terms [W] (2D: [W/m]); zero for boundary particles.
@@ -112,7 +116,7 @@ struct Derivatives {
     // Whether dplastic, yielding and power[kPlasticPower] may hold non-zero values (an
     // evaluation with a plastic material wrote them); resize zeroes them.
     bool plastic_written = false;
-    void resize(std::size_t n, bool position_rate = true);
+    void resize(std::size_t n, bool position_rate = true, std::size_t history_columns = 0);
 };
 
 // Derivatives of the owned dynamic particles (halo particles enter as partners). With `loads`,

@@ -8,12 +8,15 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "parallel/mpi_env.hpp"
 #include "parallel/threads.hpp"
 #include "sph/boundary.hpp"
+#include "sph/heun_sweeps.hpp"
 
 namespace regosph {
 
@@ -180,49 +183,52 @@ LoadRequest AdaptiveHeun::load_request(double t) const {
 }
 
 // Only the owned particles: the halo is refreshed by the next evaluation, and a mid-step halo
-// rebuild may change its length.
-void AdaptiveHeun::size_start(const ParticleSet& p) {
-    const std::size_t n = p.owned();
-    for (int d = 0; d < 3; ++d) {
-        x0_[d].resize(n);
-        v0_[d].resize(n);
-    }
-    for (auto& s : stress0_) s.resize(n);
-    rho0_.resize(n);
-    mass0_.resize(n);
-    plastic0_.resize(n);
+// rebuild may change its length. Of the vectors and tensors only the components the run
+// carries: in 2D neither z nor the out-of-plane shear stress (active_components).
+void AdaptiveHeun::size_start(ParticleSet& p) {
+    step_arrays_.clear();
+    for_each_field(p, [&](const FieldInfo& f, auto& a) {
+        using A = std::remove_cvref_t<decltype(a)>;
+        if (!(f.use & kStepState)) return;
+        if constexpr (std::is_same_v<FieldElement<A>, double>) {
+            for (const int c : active_components(kComponents<A>, p.dim))
+                step_arrays_.push_back(&component(a, static_cast<std::size_t>(c)));
+        } else {
+            throw std::logic_error(std::string("field '") + f.name +
+                                   "': step state must be floating point");
+        }
+    });
+    start_.resize(step_arrays_.size());
+    for (auto& s : start_) s.resize(p.owned());
 }
 
-// The state the run carries: in 2D neither z nor the out-of-plane shear stress
-// (stress_components); their saved copies keep the zeros they are created with.
-void AdaptiveHeun::save_start(const ParticleSet& p, std::size_t first, std::size_t last) {
-    const auto save = [&](std::vector<double>& to, const std::vector<double>& from) {
-        std::copy(from.begin() + static_cast<std::ptrdiff_t>(first),
-                  from.begin() + static_cast<std::ptrdiff_t>(last),
-                  to.begin() + static_cast<std::ptrdiff_t>(first));
-    };
-    for (int d = 0; d < p.dim; ++d) {
-        save(x0_[d], p.x[d]);
-        save(v0_[d], p.v[d]);
-    }
-    save(rho0_, p.rho);
-    save(mass0_, p.mass);
-    for (int c = 0; c < stress_components(p.dim); ++c) save(stress0_[c], p.stress[c]);
-    save(plastic0_, p.plastic_multiplier);
+void AdaptiveHeun::save_start(std::size_t first, std::size_t last) {
+    for (std::size_t i = 0; i < step_arrays_.size(); ++i)
+        std::copy(step_arrays_[i]->begin() + static_cast<std::ptrdiff_t>(first),
+                  step_arrays_[i]->begin() + static_cast<std::ptrdiff_t>(last),
+                  start_[i].begin() + static_cast<std::ptrdiff_t>(first));
 }
 
-void AdaptiveHeun::restore_start(ParticleSet& p) const {
-    const auto put = [](std::vector<double>& to, const std::vector<double>& from) {
-        std::copy(from.begin(), from.end(), to.begin());
-    };
-    for (int d = 0; d < p.dim; ++d) {  // the state save_start saved
-        put(p.x[d], x0_[d]);
-        put(p.v[d], v0_[d]);
-    }
-    put(p.rho, rho0_);
-    put(p.mass, mass0_);
-    for (int c = 0; c < stress_components(p.dim); ++c) put(p.stress[c], stress0_[c]);
-    put(p.plastic_multiplier, plastic0_);
+void AdaptiveHeun::restore_start() {
+    for (std::size_t i = 0; i < step_arrays_.size(); ++i)
+        std::copy(start_[i].begin(), start_[i].end(), step_arrays_[i]->begin());
+}
+
+const std::vector<double>* AdaptiveHeun::saved(const std::vector<double>& array) const {
+    for (std::size_t i = 0; i < step_arrays_.size(); ++i)
+        if (step_arrays_[i] == &array) return &start_[i];
+    return nullptr;
+}
+
+const double* AdaptiveHeun::start_of(const std::vector<double>& array) const {
+    const std::vector<double>* copy = saved(array);
+    return copy ? copy->data() : array.data();
+}
+
+void AdaptiveHeun::list_stage_arrays(ParticleSet& p, const MaterialTable& mt, bool final) {
+    list_stage_arrays_of(
+        p, [this](const std::vector<double>& array) { return saved(array); }, k1_,
+        final ? k2_ : k1_, mt.any_plastic, final, stage_arrays_);
 }
 
 namespace {
@@ -231,21 +237,28 @@ namespace {
 void share_staging(Derivatives& next, Derivatives& previous) {
     if (next.staged.record.empty()) std::swap(next.staged, previous.staged);
 }
+
 }  // namespace
 
+struct AdaptiveHeun::StartState {
+    const double* mass;
+    const double* rho;
+    std::array<const double*, kSymComponents> stress;
+};
+
 // Predictor (final == false): y = y0 + dt k1. Corrector (final == true):
-// y = y0 + dt/2 (k1 + k2). Both followed by Bui's stress corrections (regolith) or the
-// equation of state (elastic solids). The position rate is k.dx: v, plus the XSPH term for
-// materials that use it. The corrector returns the error norm divided by the tolerance (+inf
-// if the new state is not finite).
+// y = y0 + dt/2 (k1 + k2). For every integrated field of the table (list_stage_arrays), each
+// followed by each material's correction (Bui's return mapping for regolith, the equation of
+// state for elastic solids). The corrector returns the error norm divided by the tolerance
+// (+inf if the new state is not finite): the largest step error of the fields that have one
+// (StepError: position and velocity in smoothing lengths, relative density).
 //
-// Each chunk of particles goes through the fields one after another: the kinematic and scalar
-// updates are plain array sweeps that vectorise, and so are the elastic solids' equation of
-// state and the error norm; only Bui's return mapping (regolith) and the energy budget's
-// correction work run particle by particle. Particles that are not dynamic keep their state (the sweeps write it back).
-// The predictor of a step's first attempt first saves each chunk's state at the step start
-// (save_start) in the same region: the saved copy is then in the core's cache when the
-// sweeps read it, and the step opens one parallel region less.
+// Each chunk of particles goes through the fields one after another: the updates and the
+// error norm are plain array sweeps that vectorise, and so is the elastic solids' equation of
+// state; only Bui's return mapping (regolith) and the energy budget's correction work run
+// particle by particle. The predictor of a step's first attempt first saves each chunk's state
+// at the step start (save_start) in the same region: the saved copy is then in the core's
+// cache when the sweeps read it, and the step opens one parallel region less.
 double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
                                   const parallel::Partition& part, double dt, bool final) {
     const std::size_t n = p.owned();
@@ -258,12 +271,9 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     }
     const bool save = !final && !start_saved_;
     if (save) size_start(p);
-    const bool xsph = !k1_.dx[0].empty();
-    // Weights of k1 and k2: dt and 0 (predictor), dt/2 and dt/2 (corrector). The predictor
-    // passes k1 as k2, with weight 0.
-    const double w1 = final ? 0.5 * dt : dt;
-    const double w2 = final ? 0.5 * dt : 0.0;
-    const Derivatives& k2 = final ? k2_ : k1_;
+    list_stage_arrays(p, mt, final);
+    StartState start{start_of(p.mass), start_of(p.rho), {}};
+    for (int c = 0; c < kSymComponents; ++c) start.stress[c] = start_of(p.stress[c]);
     const ParticleKind* kind = p.kind.data();
     double worst = 0.0;
     // Each thread updates its own part of the particles first, mostly those whose rates it
@@ -271,104 +281,37 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     parallel::ChunkQueue chunks(part, n, kUpdateChunk);
 #pragma omp parallel num_threads(part.team()) reduction(max : worst)
     chunks.run([&](std::size_t first, std::size_t last) {
-        if (save) save_start(p, first, last);
-        // Squared position and velocity error of the chunk's particles (corrector).
-        std::array<double, kUpdateChunk> ex2{}, ev2{};
-        const auto predict = [&](double* x, double* v, const double* x0, const double* v0,
-                                 const double* rate1, const double* dv1) {
-#pragma omp simd
-            for (std::size_t a = first; a < last; ++a) {
-                const double xn = x0[a] + dt * rate1[a], vn = v0[a] + dt * dv1[a];
-                const double xa = x[a], va = v[a];
-                const bool dynamic = kind[a] == ParticleKind::dynamic;
-                x[a] = dynamic ? xn : xa;
-                v[a] = dynamic ? vn : va;
-            }
-        };
-        const auto correct = [&](double* x, double* v, const double* x0, const double* v0,
-                                 const double* rate1, const double* dv1, const double* rate2,
-                                 const double* dv2) {
-#pragma omp simd
-            for (std::size_t a = first; a < last; ++a) {
-                const double r1 = rate1[a], r2 = rate2[a];
-                const double xn = x0[a] + 0.5 * dt * (r1 + r2);
-                const double vn = v0[a] + 0.5 * dt * (dv1[a] + dv2[a]);
-                const double dxe = 0.5 * dt * (r2 - r1);
-                const double dve = 0.5 * dt * (dv2[a] - dv1[a]);
-                ex2[a - first] += dxe * dxe;
-                ev2[a - first] += dve * dve;
-                const double xa = x[a], va = v[a];
-                const bool dynamic = kind[a] == ParticleKind::dynamic;
-                x[a] = dynamic ? xn : xa;
-                v[a] = dynamic ? vn : va;
-            }
-        };
-        for (int d = 0; d < dim; ++d) {
-            // Position rate of each stage: the XSPH rate, or without XSPH the velocity itself
-            // (at the step start, and at the predicted state: p.v before it is overwritten).
-            const double* rate1 = xsph ? k1_.dx[d].data() : v0_[d].data();
-            if (!final)
-                predict(p.x[d].data(), p.v[d].data(), x0_[d].data(), v0_[d].data(), rate1,
-                        k1_.dv[d].data());
-            else
-                correct(p.x[d].data(), p.v[d].data(), x0_[d].data(), v0_[d].data(), rate1,
-                        k1_.dv[d].data(), xsph ? k2_.dx[d].data() : p.v[d].data(),
-                        k2_.dv[d].data());
-        }
-        const auto sweep = [&](double* y, const double* y0,
-                               const double* r1, const double* r2) {
-#pragma omp simd
-            for (std::size_t a = first; a < last; ++a) {
-                const double yn = y0[a] + w1 * r1[a] + w2 * r2[a], ya = y[a];
-                y[a] = kind[a] == ParticleKind::dynamic ? yn : ya;
-            }
-        };
-        sweep(p.rho.data(), rho0_.data(), k1_.drho.data(), k2.drho.data());
-        if (mt.any_plastic)  // else every rate is zero (MaterialTable::any_plastic)
-            sweep(p.plastic_multiplier.data(), plastic0_.data(), k1_.dplastic.data(),
-                  k2.dplastic.data());
-        for (int c = 0; c < stress_components(dim); ++c)
-            sweep(p.stress[c].data(), stress0_[c].data(), k1_.dstress[c].data(),
-                  k2.dstress[c].data());
+        if (save) save_start(first, last);
+        const std::size_t m = last - first;
+        // Per particle of the chunk: the largest step error and the count of non-finite
+        // values (corrector).
+        std::array<double, kUpdateChunk> error{}, not_finite{}, scratch{};
+        sweep_fields(stage_arrays_, kind, p.h.data(), dt, final, first, last, error.data(),
+                     not_finite.data(), scratch.data());
 
-        // Bui's corrections (regolith) or the equation of state (elastic solids), over each run
-        // of dynamic particles of one material (correct_stresses; the elastic solid's sweep
-        // vectorises). corrected: whether the correction changed a particle's stress
-        // plastically (0 for the particles that are not dynamic).
+        // Each material's correction, over each run of dynamic particles of one material
+        // (correct_stresses; the elastic solid's sweep vectorises). corrected: whether the
+        // correction changed a particle's stress plastically (0 for the particles that are not
+        // dynamic).
         std::array<std::uint8_t, kUpdateChunk> corrected{};
         for_each_material_run(p, first, last, [&](std::size_t a, std::size_t b) {
-            std::array<double*, kSymComponents> sigma;
-            for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c].data() + a;
-            correct_stresses(mt.materials[p.material[a]], p.rho.data() + a, sigma,
-                             corrected.data() + (a - first), b - a, stress_components(dim));
+            const int mat = p.material[a];
+            correct_stresses(mt.materials[mat], point_run(p, mt.history_columns[mat], a, b - a),
+                             dt, corrected.data() + (a - first), stress_components(dim));
         });
         if (!final) {
-            std::copy(corrected.begin(), corrected.begin() + (last - first),
-                      predictor_corrected_.begin() + first);
+            std::copy(corrected.begin(), corrected.begin() + static_cast<std::ptrdiff_t>(m),
+                      predictor_corrected_.begin() + static_cast<std::ptrdiff_t>(first));
             return;
         }
-        // Error norm of each dynamic particle: the largest of the position and velocity
-        // errors in smoothing lengths and the relative density error; +inf where the new
-        // state is not finite. One sweep that vectorises.
-        constexpr double kLargest = std::numeric_limits<double>::max();
+        // Error norm of each dynamic particle; +inf where the new state is not finite.
+        for (const StageArray& s : stage_arrays_)
+            count_not_finite(s.value->data(), not_finite.data(), first, last);
 #pragma omp simd reduction(max : worst)
         for (std::size_t a = first; a < last; ++a) {
-            const double h = p.h[a];
-            const double e_rho = 0.5 * dt * std::abs(k2_.drho[a] - k1_.drho[a]) / p.rho[a];
-            const double e = std::max(
-                std::max(std::sqrt(ex2[a - first]) / h, std::sqrt(ev2[a - first]) * dt / h),
-                e_rho);
-            // Whether e and the particle's new state are finite, without branches (& rather
-            // than &&): |y| <= DBL_MAX fails for inf and NaN.
-            bool finite = (std::abs(e) <= kLargest) & (std::abs(p.rho[a]) <= kLargest) &
-                          (std::abs(p.plastic_multiplier[a]) <= kLargest);
-            for (int d = 0; d < 3; ++d)
-                finite = finite & (std::abs(p.x[d][a]) <= kLargest) &
-                         (std::abs(p.v[d][a]) <= kLargest);
-            for (int c = 0; c < kSymComponents; ++c)
-                finite = finite & (std::abs(p.stress[c][a]) <= kLargest);
-            const double error = finite ? e : std::numeric_limits<double>::infinity();
-            particle_error_[a] = kind[a] == ParticleKind::dynamic ? error : 0.0;
+            const double e = not_finite[a - first] == 0.0 ? error[a - first]
+                                                          : std::numeric_limits<double>::infinity();
+            particle_error_[a] = kind[a] == ParticleKind::dynamic ? e : 0.0;
             worst = std::max(worst, particle_error_[a]);
         }
         for (std::size_t a = first; a < last; ++a) {
@@ -379,7 +322,7 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
                 SymTensor sigma;
                 for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
                 correction_loss_[a] =
-                    correction_work(mt.materials[p.material[a]], a, dt, sigma, p);
+                    correction_work(mt.materials[p.material[a]], start, a, dt, sigma, p);
             }
             p.yielding[a] = (k2_.yielding[a] || now) ? 1 : 0;
         }
@@ -396,11 +339,12 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
 // it; this returns the rest [J]. (The elastic energy the correction removes, E_el(before) -
 // E_el(after), is not it: where a stage creates stress beyond the surface, e.g. tension at a
 // cohesionless apex, the trapezoidal stress power never paid that energy in.)
-double AdaptiveHeun::correction_work(const Material& material, std::size_t a, double dt,
-                                     const SymTensor& sigma, const ParticleSet& p) const {
+double AdaptiveHeun::correction_work(const Material& material, const StartState& start,
+                                     std::size_t a, double dt, const SymTensor& sigma,
+                                     const ParticleSet& p) const {
     SymTensor sigma0;
-    for (int c = 0; c < kSymComponents; ++c) sigma0[c] = stress0_[c][a];
-    const double e0 = mass0_[a] * strain_energy(material, rho0_[a], sigma0);
+    for (int c = 0; c < kSymComponents; ++c) sigma0[c] = start.stress[c][a];
+    const double e0 = start.mass[a] * strain_energy(material, start.rho[a], sigma0);
     const double e1 = p.mass[a] * strain_energy(material, p.rho[a], sigma);
     const double stored = 0.5 * dt * (k1_.stress_power[a] - k1_.power[kPlasticPower][a] +
                                       k2_.stress_power[a] - k2_.power[kPlasticPower][a]);
@@ -445,7 +389,7 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
                            const std::string& why) {
     if (!start_saved_) {  // no predictor yet: the particles are still at the step start
         size_start(p);
-        save_start(p, 0, p.owned());
+        save_start(0, p.owned());
         start_saved_ = true;
     }
     // Report the worst particles: largest error of the failed attempt or, before any attempt,
@@ -468,15 +412,17 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
     // One line per particle: "<badness>\t<text>", badness first for the merge below.
     std::ostringstream mine;
     mine.precision(17);
+    const auto x0 = [&](int d, std::size_t a) { return start_of(p.x[d])[a]; };
+    const auto v0 = [&](int d, std::size_t a) { return start_of(p.v[d])[a]; };
     for (std::size_t i = 0; i < shown; ++i) {
         const std::size_t a = order[i];
         mine << badness[a] << '\t';
         mine.precision(6);
-        mine << "  id " << p.id[a] << ": (" << x0_[0][a] << ", " << x0_[1][a] << ", "
-             << x0_[2][a] << "), " << badness[a] << "; velocity (" << v0_[0][a] << ", "
-             << v0_[1][a] << ", " << v0_[2][a] << ") m/s, density " << rho0_[a]
+        mine << "  id " << p.id[a] << ": (" << x0(0, a) << ", " << x0(1, a) << ", " << x0(2, a)
+             << "), " << badness[a] << "; velocity (" << v0(0, a) << ", " << v0(1, a) << ", "
+             << v0(2, a) << ") m/s, density " << start_of(p.rho)[a]
              << " kg/m^3, stress (xx yy zz xy xz yz) (";
-        for (int c = 0; c < kSymComponents; ++c) mine << (c ? " " : "") << stress0_[c][a];
+        for (int c = 0; c < kSymComponents; ++c) mine << (c ? " " : "") << start_of(p.stress[c])[a];
         mine << ") Pa";
         if (mpi::size() > 1) mine << ", rank " << mpi::rank();
         mine << '\n';
@@ -502,7 +448,7 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
        << (have_errors ? "error/tolerance" : "1/Courant limit [1/s]") << "):";
     for (std::size_t i = 0; i < std::min<std::size_t>(5, lines.size()); ++i)
         os << "\n" << lines[i].second;
-    restore_start(p);
+    restore_start();
     throw BlowUpError(os.str());
 }
 
@@ -587,7 +533,7 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
             report.energy = energy_increment(nl.partition(p), dt, power_1, power_2);
             return report;
         }
-        restore_start(p);
+        restore_start();
         bodies_.restore_start();
         ++report.rejected;
         dt *= std::isfinite(err) ? std::clamp(0.9 / std::sqrt(err), 0.1, 0.9) : 0.25;

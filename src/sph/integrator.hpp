@@ -1,7 +1,9 @@
 // Second-order Runge-Kutta (Heun) with an embedded first-order (Euler) error estimate and an
-// adaptive step, bounded by the Courant condition (SPEC.md section 5). Integrates position,
-// velocity, density, stress and the plastic multiplier of the dynamic particles; Bui's stress
-// corrections are applied after every stage update.
+// adaptive step, bounded by the Courant condition (SPEC.md section 5). Integrates the fields the
+// field table marks as integrated (core/fields.hpp: position, velocity, density, stress, the
+// plastic multiplier and the models' history variables) of the dynamic particles, each with
+// its rate in Derivatives; each model's correction (Bui's return mapping, an equation of
+// state) is applied after every stage update.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include "sph/body.hpp"
 #include "sph/contact.hpp"
 #include "sph/equations.hpp"
+#include "sph/heun_sweeps.hpp"
 #include "sph/neighbours.hpp"
 
 namespace regosph {
@@ -152,16 +155,25 @@ private:
     // than by prepare; and the accelerations of the walls' bodies, null for fixed walls only.
     bool walls_in_staging() const;
     const std::array<std::vector<double>, 3>* wall_acceleration(const ParticleSet& p) const;
-    // The start-of-step state: sized for the owned particles, saved for particles
-    // [first, last) (by the predictor, chunk by chunk), restored for all.
-    void size_start(const ParticleSet& p);
-    void save_start(const ParticleSet& p, std::size_t first, std::size_t last);
-    void restore_start(ParticleSet& p) const;
+    // The start-of-step state (the table's kStepState fields): sized for the owned particles,
+    // saved for particles [first, last) (by the predictor, chunk by chunk), restored for all.
+    void size_start(ParticleSet& p);
+    void save_start(std::size_t first, std::size_t last);
+    void restore_start();
+    // The step-start copy of one of the particles' step-state arrays (save_start), null for
+    // one the step does not save; start_of: its data, or the array's own for one the run
+    // does not carry (z and the out-of-plane shears in 2D, which stay as they start).
+    const std::vector<double>* saved(const std::vector<double>& array) const;
+    const double* start_of(const std::vector<double>& array) const;
+    // The integrated arrays for one stage, with their rates (stage_arrays_,
+    // list_stage_arrays_of).
+    void list_stage_arrays(ParticleSet& p, const MaterialTable& mt, bool final);
     // The per-particle loops take the particles of the pair loop's partition (NeighbourList).
     double stage_update(ParticleSet& p, const MaterialTable& mt, const parallel::Partition& part,
                         double dt, bool final);
-    double correction_work(const Material& material, std::size_t a, double dt,
-                           const SymTensor& sigma, const ParticleSet& p) const;
+    struct StartState;  // pointers to the step start of what correction_work reads
+    double correction_work(const Material& material, const StartState& start, std::size_t a,
+                           double dt, const SymTensor& sigma, const ParticleSet& p) const;
     // The accepted step's increment of the energy budget, this rank's share; `part`: the
     // owned particles' partition (NeighbourList::partition), whose threads sum it.
     EnergyIncrement energy_increment(const parallel::Partition& part, double dt, double power_1,
@@ -179,11 +191,13 @@ private:
     // checkpointed: the skin never changes a result (IntegratorOptions::neighbour_skin).
     double skin_factor_ = 1.0;
     std::int64_t evaluations_since_build_ = -1;
-    // Start-of-step state of every owned particle (boundary particles included, they are cheap).
-    std::array<std::vector<double>, 3> x0_, v0_;
-    std::vector<double> rho0_, mass0_, plastic0_;
-    std::array<std::vector<double>, kSymComponents> stress0_;
+    // Start-of-step state of every owned particle (boundary particles included, they are
+    // cheap): start_[i] is the copy of the particles' array step_arrays_[i], for every
+    // component a run carries of every kStepState field, in table order (size_start).
+    std::vector<std::vector<double>*> step_arrays_;
+    std::vector<std::vector<double>> start_;
     bool start_saved_ = false;  // whether they hold this step's start (stage_update)
+    std::vector<StageArray> stage_arrays_;
     Derivatives k1_, k2_;
     std::vector<double> particle_error_;
     // Plastic work of each particle whose stress a correction changed in this step [J],

@@ -31,6 +31,8 @@ int Simulation::add_material(const Material& m) {
     for (const Material& other : materials_)
         if (other.name == m.name)
             throw std::invalid_argument("material '" + m.name + "': name already used");
+    // Its history variables become fields of the particles (core/history.hpp).
+    register_history(m, particles_.history, particles_.size());
     materials_.push_back(m);
     table_.reset();
     return static_cast<int>(materials_.size()) - 1;
@@ -166,6 +168,14 @@ int Simulation::add_body(const std::string& name, int material, const std::strin
         if (particles_.dim == 2) x[2] = 0.0;
         particles_.push_back(x, v0, rho, rho * volume, smoothing_length, material, body_index,
                              kind, next_id++);
+    }
+    // The model's history variables start at their initial values (HistoryVariable::initial).
+    const std::vector<int> columns = history_columns(m, particles_.history);
+    const std::vector<HistoryVariable> variables = history_variables(m);
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        std::vector<double>& column = particles_.history.values[static_cast<std::size_t>(columns[i])];
+        std::fill(column.end() - static_cast<std::ptrdiff_t>(positions.size()), column.end(),
+                  variables[i].initial);
     }
     bodies_.push_back(std::move(body));
     integrator_.reset();
@@ -407,7 +417,8 @@ void Simulation::validate_setup() const {
 }
 
 void Simulation::ensure_integrator() {
-    if (!table_) table_ = std::make_unique<MaterialTable>(materials_, particles_.dim);
+    if (!table_)
+        table_ = std::make_unique<MaterialTable>(materials_, particles_.dim, particles_.history);
     if (!decomposition_.distributed()) decomposition_.distribute(particles_);
     if (!integrator_) {
         integrator_ = std::make_unique<AdaptiveHeun>(integrator_options_);
@@ -461,6 +472,7 @@ const Derivatives& Simulation::evaluate_derivatives() {
     scratch_.drho.resize(n);
     for (auto& c : scratch_.dstress) c.resize(n);
     scratch_.dplastic.resize(n);
+    for (auto& c : scratch_.dhistory) c.resize(n);
     scratch_.yielding.resize(n);
     scratch_.dt_limit.resize(n);
     return scratch_;
@@ -538,6 +550,7 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     if (q.material != particles_.material) mismatch("particle materials");
     if (q.body != particles_.body) mismatch("particle bodies");
     if (q.kind != particles_.kind) mismatch("particle kinds");
+    if (q.history.names() != particles_.history.names()) mismatch("history variables");
     try {
         read_body_states_json(ck.state.rigid_bodies, bodies_);
     } catch (const std::exception& e) {

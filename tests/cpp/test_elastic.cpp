@@ -138,17 +138,19 @@ TEST_CASE("the elastic solid's sweeps give correct() and wave_speed() to the bit
             for (auto& c : sigma) c[i] = stress(rng);
         }
         const auto expected_sigma = [&](std::size_t i) {
-            SymTensor s;
-            for (int c = 0; c < kSymComponents; ++c) s[c] = sigma[c][i];
-            CHECK_FALSE(correct_stress(material, rho[i], s));
-            return s;
+            MaterialState s{rho[i], {}, nullptr};
+            for (int c = 0; c < kSymComponents; ++c) s.sigma[c] = sigma[c][i];
+            CHECK_FALSE(correct_stress(material, s, 1e-6));
+            return s.sigma;
         };
         std::vector<SymTensor> expected(kCount);
         for (std::size_t i = 0; i < kCount; ++i) expected[i] = expected_sigma(i);
-        std::array<double*, kSymComponents> fields;
-        for (int c = 0; c < kSymComponents; ++c) fields[c] = sigma[c].data();
+        PointRun<double> run;
+        run.rho = rho.data();
+        for (int c = 0; c < kSymComponents; ++c) run.stress[c] = sigma[c].data();
+        run.count = kCount;
         std::vector<std::uint8_t> corrected(kCount, 7);
-        correct_stresses(material, rho.data(), fields, corrected.data(), kCount, kSymComponents);
+        correct_stresses(material, run, 1e-6, corrected.data(), kSymComponents);
         std::size_t differ = 0;
         for (std::size_t i = 0; i < kCount; ++i) {
             CHECK(corrected[i] == 0);  // never plastic
@@ -159,9 +161,13 @@ TEST_CASE("the elastic solid's sweeps give correct() and wave_speed() to the bit
         CHECK(trace(expected[3]) / 3.0 == doctest::Approx(-murnaghan_pressure(es, rho[3])));
 
         std::vector<double> speed(kCount, -1.0);
-        wave_speeds(material, rho.data(), speed.data(), kCount);
+        PointRun<const double> view;
+        view.rho = rho.data();
+        view.count = kCount;
+        wave_speeds(material, view, speed.data());
         std::size_t speed_differ = 0;
-        for (std::size_t i = 0; i < kCount; ++i) speed_differ += speed[i] != wave_speed(material, rho[i]);
+        for (std::size_t i = 0; i < kCount; ++i)
+            speed_differ += speed[i] != wave_speed(material, MaterialState{rho[i], {}, nullptr});
         CHECK(speed_differ == 0);
     }
 }

@@ -325,3 +325,13 @@ def test_every_snapshot_field_is_a_numpy_property_with_its_units(dim, tmp_path):
             assert value.dtype == stored.dtype, name
             assert np.array_equal(value, stored), name
             assert f"[{data.attrs['units']}]" in getattr(rs.Simulation, prop).__doc__, name
+
+
+def test_history_variables_are_reached_by_name():
+    """The constitutive models' history variables (src/core/history.hpp) are fields a run
+    registers from its materials, reached by name; Drucker-Prager and Rigid declare none."""
+    sim = make_sim(2)
+    assert sim.history_variables == []
+    assert sim.derivatives()["history_rate"] == {}
+    with pytest.raises(KeyError, match="no history variable 'porosity' .the run has: none"):
+        sim.history("porosity")
