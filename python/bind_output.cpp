@@ -65,6 +65,35 @@ void bind_output(py::module_& m) {
 
 namespace {
 
+// The rigid bodies' states and loads, for Simulation.bodies_state.
+py::dict rigid_bodies_state(Simulation& s) {
+    py::dict out;
+    const auto reports = s.rigid_body_reports();
+    const int dim = s.dim();
+    for (std::size_t k = 0; k < reports.size(); ++k) {
+        if (!reports[k]) continue;
+        const RigidBodyReport& r = *reports[k];
+        py::dict d;
+        d["centre"] = r.state.centre;
+        if (dim == 2)
+            d["angle"] = r.angle;
+        else
+            d["orientation"] = r.state.orientation;
+        d["velocity"] = r.state.velocity;
+        d["angular_velocity"] = r.angular_velocity;
+        d["angular_momentum"] = r.state.angular_momentum;
+        d["force"] = r.regolith.force;
+        d["torque"] = r.regolith.torque;
+        d["applied_force"] = r.applied_force;
+        d["applied_torque"] = r.applied_torque;
+        d["contact_force"] = r.regolith.contact_force;
+        d["contact_torque"] = r.regolith.contact_torque;
+        d["mass"] = rigid_body(s.bodies()[k])->mass;
+        out[py::str(s.bodies()[k].name)] = d;
+    }
+    return out;
+}
+
 void bind_readings(py::class_<Simulation>& sim) {
     sim.def(
            "observe",
@@ -95,33 +124,7 @@ void bind_readings(py::class_<Simulation>& sim) {
             "N m/m)}} exerted by the dynamic particles at the current state.")
         .def(
             "bodies_state",
-            [](Simulation& s) {
-                py::dict out;
-                const auto reports = s.rigid_body_reports();
-                const int dim = s.dim();
-                for (std::size_t k = 0; k < reports.size(); ++k) {
-                    if (!reports[k]) continue;
-                    const RigidBodyReport& r = *reports[k];
-                    py::dict d;
-                    d["centre"] = r.state.centre;
-                    if (dim == 2)
-                        d["angle"] = r.angle;
-                    else
-                        d["orientation"] = r.state.orientation;
-                    d["velocity"] = r.state.velocity;
-                    d["angular_velocity"] = r.angular_velocity;
-                    d["angular_momentum"] = r.state.angular_momentum;
-                    d["force"] = r.regolith.force;
-                    d["torque"] = r.regolith.torque;
-                    d["applied_force"] = r.applied_force;
-                    d["applied_torque"] = r.applied_torque;
-                    d["contact_force"] = r.regolith.contact_force;
-                    d["contact_torque"] = r.regolith.contact_torque;
-                    d["mass"] = rigid_body(s.bodies()[k])->mass;
-                    out[py::str(s.bodies()[k].name)] = d;
-                }
-                return out;
-            },
+            &rigid_bodies_state,
             "{rigid body: {'centre' [m], 'angle' [rad] (2D) or 'orientation' (unit quaternion w, "
             "x, y, z; 3D), 'velocity' [m/s], 'angular_velocity' [rad/s], 'angular_momentum' "
             "[kg m^2/s] (world frame), 'force'/'torque' of the regolith over the last step [N, "
