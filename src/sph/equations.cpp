@@ -304,20 +304,14 @@ template <class S>
     const double h_a = pa.at(R::h), rho_a = pa.at(R::rho);
 
     alignas(64) double fn_pow[kBlock] = {};  // f_ab^n without a common whole exponent
-    rhs::Continuity<S> continuity;
-    rhs::VelocityGradient<S> velocity_gradient;
-    rhs::ArtificialViscosity<S> viscosity(pp.av_alpha, pp.av_beta);
-    rhs::Momentum<S> momentum;
-    rhs::ArtificialStress<S> artificial_stress(momentum, mt.artificial_stress_power, fn_pow);
-    rhs::PairWork<S> work;
-    rhs::Xsph<S> xsph;
-    rhs::WallSlip<S> wall_slip(rec, sink, partners);
-    rhs::WallLoads<S> wall_loads(wall_slip);
+    // The run's terms in the order they run within a block (rhs_terms.hpp, wall_terms.hpp).
     auto terms = rhs::compose(std::tuple_cat(
-        std::tie(continuity), rhs::when<S::Loads>(wall_slip),
-        std::tie(velocity_gradient, viscosity, momentum),
-        rhs::when<S::ArtStress>(artificial_stress), std::tie(work), rhs::when<S::Xsph>(xsph),
-        rhs::when<S::Loads>(wall_loads)));
+        std::make_tuple(rhs::Continuity<S>{}, rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
+        rhs::when<S::ArtStress>(rhs::ArtificialStress<S>(mt.artificial_stress_power, fn_pow)),
+        std::make_tuple(rhs::Momentum<S>{}, rhs::PairWork<S>{}),
+        rhs::when<S::Xsph>(rhs::Xsph<S>{}),
+        rhs::when<S::Loads>(rhs::WallFriction<S>(rec, sink, partners)),
+        std::make_tuple(rhs::VelocityGradient<S>{})));
     terms.begin(pa);
 
     const bool pow_weights = S::ArtStress && mt.artificial_stress_power == 0;

@@ -11,8 +11,8 @@
 //   kRows, rows(r)    its lane sums, which the composition adds pairwise (lane_sums);
 //   take(s, sums)     its summed rows (and any other reduction) into the particle's PairSums;
 // the last three only where the term has sums of its own.
-// Terms run in the order of the composition within a block; two terms that add to the same
-// sum (momentum and artificial stress, into the acceleration) keep that order.
+// Terms run in the order of the composition within a block; each has sums of its own, so that
+// only what a term hands on (PairBlock) orders them. Terms hold no references to each other.
 #pragma once
 
 #include <algorithm>
@@ -286,8 +286,9 @@ struct ArtificialViscosity {
 };
 
 // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab, or
-// with the kernel correction the variational form with sigma L / rho^2 (gradient_correction.hpp).
-// Hands on t (per unit m_b) to the loads and the energy budget.
+// with the kernel correction the variational form with sigma L / rho^2 (gradient_correction.hpp),
+// plus the artificial stress's m_b f^n t^art where the run has it. Hands on t (per unit m_b) to
+// the loads and the energy budget.
 template <class S>
 struct Momentum {
     static constexpr int Dim = S::Dim;
@@ -304,10 +305,12 @@ struct Momentum {
             sa, [&](int slot) { return pair.field(Record<S>::stress + slot); }, pair.pi,
             pair.grad, pair.t);
         for (int i = 0; i < Dim; ++i) acc[i] += pair.m_b * pair.t[i];
-    }
-    // Added after the momentum, in the same lanes (the order of the sum's terms).
-    void add_acceleration(const Vec8 (&term)[Dim], Vec8 weight) {
-        for (int i = 0; i < Dim; ++i) acc[i] += weight * term[i];
+        // The artificial stress handed on (ArtificialStress runs before this term), added
+        // after the momentum in the same lanes.
+        if constexpr (S::ArtStress) {
+            const Vec8 weight = pair.m_b * pair.fn;
+            for (int i = 0; i < Dim; ++i) acc[i] += weight * pair.ta[i];
+        }
     }
     void rows(const Vec8** r) const {
         for (int i = 0; i < Dim; ++i) r[i] = &acc[i];
@@ -318,7 +321,7 @@ struct Momentum {
 };
 
 // Monaghan's (2000) artificial stress, m_b f_ab^n (R_a + R_b) . grad_a W_ab (Gray, Monaghan &
-// Swift 2001 eq. 4.3), added to the acceleration after the momentum (Momentum::add_acceleration).
+// Swift 2001 eq. 4.3): hands on f^n and t^art, which Momentum adds to the acceleration.
 // f_ab^n: with a common whole exponent n the records hold R G^n (staging, write_record) and the
 // pair multiplies shape(q)^n out; otherwise `fn_extra` holds f_ab^n of each lane, computed per
 // pair before the block (ArtificialStressWeights). R is zero under compression, so only tension
@@ -326,13 +329,12 @@ struct Momentum {
 template <class S>
 struct ArtificialStress {
     static constexpr int Dim = S::Dim;
-    Momentum<S>& momentum;
     bool bit1, bit2, bit4, bit8;
     double whole_weight;  // 1 with a common whole exponent, else 0
     double ra[Record<S>::kTensor];
     const double* fn_extra;  // f_ab^n per lane without a common whole exponent (else zeros)
-    ArtificialStress(Momentum<S>& m, int power, const double* extra)
-        : momentum(m), bit1(power & 1), bit2(power & 2), bit4(power & 4), bit8(power & 8),
+    ArtificialStress(int power, const double* extra)
+        : bit1(power & 1), bit2(power & 2), bit4(power & 4), bit8(power & 8),
           whole_weight(power > 0 ? 1.0 : 0.0), ra{}, fn_extra(extra) {}
     void begin(const ParticleA<S>& a) {
         for (int t = 0; t < Record<S>::kTensor; ++t) ra[t] = a.at(Record<S>::art + t);
@@ -346,7 +348,6 @@ struct ArtificialStress {
                   traversal::load8(fn_extra);
         pair_terms::artificial_stress<Dim>(
             ra, [&](int slot) { return pair.field(Record<S>::art + slot); }, pair.grad, pair.ta);
-        momentum.add_acceleration(pair.ta, Vec8(pair.m_b * pair.fn));
     }
 };
 
@@ -426,8 +427,15 @@ constexpr int rows_of() {
 // rows() and take() are optional: a term that only hands values on has neither.
 template <class... Terms>
 struct Composition {
-    std::tuple<Terms&...> terms;
+    // The terms themselves, not references: accumulators that nothing else points at stay in
+    // registers across the blocks.
+    std::tuple<Terms...> terms;
     static constexpr int kRows = (rows_of<Terms>() + ... + 0);
+
+    template <class T>
+    T& get() {
+        return std::get<T>(terms);
+    }
 
     void begin(const auto& a) {
         std::apply([&](auto&... t) { (t.begin(a), ...); }, terms);
@@ -437,7 +445,7 @@ struct Composition {
         std::apply([&](auto&... t) { (t.add(pair), ...); }, terms);
     }
     template <int Dim>
-    void take(PairSums<Dim>& out) const {
+    void take(PairSums<Dim>& out) {
         alignas(64) double lanes[kRows > 0 ? kRows : 1][kBlock];
         const double* ptr[kRows > 0 ? kRows : 1];
         double sums[kRows > 0 ? kRows : 1];
@@ -465,16 +473,16 @@ struct Composition {
     }
 };
 
-// compose(std::tuple_cat(std::tie(a, b), when<Flag>(c), ...)): the terms in that order, c only
-// where Flag holds.
+// compose(std::tuple_cat(std::make_tuple(a, b), when<Flag>(c), ...)): the terms in that
+// order, c only where Flag holds; get<T>() reaches a term afterwards.
 template <class... Terms>
-Composition<Terms...> compose(std::tuple<Terms&...> terms) {
-    return Composition<Terms...>{terms};
+Composition<Terms...> compose(std::tuple<Terms...> terms) {
+    return Composition<Terms...>{std::move(terms)};
 }
 template <bool On, class Term>
-auto when(Term& t) {
+auto when(Term&& t) {
     if constexpr (On)
-        return std::tie(t);
+        return std::make_tuple(std::forward<Term>(t));
     else
         return std::tuple<>();
 }

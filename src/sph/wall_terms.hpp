@@ -145,10 +145,14 @@ void limit_load_shares(const LoadSink& sink, const double* xa, const double (&n)
     }
 }
 
-// The relative velocity of a slip-wall partner enters the strain rate along the wall normal
-// only, (dv . n) n. Runs before VelocityGradient; hands on mu_wall to WallLoads.
+// The walls' laws and the loads on bodies, one term. Per block: the relative velocity of a
+// slip-wall partner enters the strain rate along the wall normal only, (dv . n) n (so this term
+// runs before VelocityGradient), and the pair forces (momentum and artificial stress, handed on
+// by the terms before it) go to the loads of the bodies and to the slip walls' force on a. After
+// the pair loop (take, after Momentum's): a free-slip wall's tangential force is removed from
+// the acceleration; a Coulomb wall's is limited over the whole contact (apply_coulomb_limit).
 template <class S>
-struct WallSlip {
+struct WallFriction {
     static constexpr int Dim = S::Dim;
     using R = Record<S>;
     const double* rec;
@@ -157,10 +161,17 @@ struct WallSlip {
     bool slip = false;        // a has slip-wall partners
     double n[Dim] = {};       // the wall normal at a
     std::uint32_t first_wall = 0;
-    WallSlip(const double* records, const LoadSink& s, std::span<const std::uint32_t> list)
+    double m_a = 0.0, xa[Dim] = {}, va[Dim] = {};
+    double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
+    WallFriction(const double* records, const LoadSink& s, std::span<const std::uint32_t> list)
         : rec(records), sink(s), partners(list) {}
     void begin(const ParticleA<S>& a) {
         slip = sink.any_slip && wall_normal<Dim, R>(rec, a.rec, partners, n, first_wall);
+        m_a = a.at(R::mass);
+        for (int d = 0; d < Dim; ++d) {
+            xa[d] = a.at(R::x + d);
+            va[d] = a.at(R::v + d);
+        }
     }
     template <class P>
     void add(P& pair) {
@@ -170,30 +181,6 @@ struct WallSlip {
         pair_terms::along<Dim>(pair.dv, n, normal);
         for (int d = 0; d < Dim; ++d)
             pair.dv_strain[d] = pair.mu_wall >= 0.0 ? normal[d] : pair.dv[d];
-    }
-};
-
-// The loads on bodies and the slip walls' force limit. Runs after the momentum and artificial
-// stress terms (it takes their pair forces); its take() runs after theirs and corrects the
-// acceleration: a free-slip wall's tangential force is removed here, a Coulomb wall's is
-// limited over the whole contact after the pair loop (apply_coulomb_limit).
-template <class S>
-struct WallLoads {
-    static constexpr int Dim = S::Dim;
-    using R = Record<S>;
-    const WallSlip<S>& wall;
-    double m_a = 0.0, xa[Dim] = {}, va[Dim] = {};
-    double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
-    explicit WallLoads(const WallSlip<S>& w) : wall(w) {}
-    void begin(const ParticleA<S>& a) {
-        m_a = a.at(R::mass);
-        for (int d = 0; d < Dim; ++d) {
-            xa[d] = a.at(R::x + d);
-            va[d] = a.at(R::v + d);
-        }
-    }
-    template <class P>
-    void add(P& pair) {
         BlockForces<Dim> f;
         traversal::store8(f.mass, pair.m_b);
         traversal::store8(f.weight, Vec8(pair.m_b * pair.fn));
@@ -202,8 +189,7 @@ struct WallLoads {
             traversal::store8(f.momentum[i], pair.t[i]);
             traversal::store8(f.art[i], pair.ta[i]);
         }
-        block_loads<Dim, R>(wall.rec, pair.partners, m_a, f, wall.slip, wall.n, wall.sink,
-                            wall_force, wall_limit);
+        block_loads<Dim, R>(rec, pair.partners, m_a, f, slip, n, sink, wall_force, wall_limit);
     }
     void take(const double*, PairSums<Dim>& s) const;
 };
@@ -218,40 +204,40 @@ struct CoulombContact {
     double v_wall[3];  // the wall's velocity next to a [m/s] (its first slip wall particle)
 };
 
-// Coulomb's law over the whole contact of each Coulomb wall (pair_terms.hpp): the tangential
-// forces of the particles on it, sum m_a |F_t|, may reach mu_w max(sum m_a F_n, 0); beyond, each
-// particle's F_t is scaled by the same factor. The sums run in particle-id order on every rank
-// (sum_load_shares); the loads of collected bodies take the reaction, acting at x_a.
 template <class S>
-void WallLoads<S>::take(const double*, PairSums<Dim>& s) const {
-    if (!wall.slip) return;
+void WallFriction<S>::take(const double*, PairSums<Dim>& s) const {
+    if (!slip) return;
     double F[Dim] = {}, limit = 0.0, corr[Dim];
     for (std::size_t k = 0; k < kBlock; ++k) {
         for (int i = 0; i < Dim; ++i) F[i] += wall_force[i][k];
         limit += wall_limit[k];
     }
-    const double* const rec_wall = wall.rec + static_cast<std::size_t>(wall.first_wall) * R::stride;
+    const double* const rec_wall = rec + static_cast<std::size_t>(first_wall) * R::stride;
     for (int i = 0; i < Dim; ++i) s.wall_v[i] = rec_wall[R::v + i];
     if (rec_wall[R::wall_mu] > 0.0) {
         // Coulomb: limited over the whole contact with the body after the pair loop
         // (apply_coulomb_limit).
-        s.coulomb_body = wall.sink.body_of_wall[wall.first_wall];
+        s.coulomb_body = sink.body_of_wall[first_wall];
         double fn[Dim];
-        pair_terms::along<Dim>(F, wall.n, fn);
+        pair_terms::along<Dim>(F, n, fn);
         for (int i = 0; i < Dim; ++i) {
-            s.wall_fn += F[i] * wall.n[i];
+            s.wall_fn += F[i] * n[i];
             s.wall_ft[i] = F[i] - fn[i];
         }
     } else {  // free-slip: no tangential part at all
-        const double scale = pair_terms::coulomb_correction<Dim>(F, wall.n, limit, corr);
+        const double scale = pair_terms::coulomb_correction<Dim>(F, n, limit, corr);
         for (int i = 0; i < Dim; ++i) {
             s.acc[i] += corr[i];
             s.slip_power += corr[i] * (va[i] - s.wall_v[i]);
         }
-        if (wall.sink.shares) limit_load_shares<Dim>(wall.sink, xa, wall.n, scale);
+        if (sink.shares) limit_load_shares<Dim>(sink, xa, n, scale);
     }
 }
 
+// Coulomb's law over the whole contact of each Coulomb wall (pair_terms.hpp): the tangential
+// forces of the particles on it, sum m_a |F_t|, may reach mu_w max(sum m_a F_n, 0); beyond, each
+// particle's F_t is scaled by the same factor. The sums run in particle-id order on every rank
+// (sum_load_shares); the loads of collected bodies take the reaction, acting at x_a.
 void apply_coulomb_limit(const ParticleSet& p, const LoadRequest& request,
                          std::vector<CoulombContact>& contacts, Derivatives& out);
 
