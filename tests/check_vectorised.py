@@ -2,7 +2,7 @@
 """Code-generation check: the loops that must be vector code are vector code.
 
 Which loops: every function of the core library in a namespace `vectorised` (the pair loop of
-each run shape, `vectorised::gather<Shape<...>>` in src/sph/equations.cpp, and the staging's
+each run shape, `vectorised::pair_chunk<Shape<...>>` in src/sph/equations.cpp, and the staging's
 sweeps), plus the per-particle sweep of the integrator's stage update and the elastic solid's
 wave speeds (NAMED below). The marker is in the source, so a new pair term, a new run option
 or a new marked sweep is checked without editing this file. A loop can end up scalar when
@@ -36,7 +36,7 @@ FUNCTION = re.compile(r"^[0-9a-f]+ <(.*)>:$")
 # A marked function: its name's namespace path contains `vectorised`. The name is cut at its
 # argument list; clones of one function (.cold parts) count together.
 MARKED = re.compile(r"::vectorised::([^(]*)")
-PAIR_LOOP = re.compile(r"^gather<regosph::rhs::Shape<(\d)")
+PAIR_LOOP = re.compile(r"^pair_chunk<regosph::rhs::Shape<(\d)")
 NAMED = {
     "AdaptiveHeun::stage_update, per-particle sweep":
         re.compile(r"AdaptiveHeun::stage_update\(.*\)::\{lambda\(unsigned long, unsigned long\)#1\}"),

@@ -87,8 +87,9 @@ void Derivatives::resize(std::size_t n, bool position_rate, std::size_t history_
 namespace {
 
 // Functions in a namespace `vectorised` are the loops whose code must be vector code
-// (tests/check_vectorised.py checks each of them in the compiled library): the pair loop of
-// every run shape and the staging's sweeps.
+// (tests/check_vectorised.py checks each of them in the compiled library): the pair loops of
+// every run shape (pair_chunk, with gather inlined into it: out of line, the per-particle
+// call and the copy of its sums cost a few per cent of a pair loop) and the staging's sweeps.
 
 using rhs::PairSums;
 using rhs::Record;
@@ -289,9 +290,10 @@ namespace vectorised {
 // `margin_blocks`: where the blocks of the list that hold only entries of its margin and
 // padding begin (NeighbourList::margin_blocks).
 template <class S>
-[[gnu::noinline]] PairSums<S::Dim> gather(const StagedParticles& st, const MaterialTable& mt, std::size_t a,
-                        std::span<const std::uint32_t> partners, std::size_t margin_blocks,
-                        const PhysicsParameters& pp, const rhs::LoadSink& sink) {
+[[gnu::always_inline]] inline PairSums<S::Dim> gather(
+    const StagedParticles& st, const MaterialTable& mt, std::size_t a,
+    std::span<const std::uint32_t> partners, std::size_t margin_blocks,
+    const PhysicsParameters& pp, const rhs::LoadSink& sink) {
     constexpr int Dim = S::Dim;
     using R = Record<S>;
     const double* const rec = st.record.data();
@@ -487,10 +489,13 @@ struct ThreadLoads {
 
 // The pair loops of the owned particles [first, last): each dynamic particle's pair sums
 // (gather) and rates (finish_particle); returns the smallest Courant limit among them.
+namespace vectorised {
+
 template <class S>
-double pair_chunk(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
-                  const PhysicsParameters& pp, const LoadRequest* request, bool any_slip,
-                  std::size_t first, std::size_t last, ThreadLoads& mine, Derivatives& out) {
+[[gnu::noinline]] double pair_chunk(const ParticleSet& p, const NeighbourList& nl,
+                                    const MaterialTable& mt, const PhysicsParameters& pp,
+                                    const LoadRequest* request, bool any_slip, std::size_t first,
+                                    std::size_t last, ThreadLoads& mine, Derivatives& out) {
     constexpr int Dim = S::Dim;
     const StagedParticles& st = out.staged;
     double dt_min = std::numeric_limits<double>::infinity();
@@ -527,6 +532,8 @@ double pair_chunk(const ParticleSet& p, const NeighbourList& nl, const MaterialT
     }
     return dt_min;
 }
+
+}  // namespace vectorised
 
 // One parallel region per evaluation: the records of all particles (halo included), then,
 // once they are complete, the pair loop of every owned dynamic particle, with the smallest
@@ -573,7 +580,7 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
         ThreadLoads mine;
         pairs.run([&](std::size_t first, std::size_t last) {
             dt_min = std::min(
-                dt_min, pair_chunk<S>(p, nl, mt, pp, request, any_slip, first, last, mine, out));
+                dt_min, vectorised::pair_chunk<S>(p, nl, mt, pp, request, any_slip, first, last, mine, out));
         });
         if constexpr (S::Loads) {
 #pragma omp critical
