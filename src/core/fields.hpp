@@ -42,8 +42,9 @@ enum FieldUse : unsigned {
 };
 
 // How Heun's method (AdaptiveHeun: predictor y1 = y0 + dt k1, corrector y = y0 + dt/2 (k1 + k2))
-// steps an integrated field. The two forms are the same step and round differently; each field
-// keeps the one its reference results were computed with.
+// steps an integrated field. The two forms are the same step but round differently (fused
+// multiply-adds), so a field's form is part of its results: position and velocity take
+// summed_rates, the other fields weighted_rates.
 enum class HeunForm : unsigned char {
     none,            // not integrated
     summed_rates,    // y0 + dt k1, then y0 + dt/2 (k1 + k2)

@@ -73,7 +73,8 @@ inline const geometry::RigidBody* rigid_body(const Body& b) {
 void check_wall_friction(bool boundary, double mu, const std::string& where);
 
 // The states of the bodies that have one (rigid bodies) as JSON text {"<body>": {...}, ...}
-// (doubles round-trip exactly): a snapshot and checkpoint attribute. "" when none has.
+// (doubles written so that they read back exactly, which an exact restart needs): a snapshot
+// and checkpoint attribute. "" when none has.
 std::string body_states_json(const std::vector<Body>& bodies);
 // Sets those states from that text; throws std::runtime_error naming a body missing from it
 // or a malformed entry.

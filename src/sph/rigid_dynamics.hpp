@@ -96,7 +96,8 @@ struct RigidMotion {
 
     // Its state as JSON {"centre_m": [..], "orientation_wxyz": [..], "velocity_m_s": [..],
     // "angular_momentum_kg_m2_s": [..], "acceleration_m_s2": [..], "torque_rate_N_m": [..]}
-    // (doubles round-trip exactly), and back (throws nlohmann's exceptions on a malformed one).
+    // (doubles written so that they read back exactly, which an exact restart needs), and back
+    // (throws nlohmann's exceptions on a malformed one).
     std::optional<nlohmann::json> state() const;
     void read_state(const nlohmann::json& j);
     void describe(io::Json&) const {}
