@@ -15,7 +15,7 @@ Writes in --output the run (snapshots, diagnostics.csv with blade.force_x/y [N/m
 blade.power [W/m], blade.work [J/m]), `blade.png` (the final state coloured by displacement;
 force and power against time) and `report.json`:
 - force_x, force_y [N/m]: mean over the second half of the horizontal travel (the cut is then
-  steady: the heap ahead of the blade has formed); force_x < 0 opposes the motion;
+  past the transient of its start); force_x < 0 opposes the motion;
 - power [W/m]: mean power the regolith takes from the blade over the same window, -F.v;
 - mass_moved [kg/m]: regolith displaced by more than one spacing since t = 0; mass_heaped
   [kg/m]: regolith above the initial surface at the end;
