@@ -1,5 +1,5 @@
 """The tool-soil example (examples/blade_scraping.py): a blade cuts 3 cm into a bed under
-Phobos gravity and scrapes 10 cm along it, run as a user runs it; its loads, power and mass
+Phobos gravity and scrapes 5 cm along it, run as a user runs it; its loads, power and mass
 moved must make physical sense."""
 import json
 import os
@@ -15,7 +15,7 @@ from regosph import post
 from regosph.examples import blade_scraping
 
 SPEED = 0.1    # m/s, the example's default
-TRAVEL = 0.1   # m: half the default, for time
+TRAVEL = 0.05  # m: a quarter of the default, for time
 
 
 @pytest.fixture(scope="module")
