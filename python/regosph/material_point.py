@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from . import _core
+from ._core import Material
 
 COMPONENTS = ("xx", "yy", "zz", "xy", "xz", "yz")
 # Newton on the held components: residual below this fraction of the stress scale [-].
@@ -204,7 +204,7 @@ def drive(material, path, steps, dt, dim=3, rho=None, stress=None, confinement=N
     material's), stress `stress` (6,) [Pa] or the isotropic `confinement` [Pa] (compression
     positive; default zero stress). Held components keep their stress at the start of each
     path. Returns a `MaterialPointResult`."""
-    if not isinstance(material, _core.Material):
+    if not isinstance(material, Material):
         raise ValueError(f"material: expected a regosph Material, got {type(material).__name__}")
     paths = list(path) if isinstance(path, (list, tuple)) else [path]
     if not paths:
