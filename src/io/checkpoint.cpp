@@ -208,6 +208,12 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
     }
     std::string msg = "no usable checkpoint in '" + dir.string() + "'";
     for (const auto& r : out.rejected) msg += "\n  rejected " + r;
+    // Snapshots are not checkpoints (they hold neither the exact doubles nor the integrator's
+    // state), so a run killed before its first checkpoint cannot be continued exactly.
+    msg += "\n  hint: a run checkpoints every checkpoint_interval wall seconds (10 minutes by "
+           "default), on SIGTERM/SIGINT and at its end; this one stopped before any of these. "
+           "Run it again with overwrite=True, or start a new run from one of its snapshots "
+           "with Simulation.restart(run_dir, snapshot=...)";
     throw std::runtime_error(msg);
 }
 
