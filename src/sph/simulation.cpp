@@ -634,7 +634,8 @@ void check_run_options(const RunOptions& o, double now) {
     std::vector<std::string> reserved = io::kParticleFileAttributes;
     for (const std::string& k : {io::kCheckpointTime, io::kCheckpointDtNext,
                                  io::kCheckpointRigidBodies, io::kCheckpointChecksum,
-                                 io::kCheckpointEnergyBudget, kCrashReportAttribute})
+                                 io::kCheckpointEnergyBudget, kCrashReportAttribute,
+                                 kMaterialNamesAttribute, kBodyNamesAttribute})
         reserved.push_back(k);
     for (const auto& [key, value] : o.metadata) {
         check_name("run: metadata key", key);
@@ -707,6 +708,9 @@ RunSummary Simulation::run(const RunOptions& o) {
                  time_, step_);
     if (!continued) wall_seconds_before_ = 0.0;
     rec.set_earlier_wall_seconds(wall_seconds_before_);
+    std::vector<std::string> material_names;
+    for (const Material& m : materials_) material_names.push_back(m.name);
+    rec.set_material_names(material_names);
     if (!continued) rec.initial_state(time_, step_);
     OutputTimes outputs(o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time, o.end_time,
                         time_);

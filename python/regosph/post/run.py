@@ -197,9 +197,27 @@ class Snapshot:
             mask &= self["kind"] == code
         return mask
 
+    def _names(self, attribute):
+        """The names stored in the snapshot's attribute (a JSON array), [] in older files."""
+        text = self.attrs.get(attribute)
+        if text is None:
+            return []
+        return json.loads(text.decode() if isinstance(text, bytes) else text)
+
+    @property
+    def material_names(self):
+        """Material names, indexed by the `material` field (stored in the snapshot; run.json
+        for files written before they were)."""
+        return self._names("material_names") or (self.run.materials if self.run else [])
+
+    @property
+    def body_names(self):
+        """Body names, indexed by the `body` field (as material_names)."""
+        return self._names("body_names") or (self.run.bodies if self.run else [])
+
     def _indices(self, which, table):
         items = which if isinstance(which, (list, tuple, set, np.ndarray)) else [which]
-        names = getattr(self.run, table) if self.run is not None else []
+        names = self.material_names if table == "materials" else self.body_names
         out = []
         for item in items:
             if isinstance(item, (int, np.integer)):
