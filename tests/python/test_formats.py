@@ -18,6 +18,7 @@ PVPYTHON = shutil.which("pvpython")
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
+    """Three snapshots of the block settling, one every millisecond."""
     out = tmp_path_factory.mktemp("formats") / "run"
     block().run(0.002, output_dir=str(out), snapshot_interval=0.001, progress_interval=0)
     return out
