@@ -144,7 +144,12 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
     if (!s.rigid_bodies.empty()) attributes[kCheckpointRigidBodies] = s.rigid_bodies;
     if (!s.energy_budget.empty()) {
         std::string text;
-        for (const double v : s.energy_budget) text += (text.empty() ? "" : " ") + exact(v);
+        // Appended piece by piece: `const char* + std::string&&` draws GCC 12's false
+        // -Wrestrict (PR 105651).
+        for (const double v : s.energy_budget) {
+            if (!text.empty()) text += ' ';
+            text += exact(v);
+        }
         attributes[kCheckpointEnergyBudget] = text;
     }
     // The checksum is added to the complete file: it covers what was written (the rigid
