@@ -179,3 +179,14 @@ def test_the_command_tells_its_version_and_plots_one_snapshot(tmp_path):
     out = cli("plot", tmp_path / "a" / "snapshot_000001.h5", "--out", tmp_path / "png")
     assert out.returncode == 0, out.stderr
     assert [p.name for p in (tmp_path / "png").iterdir()] == ["speed_0.001s.png"]
+
+
+def test_sweep_directories_are_named_after_what_varies():
+    from regosph import sweep
+    rows = [{"run": r, "end_time": 0.1, "resolution": "coarse"} for r in ("E0", "E1")]
+    assert [p.name for p in sweep.plan_sweep(["x"], rows, "/nonexistent")] == ["run=E0", "run=E1"]
+    rows[1]["resolution"] = "fine"
+    assert [p.name for p in sweep.plan_sweep(["x"], rows, "/nonexistent")] == [
+        "run=E0__resolution=coarse", "run=E1__resolution=fine"]
+    assert [p.name for p in sweep.plan_sweep(["x"], rows[:1], "/nonexistent")] == [
+        "run=E0__end_time=0.1__resolution=coarse"]
