@@ -115,7 +115,7 @@ void bind_materials(py::module_& m) {
         py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
         "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees. "
         "kernel_correction: the first-order consistent kernel gradient (Bonet & Lok 1999) in "
-        "its particles' pair terms (True/False, default False; README 'Numerics').");
+        "its particles' pair terms (True/False, default False; docs/guide/physics.md).");
     m.def(
         "ElasticSolid",
         [](const std::string& name, double density, std::optional<double> bulk_modulus,
@@ -160,7 +160,7 @@ void bind_materials(py::module_& m) {
         "youngs_modulus [Pa], restitution (0, 1] and friction >= 0 (all three together; "
         "poisson_ratio default 0.25, slip_velocity [m/s] of the regularised Coulomb force, "
         "default 1e-3) its bodies touch other boundary bodies when one of the two is rigid "
-        "(README, 'Contact between bodies').");
+        "(docs/guide/tools.md, 'Contact between bodies').");
     m.def(
         "drucker_prager_constants",
         [](double friction_angle, double cohesion, int dim) {

@@ -40,7 +40,7 @@ void bind_options(py::module_& m) {
             },
             "Balsara's (1995) switch on the artificial viscosity (True/False, default False): "
             "Pi_ab times (f_a + f_b)/2, f = |div v| / (|div v| + |curl v| + 1e-4 c/h), so that "
-            "shear and rotation are not damped and compression is (README 'Numerics').");
+            "shear and rotation are not damped and compression is (docs/guide/physics.md).");
     py::class_<IntegratorOptions>(m, "IntegratorOptions",
                                   "The time integrator's options (Simulation.integrator). A "
                                   "change between steps takes effect at the next step "
