@@ -150,4 +150,4 @@ KIND_DYNAMIC, KIND_BOUNDARY = 0, 1
 
 
 from .ranks import is_root, mpi_script  # noqa: E402,F401
-from .bed import load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest)
+from .bed import carve_bed, load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest)

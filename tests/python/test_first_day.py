@@ -12,6 +12,7 @@ import time
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import regosph as rs
@@ -190,3 +191,27 @@ def test_sweep_directories_are_named_after_what_varies():
         "run=E0__resolution=coarse", "run=E1__resolution=fine"]
     assert [p.name for p in sweep.plan_sweep(["x"], rows[:1], "/nonexistent")] == [
         "run=E0__end_time=0.1__resolution=coarse"]
+
+
+def test_a_tool_can_start_buried_in_a_prepared_bed(tmp_path):
+    from regosph.examples import prepared_bed
+    dx, depth, width = 0.01, 0.1, 0.2
+    rs.prepare_bed(prepared_bed.build(depth, width, 9.81, dx), str(tmp_path / "bed"))
+    plate = rs.rectangle((0.08, 0.03), (0.12, 0.05))  # 2 cm under the surface
+    kept = rs.carve_bed(str(tmp_path / "bed"), rs.offset(plate, dx / 2))
+    full = post.Run(tmp_path / "bed").snapshot(-1)
+    assert 0 < len(full.select(body="bed")) - len(kept) and not plate.contains(kept).any()
+    sim = prepared_bed.build(depth, width, 9.81, dx, bed_positions=kept)
+    rs.load_bed(sim, str(tmp_path / "bed"))
+    order = np.argsort(full["id"])
+    bed_rows = order[full["body"][order] == 0]
+    settled = full["position"][bed_rows][:, :2]
+    kept_rows = bed_rows[~rs.offset(plate, dx / 2).contains(settled)]
+    np.testing.assert_array_equal(sim.positions[:len(kept)], kept)
+    np.testing.assert_array_equal(sim.stress[:len(kept)], full["stress"][kept_rows])
+    steel = sim.add_material(rs.Rigid("steel", density=7800.0))
+    sim.add_body("plate", rs.lattice_fill(plate, dx), material=steel, motion="fixed",
+                 spacing=dx, smoothing_length=2.5 * dx)  # in the hole: no overlap
+    sim.run(0.002, progress_interval=0)
+    with pytest.raises(ValueError, match=r"'bedd' is not in .*\(bed, box\)"):
+        rs.carve_bed(str(tmp_path / "bed"), plate, body="bedd")
