@@ -97,3 +97,34 @@ def test_bad_input_names_the_field():
     with pytest.raises(KeyError, match="friction_angle"):
         cal.calibrate(triaxial_model, synthetic(0), x0=[30.0, 0.0], sigma=NOISE_PA,
                       names=("friction_angle", "cohesion"))["phi"]
+
+
+def driver_peak_stress(params, confining=CONFINING_PA):
+    """Peak axial stress [Pa] of drained triaxial compression through the solver's own law
+    (regosph.material_point), 3D Drucker-Prager with parameters (phi [deg], c [Pa])."""
+    import regosph as rs
+    from regosph import material_point as mp
+    soil = rs.DruckerPrager("soil", density=1500.0, bulk_modulus=1e7, poisson_ratio=0.3,
+                            friction_angle=params[0], cohesion=params[1])
+    peaks = []
+    for s3 in confining:
+        r = mp.drive(soil, mp.triaxial_compression(1.0), steps=300, dt=1e-4, confinement=s3)
+        peaks.append(-r.stress[:, 2].min())
+    return np.array(peaks)
+
+
+def test_element_tests_through_the_driver_recover_phi_and_c():
+    # The driver's peak is the law's (the 3D cone meets Mohr-Coulomb in triaxial compression),
+    # and the fit through the driver recovers the parameters that made the data.
+    exact = driver_peak_stress([PHI_DEG, COHESION_PA])
+    np.testing.assert_allclose(exact, cal.triaxial_peak_stress(CONFINING_PA, PHI_DEG,
+                                                               COHESION_PA), rtol=1e-6)
+    measured = exact + np.random.default_rng(3).normal(0.0, NOISE_PA, exact.size)
+    fit = cal.calibrate(driver_peak_stress, measured, x0=[30.0, 500.0],
+                        names=("friction_angle", "cohesion"), sigma=NOISE_PA,
+                        bounds=([1.0, 0.0], [80.0, 1e5]))
+    phi, phi_std = fit["friction_angle"]
+    c, c_std = fit["cohesion"]
+    assert fit.success and 0 < phi_std < 2.0 and 0 < c_std < 2e3
+    assert abs(phi - PHI_DEG) < 3 * phi_std
+    assert abs(c - COHESION_PA) < 3 * c_std
