@@ -103,7 +103,8 @@ def main(argv=None):
     metrics = compare.compare(initial, final, args.spacing,
                               soil_collapse.SMOOTHING_FACTOR * args.spacing)
     metrics.update(time_s=t_final, spacing_m=args.spacing,
-                   viscosity_sound_speed_m_s=args.viscosity_sound_speed)
+                   viscosity_sound_speed_m_s=args.viscosity_sound_speed,
+                   **compare.energy_shares(out / "diagnostics.csv"))
     compare.plot(initial, final, metrics, out / "collapse.png",
                  f"Soil collapse at t = {t_final:.2f} s, spacing {args.spacing * 1e3:.3f} mm, "
                  f"{viscosity_text(args.viscosity_sound_speed)}{numerics_text(args)}", args.spacing)
