@@ -1,7 +1,8 @@
 # regosph: the two commands of the README, and a few more.
 #   make run    bootstrap, build, run the soil-collapse validation at the paper's resolution
 #   make test   bootstrap, build, run every test (C++ unit, MPI, Python), then `make sanitize`
-#   make install [PREFIX=/usr/local]  the package and the `regosph` command (README "Installing")
+#   make install [PREFIX=/usr/local]  the package and the `regosph` command (docs/install.md)
+#   make docs   the documentation site into build/docs/html (open build/docs/html/index.html)
 #   make sanitize  ASan+UBSan build in build-asan: the C++ unit tests and a short collapse
 #               (~3.5 min from a clean build-asan on 2 cores, so it is part of make test)
 # Every script runs with Debian's interpreter: the python3 first on PATH may lack numpy & co.
@@ -14,7 +15,7 @@ RUN_DIR ?= runs/soil_collapse
 ENV     := PYTHONPATH=$(CURDIR)/$(BUILD)/python OMP_NUM_THREADS=$(THREADS) \
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: all bootstrap configure build build-python run test install sanitize bench bench-collapse bench-sampler bench-rings bench-blocks3d bench-machine bench-mpi clean
+.PHONY: all bootstrap configure build build-python run test install docs sanitize bench bench-collapse bench-sampler bench-rings bench-blocks3d bench-machine bench-mpi clean
 
 all: build
 
@@ -39,8 +40,12 @@ test: build
 	cd $(BUILD) && $(ENV) ctest --output-on-failure -j 1
 	@$(MAKE) --no-print-directory sanitize
 
+docs: build-python
+	$(ENV) $(PYTHON) -m sphinx -W --keep-going -q -b html -d $(BUILD)/docs/doctrees docs $(BUILD)/docs/html
+	@echo "docs: $(BUILD)/docs/html/index.html"
+
 # The package and its extension into PREFIX/lib/python3.X/dist-packages (on Debian's sys.path for
-# /usr/local) and the `regosph` command into PREFIX/bin (README "Installing").
+# /usr/local) and the `regosph` command into PREFIX/bin (docs/install.md).
 PREFIX ?= /usr/local
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -75,8 +75,8 @@ void bind_material_class(py::module_& m) {
         .def_property_readonly("wave_speed", [](const Material& x) { return elastic_wave_speed(x); },
                                "Elastic (P-wave) speed at the reference density [m/s]; 0 for Rigid.")
         .def_property_readonly("model", [](const Material& x) { return std::string(model_name(x)); },
-                               "The constitutive model: 'DruckerPrager', 'ElasticSolid', 'Rigid' or "
-                               "'MuIRheology' (run.json 'model').")
+                               "The constitutive model: 'DruckerPrager', 'ElasticSolid', "
+                               "'Rigid' or 'MuIRheology' (run.json 'model').")
         .def_property_readonly("plastic", [](const Material& x) { return plastic(x); },
                                "True when the model can yield.")
         .def_property_readonly("boundary_only", [](const Material& x) { return boundary_only(x); },
@@ -90,61 +90,8 @@ void bind_material_class(py::module_& m) {
              "or rho (n,) and stress (n, 6). Times the mass, the energy the diagnostics sum.");
 }
 
-}  // namespace
-
-void bind_materials(py::module_& m) {
-    bind_material_class(m);
-    m.def(
-        "DruckerPrager",
-        [](const std::string& name, double density, double bulk_modulus, double friction_angle,
-           double cohesion, std::optional<double> shear_modulus,
-           std::optional<double> poisson_ratio, double dilatancy_angle,
-           double viscosity_sound_speed, const py::object& kernel_correction) {
-            return make_material(
-                name, DruckerPragerInput{.density = density, .bulk_modulus = bulk_modulus,
-                                         .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
-                                         .friction_angle_deg = friction_angle, .cohesion = cohesion,
-                                         .dilatancy_angle_deg = dilatancy_angle,
-                                         .viscosity_sound_speed = viscosity_sound_speed,
-                                         .kernel_correction = to_flag(
-                                             kernel_correction, material_field(name, "kernel_correction"))});
-        },
-        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
-        py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
-        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
-        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
-        "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees. "
-        "kernel_correction: the first-order consistent kernel gradient (Bonet & Lok 1999) in "
-        "its particles' pair terms (True/False, default False; README 'Numerics').");
-    m.def(
-        "ElasticSolid",
-        [](const std::string& name, double density, std::optional<double> bulk_modulus,
-           std::optional<double> shear_modulus, std::optional<double> youngs_modulus,
-           std::optional<double> poisson_ratio, double murnaghan_n, double viscosity_sound_speed,
-           double artificial_stress, double artificial_stress_exponent, double xsph,
-           const py::object& kernel_correction) {
-            return make_material(
-                name, ElasticSolidInput{.density = density, .bulk_modulus = bulk_modulus,
-                                        .shear_modulus = shear_modulus, .youngs_modulus = youngs_modulus,
-                                        .poisson_ratio = poisson_ratio, .murnaghan_n = murnaghan_n,
-                                        .viscosity_sound_speed = viscosity_sound_speed,
-                                        .artificial_stress = artificial_stress,
-                                        .artificial_stress_exponent = artificial_stress_exponent, .xsph = xsph,
-                                        .kernel_correction = to_flag(
-                                            kernel_correction, material_field(name, "kernel_correction"))});
-        },
-        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus") = py::none(),
-        py::arg("shear_modulus") = py::none(), py::arg("youngs_modulus") = py::none(),
-        py::arg("poisson_ratio") = py::none(), py::arg("murnaghan_n") = 1.0,
-        py::arg("viscosity_sound_speed") = 0.0, py::arg("artificial_stress") = 0.0,
-        py::arg("artificial_stress_exponent") = 4.0, py::arg("xsph") = 0.0,
-        py::arg("kernel_correction") = false,
-        "Elastic solid (SPEC.md section 4): Murnaghan EoS p = (K0/n)((rho/rho0)^n - 1) with "
-        "K0 = bulk_modulus, Hooke deviatoric stress with the Jaumann rate. Give exactly two of "
-        "bulk_modulus, shear_modulus, youngs_modulus [Pa], poisson_ratio. artificial_stress: "
-        "Monaghan (2000) epsilon with exponent artificial_stress_exponent (0 = off); xsph: XSPH "
-        "epsilon (0 = off); kernel_correction: the first-order consistent kernel gradient "
-        "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
+// rs.MuIRheology (materials/mu_i_rheology.hpp), through make_material.
+void bind_mu_i_rheology(py::module_& m) {
     m.def(
         "MuIRheology",
         [](const std::string& name, double density, double bulk_modulus, double static_friction,
@@ -174,9 +121,67 @@ void bind_materials(py::module_& m) {
         "granular model (Hu et al. 2021): Hooke stress, returned radially onto sqrt(J2) <= "
         "mu p + cohesion, mu following mu(I) = mu_s + (mu_2 - mu_s) / (I_0 / I + 1), "
         "I = gamma_dot d / sqrt(p / rho_s), over the inertial time d / sqrt(p / rho_s) (its "
-        "history variable friction_coefficient; README 'mu(I) rheology'). Friction "
+        "history variable friction_coefficient; docs/guide/physics.md 'mu(I) rheology'). Friction "
         "coefficients static_friction (mu_s) and limit_friction (mu_2), grain_diameter d [m], "
         "grain_density rho_s [kg/m^3]; SI units.");
+}
+
+}  // namespace
+
+void bind_materials(py::module_& m) {
+    bind_material_class(m);
+    m.def(
+        "DruckerPrager",
+        [](const std::string& name, double density, double bulk_modulus, double friction_angle,
+           double cohesion, std::optional<double> shear_modulus,
+           std::optional<double> poisson_ratio, double dilatancy_angle,
+           double viscosity_sound_speed, const py::object& kernel_correction) {
+            return make_material(
+                name, DruckerPragerInput{.density = density, .bulk_modulus = bulk_modulus,
+                                         .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
+                                         .friction_angle_deg = friction_angle, .cohesion = cohesion,
+                                         .dilatancy_angle_deg = dilatancy_angle,
+                                         .viscosity_sound_speed = viscosity_sound_speed,
+                                         .kernel_correction = to_flag(
+                                             kernel_correction, material_field(name, "kernel_correction"))});
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
+        py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees. "
+        "kernel_correction: the first-order consistent kernel gradient (Bonet & Lok 1999) in "
+        "its particles' pair terms (True/False, default False; docs/guide/physics.md).");
+    m.def(
+        "ElasticSolid",
+        [](const std::string& name, double density, std::optional<double> bulk_modulus,
+           std::optional<double> shear_modulus, std::optional<double> youngs_modulus,
+           std::optional<double> poisson_ratio, double murnaghan_n, double viscosity_sound_speed,
+           double artificial_stress, double artificial_stress_exponent, double xsph,
+           const py::object& kernel_correction) {
+            return make_material(
+                name, ElasticSolidInput{.density = density, .bulk_modulus = bulk_modulus,
+                                        .shear_modulus = shear_modulus, .youngs_modulus = youngs_modulus,
+                                        .poisson_ratio = poisson_ratio, .murnaghan_n = murnaghan_n,
+                                        .viscosity_sound_speed = viscosity_sound_speed,
+                                        .artificial_stress = artificial_stress,
+                                        .artificial_stress_exponent = artificial_stress_exponent, .xsph = xsph,
+                                        .kernel_correction = to_flag(
+                                            kernel_correction, material_field(name, "kernel_correction"))});
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus") = py::none(),
+        py::arg("shear_modulus") = py::none(), py::arg("youngs_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("murnaghan_n") = 1.0,
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("artificial_stress") = 0.0,
+        py::arg("artificial_stress_exponent") = 4.0, py::arg("xsph") = 0.0,
+        py::arg("kernel_correction") = false,
+        "Elastic solid (SPEC.md section 4): Murnaghan EoS p = (K0/n)((rho/rho0)^n - 1) with "
+        "K0 = bulk_modulus, Hooke deviatoric stress with the Jaumann rate. Give exactly two of "
+        "bulk_modulus, shear_modulus, youngs_modulus [Pa], poisson_ratio. artificial_stress: "
+        "Monaghan (2000) epsilon with exponent artificial_stress_exponent (0 = off); xsph: XSPH "
+        "epsilon (0 = off); kernel_correction: the first-order consistent kernel gradient "
+        "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
+    bind_mu_i_rheology(m);
     m.def(
         "Rigid",
         [](const std::string& name, double density, std::optional<double> youngs_modulus,
@@ -192,7 +197,7 @@ void bind_materials(py::module_& m) {
         "youngs_modulus [Pa], restitution (0, 1] and friction >= 0 (all three together; "
         "poisson_ratio default 0.25, slip_velocity [m/s] of the regularised Coulomb force, "
         "default 1e-3) its bodies touch other boundary bodies when one of the two is rigid "
-        "(README, 'Contact between bodies').");
+        "(docs/guide/tools.md, 'Contact between bodies').");
     m.def(
         "drucker_prager_constants",
         [](double friction_angle, double cohesion, int dim) {

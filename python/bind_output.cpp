@@ -47,7 +47,7 @@ void bind_output(py::module_& m) {
         .def_readonly("max_speed", &Diagnostics::max_speed)
         .def_readonly("yielding", &Diagnostics::yielding)
         .def_readonly("dynamic_particles", &Diagnostics::dynamic_particles)
-        // The energy budget (README, "Energy budget"), [J] (2D: [J/m]).
+        // The energy budget (docs/guide/output.md, "Energy budget"), [J] (2D: [J/m]).
         .def_readonly("potential_energy", &Diagnostics::potential_energy)
         .def_readonly("strain_energy", &Diagnostics::strain_energy)
         .def_readonly("plastic_dissipation", &Diagnostics::plastic_dissipation)
@@ -130,7 +130,7 @@ void bind_readings(py::class_<Simulation>& sim) {
             "x, y, z; 3D), 'velocity' [m/s], 'angular_velocity' [rad/s], 'angular_momentum' "
             "[kg m^2/s] (world frame), 'force'/'torque' of the regolith over the last step [N, "
             "N m about the centre; 2D per metre], 'applied_force'/'applied_torque', "
-            "'contact_force'/'contact_torque' of other bodies (README, 'Contact between bodies'), "
+            "'contact_force'/'contact_torque' of other bodies (docs/guide/tools.md, 'Contact between bodies'), "
             "'mass'}}.")
         .def("diagnostics", &Simulation::diagnostics)
         .def(

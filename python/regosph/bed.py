@@ -6,7 +6,7 @@ many runs with new bodies added.
     sim = build_bed(); rs.load_bed(sim, "runs/bed")
     sim.add_body("lander", ...); sim.run(...)  # starts from the bed at rest, t = 0
 
-Method (docs/architecture.md, README "Prepared beds"):
+Method (docs/architecture.md, docs/guide/beds.md):
 1. Geostatic initial stress. Each regolith particle gets the overburden of its column,
    sigma_v = -rho0 g depth (tension positive), and sigma_h = K0 sigma_v across gravity, with
    Jaky's coefficient of earth pressure at rest K0 = 1 - sin(phi) (Jaky 1944, J. Soc. Hungarian

@@ -457,8 +457,7 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
         out.yielding[a] = r.yielding ? 1 : 0;
         out.power[kPlasticPower][a] = volume * r.dissipation;
     }
-    // The pair dissipation's column: Monaghan's viscosity or the Riemann solver's.
-    out.power[kViscousPower][a] = Riemann ? 0.0 : m_a * s.viscous;
+    out.power[kViscousPower][a] = Riemann ? 0.0 : m_a * s.viscous;  // the scheme's column
     out.power[kRiemannPower][a] = Riemann ? m_a * s.viscous : 0.0;
     // Without walls the dynamic pairs' terms cancel in the sum over the particles: zero.
     out.power[kWallPower][a] =
@@ -467,11 +466,9 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
 
     // Courant condition with the artificial-viscosity signal speed (Monaghan 1992):
     // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)); with the Riemann solver
-    // (whose dissipation is bounded by the acoustic impedance's) c + |v| + the largest jump.
-    const double signal =
-        Riemann ? signal_base + s.max_nu
-                : signal_base +
-                      1.2 * (pp.av_alpha * mt.viscosity_speed[mat] + pp.av_beta * s.max_nu);
+    // (bounded by the acoustic impedance's damping) c + |v| + the largest jump.
+    const double signal = signal_base + (Riemann ? s.max_nu : 1.2 * (pp.av_alpha *
+                                         mt.viscosity_speed[mat] + pp.av_beta * s.max_nu));
     const double courant = signal > 0.0 ? pp.courant * p.h[a] / signal
                                         : std::numeric_limits<double>::infinity();
     out.dt_limit[a] = std::min(courant, r.dt_limit);

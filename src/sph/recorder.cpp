@@ -76,7 +76,7 @@ std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
 }
 
 // bodies.csv: per rigid body its state, the regolith's load, the applied one and that of
-// contact with other bodies (README, "Rigid bodies"). In 2D per metre of depth.
+// contact with other bodies (docs/guide/tools.md, "Rigid bodies"). In 2D per metre of depth.
 std::vector<std::string> rigid_body_columns(const std::vector<Body>& bodies,
                                             const std::vector<std::size_t>& rigid, bool planar) {
     std::vector<std::string> columns = {"time [s]", "step [-]"};

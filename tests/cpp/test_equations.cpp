@@ -278,8 +278,9 @@ TEST_CASE("derivatives equal a brute-force evaluation of the SPEC formulas (S17-
 
 TEST_CASE("the Riemann solver's dissipation equals a brute-force transcription (Zhang et al. 2017)") {
     // The same random body with dissipation = riemann: the acceleration is the stress term of
-    // S17-37 plus -m_b Pi_ab grad_a W_ab with Pi_ab = 2 c_a c_b beta jump / (rho_a c_a + rho_b c_b),
-    // beta = min(eta jump / cbar, 1), for approaching pairs. A small eta keeps the jumps in the
+    // S17-37 plus -m_b Pi_ab grad_a W_ab with
+    // Pi_ab = 2 c_a c_b beta jump / (rho_a c_a + rho_b c_b), beta = min(eta jump / cbar, 1),
+    // for approaching pairs. A small eta keeps the jumps in the
     // limiter's quadratic range, a large one takes most pairs to its linear (acoustic) range.
     const int dim = 2;
     for (const double eta : {3.0, 3000.0}) {
