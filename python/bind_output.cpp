@@ -2,6 +2,8 @@
 // SI units.
 #include <pybind11/stl.h>
 
+#include <sstream>
+
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "core/fields.hpp"
@@ -35,7 +37,16 @@ void bind_output(py::module_& m) {
                       "steps the thread tuner ran with one thread (cumulative)")
         .def_readonly("snapshots", &RunSummary::snapshots)
         .def_readonly("interrupted_by", &RunSummary::interrupted_by)
-        .def_readonly("last_checkpoint", &RunSummary::last_checkpoint);
+        .def_readonly("last_checkpoint", &RunSummary::last_checkpoint)
+        .def("__repr__", [](const RunSummary& r) {
+            std::ostringstream s;
+            s << "RunSummary(steps=" << r.steps << ", rejected=" << r.rejected
+              << ", wall_seconds=" << r.wall_seconds << ", particle_steps_per_second="
+              << r.particle_steps_per_second << ", snapshots=" << r.snapshots
+              << ", interrupted_by=" << r.interrupted_by << ", last_checkpoint='"
+              << r.last_checkpoint << "')";
+            return s.str();
+        });
     py::class_<StepReport>(m, "StepReport")
         .def_readonly("dt", &StepReport::dt)
         .def_readonly("error", &StepReport::error)
