@@ -39,13 +39,15 @@ WALL_HEIGHT = 0.12        # m
 
 
 def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, depth=None,
-          kernel_correction=False, av_balsara=False):
+          kernel_correction=False, av_balsara=False, dissipation="monaghan"):
     """The collapse setup at the given particle spacing [m]: plane strain, or with depth [m]
     the block extruded in z between two fixed side walls (examples/soil_collapse_3d.py).
 
     viscosity_sound_speed: c of the artificial viscosity [m/s]; 0 uses the soil's own
     elastic wave speed (~21 m/s) instead of the paper's 600 m/s. kernel_correction,
     av_balsara: the numerics options of docs/guide/physics.md (both off by default).
+    dissipation: the pair dissipation, "monaghan" (the paper's artificial viscosity) or
+    "riemann" (the Riemann solver of Zhang et al. 2017; docs/guide/physics.md).
     """
     if not (math.isfinite(spacing) and spacing > 0.0):
         raise ValueError(f"spacing = {spacing!r} m must be a positive, finite length")
@@ -56,6 +58,7 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
     sim.physics.gravity = (0.0, -GRAVITY, 0.0)
     sim.physics.av_alpha, sim.physics.av_beta = 0.3, 0.7
     sim.physics.av_balsara = av_balsara
+    sim.physics.dissipation = dissipation
 
     soil = sim.add_material(rs.DruckerPrager(
         "aluminium bars", **SOIL, viscosity_sound_speed=viscosity_sound_speed,

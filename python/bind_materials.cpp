@@ -157,8 +157,8 @@ void bind_material_class(py::module_& m) {
         .def_property_readonly("wave_speed", [](const Material& x) { return elastic_wave_speed(x); },
                                "Elastic (P-wave) speed at the reference density [m/s]; 0 for Rigid.")
         .def_property_readonly("model", [](const Material& x) { return std::string(model_name(x)); },
-                               "The constitutive model: 'DruckerPrager', 'ElasticSolid' or 'Rigid' "
-                               "(run.json 'model').")
+                               "The constitutive model: 'DruckerPrager', 'ElasticSolid', "
+                               "'Rigid' or 'MuIRheology' (run.json 'model').")
         .def_property_readonly("plastic", [](const Material& x) { return plastic(x); },
                                "True when the model can yield.")
         .def_property_readonly("boundary_only", [](const Material& x) { return boundary_only(x); },
@@ -188,6 +188,42 @@ void bind_material_class(py::module_& m) {
              "continuity): rho [kg/m^3], stress and strain_rate (6,) xx yy zz xy xz yz [Pa, "
              "1/s], tension positive, history (in the order of history_variables; None: their initial values). Returns "
              "(rho, stress, yielded, history). regosph.material_point drives paths with it.");
+}
+
+// rs.MuIRheology (materials/mu_i_rheology.hpp), through make_material.
+void bind_mu_i_rheology(py::module_& m) {
+    m.def(
+        "MuIRheology",
+        [](const std::string& name, double density, double bulk_modulus, double static_friction,
+           double limit_friction, double reference_inertial_number, double grain_diameter,
+           double grain_density, std::optional<double> shear_modulus,
+           std::optional<double> poisson_ratio, double cohesion, double viscosity_sound_speed,
+           const py::object& kernel_correction) {
+            return make_material(
+                name, MuIRheologyInput{.density = density, .bulk_modulus = bulk_modulus,
+                                       .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
+                                       .static_friction = static_friction,
+                                       .limit_friction = limit_friction,
+                                       .reference_inertial_number = reference_inertial_number,
+                                       .grain_diameter = grain_diameter,
+                                       .grain_density = grain_density, .cohesion = cohesion,
+                                       .viscosity_sound_speed = viscosity_sound_speed,
+                                       .kernel_correction = to_flag(
+                                           kernel_correction, material_field(name, "kernel_correction"))});
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
+        py::arg("static_friction"), py::arg("limit_friction"),
+        py::arg("reference_inertial_number"), py::arg("grain_diameter"),
+        py::arg("grain_density"), py::arg("shear_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("cohesion") = 0.0,
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        "mu(I) regolith (Jop, Forterre & Pouliquen 2006) in the form of Chrono's continuum "
+        "granular model (Hu et al. 2021): Hooke stress, returned radially onto sqrt(J2) <= "
+        "mu p + cohesion, mu following mu(I) = mu_s + (mu_2 - mu_s) / (I_0 / I + 1), "
+        "I = gamma_dot d / sqrt(p / rho_s), over the inertial time d / sqrt(p / rho_s) (its "
+        "history variable friction_coefficient; docs/guide/physics.md 'mu(I) rheology'). Friction "
+        "coefficients static_friction (mu_s) and limit_friction (mu_2), grain_diameter d [m], "
+        "grain_density rho_s [kg/m^3]; SI units.");
 }
 
 }  // namespace
@@ -245,6 +281,7 @@ void bind_materials(py::module_& m) {
         "Monaghan (2000) epsilon with exponent artificial_stress_exponent (0 = off); xsph: XSPH "
         "epsilon (0 = off); kernel_correction: the first-order consistent kernel gradient "
         "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
+    bind_mu_i_rheology(m);
     m.def(
         "Rigid",
         [](const std::string& name, double density, std::optional<double> youngs_modulus,

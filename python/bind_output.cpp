@@ -65,6 +65,7 @@ void bind_output(py::module_& m) {
         .def_readonly("viscous_dissipation", &Diagnostics::viscous_dissipation)
         .def_readonly("wall_dissipation", &Diagnostics::wall_dissipation)
         .def_readonly("artificial_stress_dissipation", &Diagnostics::artificial_stress_dissipation)
+        .def_readonly("riemann_dissipation", &Diagnostics::riemann_dissipation)
         .def_readonly("body_work", &Diagnostics::body_work)
         .def_readonly("energy_residual", &Diagnostics::energy_residual);
     m.def(

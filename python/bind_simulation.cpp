@@ -40,7 +40,21 @@ void bind_options(py::module_& m) {
             },
             "Balsara's (1995) switch on the artificial viscosity (True/False, default False): "
             "Pi_ab times (f_a + f_b)/2, f = |div v| / (|div v| + |curl v| + 1e-4 c/h), so that "
-            "shear and rotation are not damped and compression is (docs/guide/physics.md).");
+            "shear and rotation are not damped and compression is (docs/guide/physics.md).")
+        .def_property(
+            "dissipation",
+            [](const PhysicsParameters& p) { return std::string(dissipation_name(p.dissipation)); },
+            [](PhysicsParameters& p, const std::string& name) {
+                p.dissipation = dissipation_from_name(name);
+            },
+            "The pair dissipation (default 'monaghan'): 'monaghan', the artificial viscosity of "
+            "av_alpha and av_beta, or 'riemann', the acoustic Riemann solver of Zhang, Hu & "
+            "Adams (2017) with its dissipation limiter, which damps velocity jumps of approaching "
+            "pairs quadratically below cbar / riemann_limiter, whatever the sound speed "
+            "(docs/guide/physics.md; its work is the budget's riemann_dissipation).")
+        .def_readwrite("riemann_limiter", &PhysicsParameters::riemann_limiter,
+                       "eta [-] of the Riemann solver's limiter beta = min(eta max(jump, 0) / "
+                       "cbar, 1); > 0, default 3 (Zhang et al. 2017).");
     py::class_<IntegratorOptions>(m, "IntegratorOptions",
                                   "The time integrator's options (Simulation.integrator). A "
                                   "change between steps takes effect at the next step "

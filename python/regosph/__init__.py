@@ -84,6 +84,7 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     IntegratorOptions,
     Kinematics,
     Material,
+    MuIRheology,
     PhysicsParameters,
     Rigid,
     RunSummary,

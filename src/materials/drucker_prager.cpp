@@ -41,11 +41,8 @@ StressRate drucker_prager_stress_rate(const DruckerPrager& m, const DruckerPrage
     const double mu = m.shear_modulus;
     const double tr_eps = trace(eps_dot);
 
-    // Hooke: 2 mu eps_dot + (K - 2 mu / 3) tr(eps_dot) I  (Schaefer 2017 eq. 19, first terms)
     StressRate out;
-    const double lame = K - 2.0 * mu / 3.0;
-    for (int c = 0; c < kSymComponents; ++c) out.rate[c] = 2.0 * mu * eps_dot[c];
-    for (int c = XX; c <= ZZ; ++c) out.rate[c] += lame * tr_eps;
+    out.rate = hooke_stress_rate(K, mu, eps_dot);
 
     const double I1 = trace(sigma);
     const SymTensor S = deviator(sigma);
@@ -73,6 +70,15 @@ StressRate drucker_prager_stress_rate(const DruckerPrager& m, const DruckerPrage
     out.lambda_dot = lambda_dot;
     out.yielding = true;
     return out;
+}
+
+SymTensor hooke_stress_rate(double K, double mu, const SymTensor& eps_dot) {
+    SymTensor rate;
+    const double lame = K - 2.0 * mu / 3.0;
+    const double tr_eps = trace(eps_dot);
+    for (int c = 0; c < kSymComponents; ++c) rate[c] = 2.0 * mu * eps_dot[c];
+    for (int c = XX; c <= ZZ; ++c) rate[c] += lame * tr_eps;
+    return rate;
 }
 
 double hooke_strain_energy(double K, double mu, const SymTensor& sigma) {

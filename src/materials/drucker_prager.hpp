@@ -78,6 +78,10 @@ StressRate drucker_prager_stress_rate(const DruckerPrager& m,
                                              const DruckerPragerConstants& dp,
                                              const SymTensor& sigma, const SymTensor& strain_rate);
 
+// The hypoelastic Hooke rate 2 mu eps_dot + (K - 2 mu / 3) tr(eps_dot) I (Schaefer 2017 eq. 19,
+// first terms) [Pa/s], without the rotation terms.
+SymTensor hooke_stress_rate(double bulk_modulus, double shear_modulus, const SymTensor& eps_dot);
+
 // Elastic energy per unit volume of the hypoelastic Hooke law of eq. 19 (Bui 2008 eq. 19),
 // w = S:S / (4 mu) + p^2 / (2 K) with p = -I1 / 3 [J/m^3]: with dS/dt = 2 mu dev(eps_dot^e) and
 // dp/dt = -K tr(eps_dot^e), dw/dt = S : eps_dot^e - p tr(eps_dot^e) = sigma : eps_dot^e (the

@@ -17,11 +17,12 @@
 #include "materials/constitutive_model.hpp"
 #include "materials/drucker_prager.hpp"
 #include "materials/elastic_solid.hpp"
+#include "materials/mu_i_rheology.hpp"
 #include "materials/rigid.hpp"
 
 namespace regosph {
 
-using Model = std::variant<DruckerPrager, ElasticSolid, Rigid>;
+using Model = std::variant<DruckerPrager, ElasticSolid, Rigid, MuIRheology>;
 
 struct Material {
     std::string name;

@@ -7,15 +7,26 @@
 
 namespace regosph {
 
-Material make_material(const std::string& name, const DruckerPragerInput& in) {
-    if (in.shear_modulus.has_value() == in.poisson_ratio.has_value())
+namespace {
+
+// The shear modulus of a model given K and exactly one of G and nu.
+double shear_modulus_of(const std::string& name, double bulk_modulus,
+                        const std::optional<double>& shear_modulus,
+                        const std::optional<double>& poisson_ratio) {
+    if (shear_modulus.has_value() == poisson_ratio.has_value())
         throw std::invalid_argument("material '" + name +
                                     "': give exactly one of shear_modulus and poisson_ratio");
     // The (K, nu) -> mu conversion of isotropic elasticity, with its checks on nu.
-    const double mu = in.shear_modulus ? *in.shear_modulus
-                                       : elastic_moduli(name, in.bulk_modulus, std::nullopt,
-                                                        std::nullopt, in.poisson_ratio)
-                                             .shear_modulus;
+    return shear_modulus ? *shear_modulus
+                         : elastic_moduli(name, bulk_modulus, std::nullopt, std::nullopt,
+                                          poisson_ratio)
+                               .shear_modulus;
+}
+
+}  // namespace
+
+Material make_material(const std::string& name, const DruckerPragerInput& in) {
+    const double mu = shear_modulus_of(name, in.bulk_modulus, in.shear_modulus, in.poisson_ratio);
     DruckerPrager dp;
     dp.density = in.density;
     dp.bulk_modulus = in.bulk_modulus;
@@ -36,6 +47,23 @@ Material make_material(const std::string& name, const ElasticSolidInput& in) {
                           in.artificial_stress, in.artificial_stress_exponent,
                           in.xsph};
     Material m{name, es, in.viscosity_sound_speed, in.kernel_correction};
+    validate(m);
+    return m;
+}
+
+Material make_material(const std::string& name, const MuIRheologyInput& in) {
+    MuIRheology mi;
+    mi.density = in.density;
+    mi.bulk_modulus = in.bulk_modulus;
+    mi.shear_modulus =
+        shear_modulus_of(name, in.bulk_modulus, in.shear_modulus, in.poisson_ratio);
+    mi.static_friction = in.static_friction;
+    mi.limit_friction = in.limit_friction;
+    mi.reference_inertial_number = in.reference_inertial_number;
+    mi.grain_diameter = in.grain_diameter;
+    mi.grain_density = in.grain_density;
+    mi.cohesion = in.cohesion;
+    Material m{name, mi, in.viscosity_sound_speed, in.kernel_correction};
     validate(m);
     return m;
 }

@@ -39,6 +39,22 @@ struct ElasticSolidInput {
     bool kernel_correction = false;        // Material::kernel_correction
 };
 
+// mu(I) regolith as a user gives it. Exactly one of shear_modulus and poisson_ratio.
+struct MuIRheologyInput {
+    double density = 0.0;                   // [kg/m^3]
+    double bulk_modulus = 0.0;              // K [Pa]
+    std::optional<double> shear_modulus;    // G [Pa]
+    std::optional<double> poisson_ratio;    // nu [-]
+    double static_friction = 0.0;           // mu_s [-]
+    double limit_friction = 0.0;            // mu_2 [-]
+    double reference_inertial_number = 0.0; // I_0 [-]
+    double grain_diameter = 0.0;            // d [m]
+    double grain_density = 0.0;             // rho_s [kg/m^3]
+    double cohesion = 0.0;                  // [Pa]
+    double viscosity_sound_speed = 0.0;     // [m/s], 0 = the material's own wave speed
+    bool kernel_correction = false;         // Material::kernel_correction
+};
+
 // A boundary material as a user gives it: the contact properties (rigid.hpp) all together or
 // none: youngs_modulus, restitution and friction are then required.
 struct RigidInput {
@@ -53,6 +69,7 @@ struct RigidInput {
 // Each throws std::invalid_argument naming the material and the field (validate()).
 Material make_material(const std::string& name, const DruckerPragerInput& in);
 Material make_material(const std::string& name, const ElasticSolidInput& in);
+Material make_material(const std::string& name, const MuIRheologyInput& in);
 Material make_material(const std::string& name, const Rigid& in);
 Material make_material(const std::string& name, const RigidInput& in);
 

@@ -54,6 +54,7 @@ Diagnostics compute_diagnostics(const ParticleSet& p, const std::vector<Material
     g.viscous_dissipation = total_budget.dissipated[kViscousPower];
     g.wall_dissipation = total_budget.dissipated[kWallPower];
     g.artificial_stress_dissipation = total_budget.dissipated[kArtificialStressPower];
+    g.riemann_dissipation = total_budget.dissipated[kRiemannPower];
     g.body_work = total_budget.body_work;
     const double total =
         total_budget.total(g.kinetic_energy, g.potential_energy, g.strain_energy);

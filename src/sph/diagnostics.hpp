@@ -27,6 +27,7 @@ struct Diagnostics {
     double viscous_dissipation = 0.0;            // artificial viscosity [J]
     double wall_dissipation = 0.0;               // [J]
     double artificial_stress_dissipation = 0.0;  // [J]
+    double riemann_dissipation = 0.0;            // Riemann solver (PhysicsParameters) [J]
     double body_work = 0.0;                      // of kinematic and rigid bodies [J]
     double energy_residual = 0.0;                // [J]
 };

@@ -24,14 +24,17 @@ std::vector<double> EnergyBudget::values() const {
 }
 
 EnergyBudget EnergyBudget::from_values(const std::vector<double>& v, const std::string& where) {
-    if (v.size() != kEnergyRates + 2)
+    // Checkpoints written before the Riemann solver's column (kRiemannPower, the last rate)
+    // hold one value fewer; their runs had none of its dissipation.
+    const std::size_t rates = v.size() - 2;
+    if (v.size() != kEnergyRates + 2 && v.size() != kEnergyRates + 1)
         throw std::runtime_error(where + ": energy budget holds " + std::to_string(v.size()) +
                                  " values, expected " + std::to_string(kEnergyRates + 2));
     EnergyBudget b;
-    b.initial_total = v[kEnergyRates + 1];
+    b.initial_total = v[rates + 1];
     if (mpi::rank() != 0) return b;  // the ranks' shares sum to the stored totals
-    for (int c = 0; c < kEnergyRates; ++c) b.dissipated[c] = v[c];
-    b.body_work = v[kEnergyRates];
+    for (std::size_t c = 0; c < rates; ++c) b.dissipated[c] = v[c];
+    b.body_work = v[rates];
     return b;
 }
 

@@ -1,6 +1,6 @@
 // The energy budget of the dynamic particles, for diagnostics.csv (docs/guide/output.md, "Energy budget").
 // The semi-discrete SPH equations exchange energy between these terms:
-//   E_kin + E_pot + E_el + D_plastic + D_viscous + D_wall + D_art - W_bodies = const,
+//   E_kin + E_pot + E_el + D_plastic + D_viscous + D_wall + D_art + D_riemann - W_bodies = const,
 // E_kin = sum m v^2 / 2, E_pot = -sum m g . x (zero at the origin of the coordinates),
 // E_el = sum m e(rho, sigma) (each material's strain_energy, materials/), and the cumulative
 // terms, integrated with the stage weights of the state (Heun: dt/2 (rate_1 + rate_2)):
@@ -20,6 +20,8 @@
 //   without walls therefore has D_wall = 0 exactly, and its pair loop leaves this pair work
 //   out (compute_derivatives, `walls`);
 // - D_art: minus the work of Monaghan's artificial stress (elastic solids that use it);
+// - D_riemann: in runs with the Riemann solver's dissipation in place of the viscosity
+//   (PhysicsParameters::dissipation), its work, the same sum as D_viscous with its Pi_ab;
 // - W_bodies: the work of the kinematic and rigid bodies on the particles, -(F . V + T . omega)
 //   of each body's regolith load (regolith_power, body.hpp), at each stage.
 // Gravity is in E_pot. XSPH moves positions with a smoothed velocity; its mass-weighted sum is
@@ -40,6 +42,7 @@ enum EnergyRate : int {
     kViscousPower,
     kWallPower,
     kArtificialStressPower,
+    kRiemannPower,
     kEnergyRates
 };
 

@@ -313,8 +313,9 @@ template <class S>
     auto terms = rhs::compose(std::tuple_cat(
         std::make_tuple(rhs::Continuity<S>{}),
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
-        std::make_tuple(rhs::VelocityGradient<S>{},
-                        rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
+        std::make_tuple(rhs::VelocityGradient<S>{}),
+        rhs::when<!S::Riemann>(rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
+        rhs::when<S::Riemann>(rhs::RiemannDissipation<S>(pp.riemann_limiter)),
         rhs::when<S::ArtStress>(rhs::ArtificialStress<S>(mt.artificial_stress_power, fn_pow)),
         std::make_tuple(rhs::Momentum<S>{}, rhs::PairWork<S>{}),
         rhs::when<S::Xsph>(rhs::Xsph<S>{}),
@@ -390,7 +391,7 @@ void signal_without_viscosity(const ParticleSet& p, const MaterialTable& mt, std
 // here read with vector loads values just stored one at a time, and such a load waits until
 // those stores leave the core (a failed store-to-load forwarding) at every particle; as scalar
 // code the function is 20-35 % cheaper, with the same results to the bit.
-template <int Dim, bool Xsph, bool Walls>
+template <int Dim, bool Xsph, bool Walls, bool Riemann>
 REGOSPH_NO_VECTORISE
 void finish_particle(const ParticleSet& p, const MaterialTable& mt, const PhysicsParameters& pp,
                      std::size_t a, const PairSums<Dim>& s, const double* correction,
@@ -456,16 +457,18 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
         out.yielding[a] = r.yielding ? 1 : 0;
         out.power[kPlasticPower][a] = volume * r.dissipation;
     }
-    out.power[kViscousPower][a] = m_a * s.viscous;
+    out.power[kViscousPower][a] = Riemann ? 0.0 : m_a * s.viscous;  // the scheme's column
+    out.power[kRiemannPower][a] = Riemann ? m_a * s.viscous : 0.0;
     // Without walls the dynamic pairs' terms cancel in the sum over the particles: zero.
     out.power[kWallPower][a] =
         Walls ? -(m_a * s.work + stress_power + m_a * s.viscous) - m_a * s.slip_power : 0.0;
     out.power[kArtificialStressPower][a] = -m_a * s.art_work;
 
     // Courant condition with the artificial-viscosity signal speed (Monaghan 1992):
-    // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)).
-    const double signal =
-        signal_base + 1.2 * (pp.av_alpha * mt.viscosity_speed[mat] + pp.av_beta * s.max_nu);
+    // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)); with the Riemann solver
+    // (bounded by the acoustic impedance's damping) c + |v| + the largest jump.
+    const double signal = signal_base + (Riemann ? s.max_nu : 1.2 * (pp.av_alpha *
+                                         mt.viscosity_speed[mat] + pp.av_beta * s.max_nu));
     const double courant = signal > 0.0 ? pp.courant * p.h[a] / signal
                                         : std::numeric_limits<double>::infinity();
     out.dt_limit[a] = std::min(courant, r.dt_limit);
@@ -532,7 +535,7 @@ template <class S>
                                  any_slip};
         const PairSums<Dim> s = vectorised::gather<S>(st, mt, a, nl.partners(a), nl.margin_blocks(a), pp, sink);
         const bool corrected = S::Prepass && mt.kernel_correction[p.material[a]];
-        finish_particle<Dim, S::Xsph, S::Walls>(
+        finish_particle<Dim, S::Xsph, S::Walls, S::Riemann>(
             p, mt, pp, a, s, corrected ? st.prepass.data() + a * prepass_stride(Dim) : nullptr,
             signal_base[a - first], out);
         dt_min = std::min(dt_min, out.dt_limit[a]);
@@ -633,6 +636,8 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const LoadRequest* request, const HaloRefresh& refresh, bool walls,
                              const StagePrologue& prologue, Derivatives& out) {
     const bool prepass = mt.any_kernel_correction || pp.av_balsara;
+    const bool riemann = pp.dissipation == PhysicsParameters::Dissipation::riemann;
+    with_flag(riemann, [&](auto rie) {
     with_flag(mt.any_artificial_stress, [&](auto art) {
         with_flag(mt.any_xsph, [&](auto xsph) {
             with_flag(request != nullptr, [&](auto loads) {
@@ -646,16 +651,29 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                                                         std::decay_t<decltype(xsph)>::value,
                                                         kLoads,
                                                         std::decay_t<decltype(pre)>::value,
-                                                        decltype(w)::value>>(
+                                                        decltype(w)::value,
+                                                        std::decay_t<decltype(rie)>::value>>(
                                 p, nl, mt, pp, request, refresh, prologue, out);
                     });
                 });
             });
         });
     });
+    });
 }
 
 }  // namespace
+
+const char* dissipation_name(PhysicsParameters::Dissipation d) {
+    return d == PhysicsParameters::Dissipation::riemann ? "riemann" : "monaghan";
+}
+
+PhysicsParameters::Dissipation dissipation_from_name(const std::string& name) {
+    if (name == "monaghan") return PhysicsParameters::Dissipation::monaghan;
+    if (name == "riemann") return PhysicsParameters::Dissipation::riemann;
+    throw std::invalid_argument("physics.dissipation: '" + name +
+                                "' is not a scheme (monaghan or riemann)");
+}
 
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/aligned_allocator.hpp"
@@ -33,7 +34,20 @@ struct PhysicsParameters {
     double courant = 0.3;                           // C in dt <= C h / (c + |v| + ...)
     // Balsara's (1995) switch on the viscosity, Pi_ab (f_a + f_b) / 2 (gradient_correction.hpp).
     bool av_balsara = false;
+    // The pair dissipation: Monaghan's artificial viscosity (eq. 35, av_*), or the acoustic
+    // Riemann solver of Zhang, Hu & Adams (2017, J. Comput. Phys. 335, 605) with its dissipation
+    // limiter (RiemannDissipation, rhs_terms.hpp), whose strength follows the velocity jump.
+    enum class Dissipation { monaghan, riemann };
+    Dissipation dissipation = Dissipation::monaghan;
+    // eta of the limiter beta = min(eta max(U_L - U_R, 0) / cbar, 1) [-]: 3 in Zhang et al.
+    // (2017); SPHinXsys's plastic continuum (Zhang et al. 2024) takes 20 x dim.
+    double riemann_limiter = 3.0;
 };
+
+// "monaghan" / "riemann" (run.json, Python), and back; the latter throws
+// std::invalid_argument naming physics.dissipation for another name.
+const char* dissipation_name(PhysicsParameters::Dissipation d);
+PhysicsParameters::Dissipation dissipation_from_name(const std::string& name);
 
 // Per-material data the particle loops need, computed once per run.
 struct MaterialTable {

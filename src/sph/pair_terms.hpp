@@ -61,6 +61,25 @@ inline T viscosity_pi(double alpha, double beta, double c_a, T c_b, T nu, T deno
     return (-alpha * 0.5 * (c_a + c_b) + beta * nu) * nu * 2.0 * denom * inv;
 }
 
+// The dissipative part of the acoustic Riemann solver between particles a and b (Zhang, Hu &
+// Adams 2017, J. Comput. Phys. 335, 605, eqs. 15 and 20) as a Pi_ab of eq. 37
+// [m^5/(kg s^2)]: its interface pressure carries Z_ab beta (U_L - U_R) / 2 with
+// Z_ab = 2 rho_a c_a rho_b c_b / (rho_a c_a + rho_b c_b) and the momentum takes 2 P* / (rho_a
+// rho_b), so that Pi_ab = 2 c_a c_b beta jump / (rho_a c_a + rho_b c_b), with the velocity jump
+// across the interface jump = U_L - U_R = -v_ab . x_ab / r (> 0 approaching) and the
+// low-dissipation limiter beta = min(eta max(jump, 0) / cbar, 1), cbar = (c_a + c_b) / 2.
+// beta jump = min(2 eta jump^2, jump c_sum) / c_sum: quadratic in the jump, whatever the sound
+// speed, below cbar / eta, the acoustic impedance's linear damping above. The caller passes
+// the jump regularised as Monaghan's nu (-v_ab . x_ab r / (r^2 + eps h^2)) and sets Pi_ab = 0
+// for receding pairs.
+template <class T>
+inline T riemann_pi(double eta, double c_a, T c_b, double rho_a, T rho_b, T jump) {
+    const T c_sum = c_a + c_b;
+    const T limited = jump * c_sum < 2.0 * eta * jump * jump ? jump * c_sum
+                                                            : 2.0 * eta * jump * jump;
+    return 2.0 * c_a * c_b * limited / ((rho_a * c_a + rho_b * c_b) * c_sum);
+}
+
 // Momentum (eq. 37) per unit m_b: [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab
 // [m/s^2 per kg]; s_a and s_b are sigma / rho^2 in packed form, b's slot k as s_b(k).
 // dv_a/dt gets m_b times this, and the particle b (of a body) feels -m_a m_b times it.

@@ -35,13 +35,19 @@ constexpr const char* kEnergyColumns[] = {
     "viscous_dissipation", "wall_dissipation", "artificial_stress_dissipation",
     "body_work",           "energy_residual"};
 
+// The column of the Riemann solver's dissipation (kRiemannPower), after kEnergyColumns' losses
+// in runs that use it (PhysicsParameters::dissipation): the other runs' series keep the
+// columns they have.
+constexpr const char* kRiemannColumn = "riemann_dissipation";
+
 // The columns of diagnostics.csv: the global quantities, the energy budget (unless
-// `energy` is false: a series begun before it existed), then the loads on the kinematic
+// `energy` is false: a series begun before it existed; with the Riemann solver's column where
+// `riemann`), then the loads on the kinematic
 // bodies. A 2D run is plane strain: its masses, energies, momenta, forces and torques are per
 // metre of depth (momentum kg m/s per m = N s/m, torque N m per m = N).
 std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
                                             const std::vector<std::size_t>& loaded, bool planar,
-                                            bool energy) {
+                                            bool energy, bool riemann) {
     const std::string energy_unit = planar ? " [J/m]" : " [J]";
     const std::string momentum = planar ? " [N s/m]" : " [kg m/s]";
     std::vector<std::string> columns = {"time [s]", "dt [s]", "kinetic_energy" + energy_unit};
@@ -50,7 +56,11 @@ std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
     columns.push_back(planar ? "mass [kg/m]" : "mass [kg]");
     columns.push_back("rejected_steps [-]");
     if (energy)
-        for (const char* c : kEnergyColumns) columns.push_back(c + energy_unit);
+        for (const char* c : kEnergyColumns) {
+            if (riemann && std::string(c) == "body_work")
+                columns.push_back(kRiemannColumn + energy_unit);
+            columns.push_back(c + energy_unit);
+        }
     for (const std::size_t k : loaded) {
         const std::string& b = bodies[k].name;
         const std::string force_unit = planar ? " [N/m]" : " [N]";
@@ -160,8 +170,9 @@ bool OutputTimes::reached(double time, double t_eps) {
 Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
                    const std::vector<Body>& bodies, const std::vector<Observer>& observers,
                    LoadsFn loads, ObserveFn observe, DiagnoseFn diagnose, bool continued,
-                   double time, std::int64_t step)
-    : o_(o), particles_(particles), bodies_(bodies), loads_(std::move(loads)),
+                   double time, std::int64_t step, bool riemann_column)
+    : riemann_column_(riemann_column), o_(o), particles_(particles), bodies_(bodies),
+      loads_(std::move(loads)),
       observe_(std::move(observe)), diagnose_(std::move(diagnose)), writing_(!o.output_dir.empty()),
       observing_(writing_ && !observers.empty()), tool_work_(bodies), last_snapshot_step_(step),
       t_start_(time), step_start_(step) {
@@ -178,7 +189,8 @@ Recorder::Recorder(const RunOptions& o, const ParticleSet& particles,
             const fs::path file = fs::path(o.output_dir) / "diagnostics.csv";
             energy_columns_ = !continued || has_energy_columns(file);
             diagnostics_ = std::make_unique<io::CsvTimeSeries>(
-                file, diagnostic_columns(bodies, loaded_, planar, energy_columns_), keep_up_to);
+                file, diagnostic_columns(bodies, loaded_, planar, energy_columns_, riemann_column_),
+                keep_up_to);
             tool_work_.resume(diagnostics_->columns(), diagnostics_->rows());  // its work so far
             if (observing_)
                 observations_ = std::make_unique<io::CsvTimeSeries>(
@@ -226,10 +238,13 @@ void Recorder::diagnostics(double time, std::int64_t step) {
     std::vector<double> row = {time, last_dt_, g.kinetic_energy, g.momentum[0], g.momentum[1],
                                g.momentum[2], g.max_speed, static_cast<double>(g.yielding),
                                g.mass, static_cast<double>(rejected_since_row_)};
-    if (energy_columns_)  // kEnergyColumns
+    if (energy_columns_) {  // kEnergyColumns, with kRiemannColumn before body_work
         row.insert(row.end(), {g.potential_energy, g.strain_energy, g.plastic_dissipation,
                                g.viscous_dissipation, g.wall_dissipation,
-                               g.artificial_stress_dissipation, g.body_work, g.energy_residual});
+                               g.artificial_stress_dissipation});
+        if (riemann_column_) row.push_back(g.riemann_dissipation);
+        row.insert(row.end(), {g.body_work, g.energy_residual});
+    }
     if (!loaded_.empty()) {
         const std::vector<BodyLoad> loads = loads_();
         if (rigid_bodies_)  // rank 0

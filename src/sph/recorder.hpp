@@ -58,11 +58,12 @@ public:
     using DiagnoseFn = std::function<Diagnostics()>;
 
     // `continued`: a run restarted at `time` [s], whose series keep their rows up to it.
+    // `riemann_column`: the run dissipates with the Riemann solver (its column of the budget).
     // Collective under MPI.
     Recorder(const RunOptions& options, const ParticleSet& particles,
              const std::vector<Body>& bodies, const std::vector<Observer>& observers,
              LoadsFn loads, ObserveFn observe, DiagnoseFn diagnose, bool continued, double time,
-             std::int64_t step);
+             std::int64_t step, bool riemann_column = false);
 
     // The first rows and the first snapshot of a new run.
     void initial_state(double time, std::int64_t step);
@@ -108,6 +109,9 @@ public:
 
 private:
     void write_observers_h5();
+
+    // Rows carry the Riemann solver's dissipation (a run that uses it).
+    bool riemann_column_;
 
     const RunOptions& o_;
     const ParticleSet& particles_;

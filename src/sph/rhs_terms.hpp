@@ -35,12 +35,14 @@ using traversal::Vec8;
 // ArtStress: a material with Monaghan's artificial stress; Xsph: a material with XSPH; Loads:
 // loads on bodies are collected (and walls may have friction); Prepass: the gradient pre-pass
 // (kernel correction or Balsara's switch, gradient_correction.hpp); Walls: the run has boundary
-// particles (partners of another kind).
-template <int Dim_, bool ArtStress_, bool Xsph_, bool Loads_, bool Prepass_, bool Walls_>
+// particles (partners of another kind); Riemann: the Riemann solver's dissipation
+// (RiemannDissipation) in place of Monaghan's viscosity.
+template <int Dim_, bool ArtStress_, bool Xsph_, bool Loads_, bool Prepass_, bool Walls_,
+          bool Riemann_ = false>
 struct Shape {
     static constexpr int Dim = Dim_;
     static constexpr bool ArtStress = ArtStress_, Xsph = Xsph_, Loads = Loads_,
-                          Prepass = Prepass_, Walls = Walls_;
+                          Prepass = Prepass_, Walls = Walls_, Riemann = Riemann_;
 };
 
 // A particle's record (traversal::walk_pairs reads x and h, the terms the rest): the fields
@@ -183,7 +185,7 @@ struct PairSums {
     double acc[Dim] = {};          // momentum, eq. 37 without gravity [m/s^2]
     double div_sum = 0.0;          // sum_b V_b (v_a - v_b) . grad_a W_ab  [1/s]
     double grad_v[Dim][Dim] = {};  // L_ij = sum_b (m_b / rho_a) (v_b - v_a)_i d_j W_ab  [1/s]
-    double max_nu = 0.0;           // max |nu_ab| of approaching pairs [m/s]
+    double max_nu = 0.0;           // max |nu_ab| (Riemann: max jump) of approaching pairs [m/s]
     double xsph[Dim] = {};         // sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab, same material [m/s]
     // Energy budget (energy_budget.hpp), per unit m_a [W/kg], w = 1/2 for a dynamic partner
     // and 1 for a wall: the pair work sum_b w m_b v_ab . t_ab of the momentum term, its
@@ -281,6 +283,42 @@ struct ArtificialViscosity {
     void take(const double*, PairSums<S::Dim>& out) const {
         alignas(64) double lanes[kBlock];
         traversal::store8(lanes, max_nu);
+        for (std::size_t k = 0; k < kBlock; ++k) out.max_nu = std::max(out.max_nu, lanes[k]);
+    }
+};
+
+// The Riemann solver's dissipation (Zhang, Hu & Adams 2017; pair_terms::riemann_pi) for
+// approaching pairs: Pi_ab, handed to the momentum term like Monaghan's, and the largest
+// velocity jump for the Courant limit. A boundary partner has no sound speed of its own: the
+// pair uses c_a, with the wall's extrapolated density.
+template <class S>
+struct RiemannDissipation {
+    double eta;  // the limiter's coefficient
+    double c_a = 0.0, rho_a = 0.0;
+    Vec8 max_jump;
+    explicit RiemannDissipation(double eta_) : eta(eta_) {}
+    void begin(const ParticleA<S>& a) {
+        c_a = a.at(Record<S>::sound_speed);
+        rho_a = a.at(Record<S>::rho);
+        max_jump = kernel::splat<Vec8>(0.0);
+    }
+    template <class P>
+    void add(P& pair) {
+        using R = Record<S>;
+        const Vec8 zero = kernel::splat<Vec8>(0.0);
+        const Vec8 c_b = pair.wall ? zero + c_a : pair.field(R::sound_speed);
+        // -nu / h_ab: the jump -v_ab . x_ab r / (r^2 + eps h^2), regularised as nu (eq. 36).
+        const Vec8 jump = -pair.vr * pair.r * pair.rho_sum * pair.inv;
+        const Vec8 pi_approaching =
+            pair_terms::riemann_pi(eta, c_a, c_b, rho_a, Vec8(pair.field(R::rho)), jump);
+        const Mask8 approaching = pair.inside && pair.vr < 0.0;
+        pair.pi = approaching ? pi_approaching : zero;
+        const Vec8 larger = max_jump < jump ? jump : max_jump;  // std::max(max_jump, jump)
+        max_jump = approaching ? larger : max_jump;
+    }
+    void take(const double*, PairSums<S::Dim>& out) const {
+        alignas(64) double lanes[kBlock];
+        traversal::store8(lanes, max_jump);
         for (std::size_t k = 0; k < kBlock; ++k) out.max_nu = std::max(out.max_nu, lanes[k]);
     }
 };

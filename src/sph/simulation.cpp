@@ -388,6 +388,11 @@ void Simulation::validate_setup() const {
     if (!(physics_.av_alpha >= 0.0 && physics_.av_beta >= 0.0 && physics_.av_epsilon > 0.0))
         throw std::invalid_argument(
             "physics: av_alpha and av_beta must be >= 0 and av_epsilon > 0");
+    if (!positive(physics_.riemann_limiter))
+        throw std::invalid_argument("physics: riemann_limiter must be > 0");
+    if (physics_.av_balsara && physics_.dissipation != PhysicsParameters::Dissipation::monaghan)
+        throw std::invalid_argument(
+            "physics: av_balsara switches Monaghan's viscosity; dissipation is 'riemann'");
     if (!positive(physics_.courant) || physics_.courant > 1.0)
         throw std::invalid_argument("physics: courant must lie in (0, 1]");
     // The particles' state (one collective for both checks).
@@ -490,6 +495,10 @@ std::string Simulation::describe(const RunOptions& o) const {
                     {"courant", physics_.courant}};
     // Only when on: run.json files written before the option stay comparable on restart.
     if (physics_.av_balsara) j["physics"]["av_balsara"] = true;
+    if (physics_.dissipation != PhysicsParameters::Dissipation::monaghan) {
+        j["physics"]["dissipation"] = dissipation_name(physics_.dissipation);
+        j["physics"]["riemann_limiter"] = physics_.riemann_limiter;
+    }
     j["integrator"] = {{"scheme", "Heun RK2 with embedded Euler error estimate"},
                        {"tolerance", integrator_options_.tolerance},
                        {"dt_initial_s", integrator_options_.dt_initial},
@@ -705,7 +714,8 @@ RunSummary Simulation::run(const RunOptions& o) {
     }
     Recorder rec(o, particles_, bodies_, observers_, [this] { return recorded_loads(); },
                  [this] { return observe(); }, [this] { return diagnostics(); }, continued,
-                 time_, step_);
+                 time_, step_,
+                 physics_.dissipation == PhysicsParameters::Dissipation::riemann);
     if (!continued) wall_seconds_before_ = 0.0;
     rec.set_earlier_wall_seconds(wall_seconds_before_);
     std::vector<std::string> material_names;

@@ -276,6 +276,64 @@ TEST_CASE("derivatives equal a brute-force evaluation of the SPEC formulas (S17-
     }
 }
 
+TEST_CASE("the Riemann solver's dissipation equals a brute-force transcription (Zhang et al. 2017)") {
+    // The same random body with dissipation = riemann: the acceleration is the stress term of
+    // S17-37 plus -m_b Pi_ab grad_a W_ab with
+    // Pi_ab = 2 c_a c_b beta jump / (rho_a c_a + rho_b c_b), beta = min(eta jump / cbar, 1),
+    // for approaching pairs. A small eta keeps the jumps in the
+    // limiter's quadratic range, a large one takes most pairs to its linear (acoustic) range.
+    const int dim = 2;
+    for (const double eta : {3.0, 3000.0}) {
+        CAPTURE(eta);
+        Simulation sim = random_body(dim, 77, 1e12);
+        sim.physics().dissipation = PhysicsParameters::Dissipation::riemann;
+        sim.physics().riemann_limiter = eta;
+        const PhysicsParameters pp = sim.physics();
+        const Derivatives& d = sim.evaluate_derivatives();
+        const ParticleSet& p = sim.particles();
+        const double c = 50.0;  // the material's fixed sound speed of the pair dissipation
+        std::size_t linear = 0, quadratic = 0;
+        double err = 0.0, scale = 0.0, dissipated = 0.0;
+        for (std::size_t a = 0; a < p.size(); ++a) {
+            double f[2] = {0.0, 0.0};
+            for (std::size_t b = 0; b < p.size(); ++b) {
+                if (b == a) continue;
+                const double x[2] = {p.x[0][a] - p.x[0][b], p.x[1][a] - p.x[1][b]};
+                const double v[2] = {p.v[0][a] - p.v[0][b], p.v[1][a] - p.v[1][b]};
+                const double r2 = x[0] * x[0] + x[1] * x[1], r = std::sqrt(r2);
+                const double vr = v[0] * x[0] + v[1] * x[1], hab = 0.5 * (p.h[a] + p.h[b]);
+                if (r >= hab) continue;
+                const double dw = kernel::derivative<2>(r, hab);
+                double pi = 0.0;
+                if (vr < 0.0) {
+                    const double jump = -vr * r / (r2 + pp.av_epsilon * hab * hab);
+                    const double beta = std::min(eta * jump / c, 1.0);
+                    (beta < 1.0 ? quadratic : linear) += 1;
+                    pi = 2.0 * c * c * beta * jump / ((p.rho[a] + p.rho[b]) * c);
+                }
+                const auto sig = [&](std::size_t q, int i, int j) {
+                    static constexpr int idx[2][2] = {{XX, XY}, {XY, YY}};
+                    return p.stress[idx[i][j]][q] / (p.rho[q] * p.rho[q]);
+                };
+                for (int i = 0; i < 2; ++i) {
+                    double t = -pi * dw * x[i] / r;
+                    for (int j = 0; j < 2; ++j) t += (sig(a, i, j) + sig(b, i, j)) * dw * x[j] / r;
+                    f[i] += p.mass[b] * t;
+                }
+            }
+            for (int i = 0; i < 2; ++i) {
+                err = std::max(err, std::abs(d.dv[i][a] - f[i]));
+                scale = std::max(scale, std::abs(f[i]));
+            }
+            CHECK(d.power[kViscousPower][a] == 0.0);
+            dissipated += d.power[kRiemannPower][a];
+        }
+        CHECK((eta == 3.0 ? quadratic : linear) > 4 * (quadratic + linear) / 5);
+        CHECK(err <= 1e-10 * scale);
+        CHECK(dissipated > 0.0);
+    }
+}
+
 TEST_CASE("strain rate, spin and density rate of a linear velocity field v = A x (S17-38, S17-23)") {
     // For v = A x on a regular lattice the SPH velocity gradient of a particle with full
     // support is exactly A M, with M = -sum_b V_b (x_b - x_a) (x_b - x_a)^T W'(r) / r = m I

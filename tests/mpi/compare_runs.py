@@ -81,7 +81,7 @@ def compare(ref, run):
 
 ENERGY_COLUMNS = ("kinetic_energy", "potential_energy", "strain_energy", "plastic_dissipation",
                   "viscous_dissipation", "wall_dissipation", "artificial_stress_dissipation",
-                  "body_work", "energy_residual")
+                  "riemann_dissipation", "body_work", "energy_residual")
 
 
 def compare_energy(ref, run):

@@ -3,7 +3,7 @@
 
     /usr/bin/python3 validation/soil_collapse/run.py --output runs/soil_collapse [--overwrite]
         [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
-        [--kernel-correction] [--av-balsara]
+        [--kernel-correction] [--av-balsara] [--dissipation riemann]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
 report.json, report.txt into the output directory. Exit status: 0 the comparison passed; 1 the
@@ -36,7 +36,9 @@ def viscosity_text(sound_speed):
 def numerics_text(args):
     """The numerics options the figure's title names, when any is on."""
     on = [name for name, flag in (("kernel correction", args.kernel_correction),
-                                  ("Balsara switch", args.av_balsara)) if flag]
+                                  ("Balsara switch", args.av_balsara),
+                                  ("Riemann dissipation", args.dissipation == "riemann"))
+          if flag]
     return ", " + " + ".join(on) if on else ""
 
 
@@ -56,6 +58,10 @@ def main(argv=None):
                          "off by default)")
     ap.add_argument("--av-balsara", action="store_true",
                     help="Balsara's switch on the artificial viscosity (off by default)")
+    ap.add_argument("--dissipation", choices=("monaghan", "riemann"), default="monaghan",
+                    help="the pair dissipation: Monaghan's artificial viscosity (default, the "
+                         "paper's) or the Riemann solver of Zhang et al. 2017 (README "
+                         "'Numerics')")
     ap.add_argument("--compare-only", action="store_true",
                     help="do not run; compare the existing run in --output")
     run_control.add_arguments(ap)
@@ -71,7 +77,7 @@ def main(argv=None):
     if not args.compare_only:
         sim = soil_collapse.build(args.spacing, args.viscosity_sound_speed,
                                   kernel_correction=args.kernel_correction,
-                                  av_balsara=args.av_balsara)
+                                  av_balsara=args.av_balsara, dissipation=args.dissipation)
         metadata = {"setup": "soil_collapse validation", "spacing_m": repr(args.spacing),
                     "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)}
         # Recorded only when on (run.json records them in the materials and physics too).
@@ -79,6 +85,8 @@ def main(argv=None):
             metadata["kernel_correction"] = "on"
         if args.av_balsara:
             metadata["av_balsara"] = "on"
+        if args.dissipation != "monaghan":
+            metadata["dissipation"] = args.dissipation
         status = run_control.run(sim, args, metadata=metadata)
         if status != 0:
             return status
@@ -95,7 +103,8 @@ def main(argv=None):
     metrics = compare.compare(initial, final, args.spacing,
                               soil_collapse.SMOOTHING_FACTOR * args.spacing)
     metrics.update(time_s=t_final, spacing_m=args.spacing,
-                   viscosity_sound_speed_m_s=args.viscosity_sound_speed)
+                   viscosity_sound_speed_m_s=args.viscosity_sound_speed,
+                   **compare.energy_shares(out / "diagnostics.csv"))
     compare.plot(initial, final, metrics, out / "collapse.png",
                  f"Soil collapse at t = {t_final:.2f} s, spacing {args.spacing * 1e3:.3f} mm, "
                  f"{viscosity_text(args.viscosity_sound_speed)}{numerics_text(args)}", args.spacing)
