@@ -1,0 +1,104 @@
+// Particle-free rigid spheres (src/geometry/sphere_bodies.hpp): Hertz contact duration, the
+// restitution of the Hooke law, e = 0 sticking, and the mean motion of the Lagrangian resting
+// configuration of three gravitating spheres (Levine 2016, sec. 5.1).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "geometry/sphere_bodies.hpp"
+
+using namespace regosph::geometry;
+
+namespace {
+// Two equal spheres approaching head-on at relative speed v_rel_m_s; returns the contact
+// duration [s] and the ratio of normal relative velocities after/before.
+struct Collision { double duration_s; double velocity_ratio; };
+
+Collision head_on(const SphereContactLaw& law, double radius_m, double v_rel_m_s, double dt_s) {
+    std::vector<SphereBody> b{make_sphere(radius_m, 2500.0), make_sphere(radius_m, 2500.0)};
+    b[0].x_m = {-radius_m, 0.0, 0.0};
+    b[1].x_m = {radius_m, 0.0, 0.0};
+    b[0].v_m_s = {0.5 * v_rel_m_s, 0.0, 0.0};
+    b[1].v_m_s = {-0.5 * v_rel_m_s, 0.0, 0.0};
+    auto a = sphere_accelerations(b, law);
+    double t = 0.0;
+    for (int n = 0; n < 10'000'000; ++n) {
+        sphere_verlet_step(b, law, dt_s, a);
+        t += dt_s;
+        if (b[1].x_m[0] - b[0].x_m[0] >= 2.0 * radius_m) break;
+    }
+    return {t, (b[1].v_m_s[0] - b[0].v_m_s[0]) / v_rel_m_s};
+}
+}  // namespace
+
+TEST_CASE("sphere bodies: Hertz contact lasts 2.87 (m*^2 / (R* E*^2 v))^(1/5)") {
+    SphereContactLaw law;
+    law.youngs_modulus_Pa = 1e7;
+    law.poisson_ratio = 0.25;
+    const double r = 0.05, v = 0.2;
+    const double m_star = 0.5 * make_sphere(r, 2500.0).mass_kg;
+    const double e_star = law.youngs_modulus_Pa / (2.0 * (1.0 - 0.25 * 0.25));
+    const double expected = 2.87 * std::pow(m_star * m_star / (0.5 * r * e_star * e_star * v), 0.2);
+    const Collision c = head_on(law, r, v, expected / 4000.0);
+    MESSAGE("Hertz duration " << c.duration_s << " s, expected " << expected << " s");
+    CHECK(std::abs(c.duration_s / expected - 1.0) < 0.02);
+    CHECK(c.velocity_ratio == doctest::Approx(1.0).epsilon(1e-3));
+}
+
+TEST_CASE("sphere bodies: Hooke rebound has the input restitution; e = 0 sticks") {
+    SphereContactLaw law;
+    law.law = NormalLaw::hooke;
+    law.stiffness_N_m = 1e4;
+    for (double e : {0.3, 0.6, 0.9}) {
+        law.restitution = e;
+        const Collision c = head_on(law, 0.05, 0.2, 1e-5);
+        MESSAGE("e = " << e << ": v+/v- = " << c.velocity_ratio);
+        CHECK(std::abs(c.velocity_ratio / e - 1.0) < 0.03);
+    }
+    law.restitution = 0.0;
+    std::vector<SphereBody> b{make_sphere(0.05, 2500.0), make_sphere(0.05, 2500.0)};
+    b[0].x_m = {-0.05, 0.0, 0.0};
+    b[1].x_m = {0.05, 0.0, 0.0};
+    b[0].v_m_s = {0.1, 0.0, 0.0};
+    b[1].v_m_s = {-0.1, 0.0, 0.0};
+    auto a = sphere_accelerations(b, law);
+    for (int n = 0; n < 200'000; ++n) sphere_verlet_step(b, law, 1e-5, a);
+    CHECK(b[1].x_m[0] - b[0].x_m[0] <= 0.1 + 1e-12);          // no rebound: still touching after 2 s
+    CHECK(std::abs(b[1].v_m_s[0] - b[0].v_m_s[0]) < 1e-6);  // and at rest relative to each other
+}
+
+TEST_CASE("sphere bodies: Lagrangian resting configuration turns at the thesis' mean motion") {
+    // Three spheres d = 4 km, rho = 2 g/cm^3 in contact, H-bar^2 = H^2 / (G m^3 d) = 1 (eq. 2.12),
+    // all turning at omega = H / (3 I + m sum r_i^2) (eq. 4.7); thesis n = 2.03357e-4 rad/s.
+    const double d = 4000.0, g = 6.674e-11;
+    SphereContactLaw law;
+    law.law = NormalLaw::hooke;
+    law.stiffness_N_m = 1e14;  // overlap ~1e-4 m: r_ij differs from d by < 1e-7
+    law.restitution = 0.5;
+    law.gravitational_constant = g;
+    std::vector<SphereBody> b(3, make_sphere(0.5 * d, 2000.0));
+    const double m = b[0].mass_kg, rc = d / std::sqrt(3.0);
+    const double h = std::sqrt(g * m * m * m * d);
+    const double omega = h / (3.0 * sphere_inertia_kg_m2(b[0]) + 3.0 * m * rc * rc);
+    for (int i = 0; i < 3; ++i) {
+        const double phi = 2.0 * std::numbers::pi * i / 3.0;
+        b[i].x_m = {rc * std::cos(phi), rc * std::sin(phi), 0.0};
+        b[i].v_m_s = {-omega * rc * std::sin(phi), omega * rc * std::cos(phi), 0.0};
+        b[i].omega_rad_s = {0.0, 0.0, omega};
+    }
+    auto a = sphere_accelerations(b, law);
+    const double dt = 0.05, t_end = 2.0 * std::numbers::pi / omega;  // one revolution
+    double angle = 0.0, previous = std::atan2(b[0].x_m[1], b[0].x_m[0]);
+    int steps = static_cast<int>(t_end / dt);
+    for (int n = 0; n < steps; ++n) {
+        sphere_verlet_step(b, law, dt, a);
+        const double now = std::atan2(b[0].x_m[1], b[0].x_m[0]);
+        angle += std::remainder(now - previous, 2.0 * std::numbers::pi);
+        previous = now;
+    }
+    const double n_measured = angle / (steps * dt);
+    MESSAGE("LR mean motion " << n_measured << " rad/s (thesis 2.03357e-4)");
+    CHECK(std::abs(n_measured / 2.03357e-4 - 1.0) < 1e-3);
+}
