@@ -19,7 +19,8 @@ struct SphereBody {
     double mass_kg = 0.0;
     vec::V x_m{};                  // centre
     vec::V v_m_s{};                // centre velocity
-    vec::V omega_rad_s{};          // spin (constant: normal contact and gravity exert no torque)
+    vec::V omega_rad_s{};          // spin; changed only by wall friction
+    bool rotation_locked = false;  // a sphere that slides without rolling
 };
 
 inline SphereBody make_sphere(double radius_m, double density_kg_m3) {
@@ -113,6 +114,113 @@ inline void sphere_verlet_step(std::vector<SphereBody>& bodies, const SphereCont
     for (std::size_t i = 0; i < bodies.size(); ++i) {
         for (int k = 0; k < 3; ++k) bodies[i].v_m_s[k] += 0.5 * dt * a[i][k];
     }
+}
+
+struct PlaneWall {
+    vec::V point_m{};
+    vec::V normal{0.0, 0.0, 1.0};  // unit, pointing to the side the bodies are on
+};
+
+// Cundall-Strack tangential spring-dashpot with static/dynamic Coulomb friction: the contact
+// holds until |k_t xi + c_t v_t| exceeds mu_static F_n, then the contact slides at mu_dynamic F_n until the spring
+// force falls below it again.
+struct FrictionLaw {
+    double tangential_stiffness_N_m = 0.0;
+    double mu_static = 0.0;
+    double mu_dynamic = 0.0;
+};
+
+// History of one sphere-wall contact; part of the state a checkpoint must keep for an exact
+// restart.
+struct WallContactState {
+    vec::V spring_m{};
+    bool sliding = false;
+};
+
+struct SphereSystem {
+    std::vector<SphereBody> bodies;
+    std::vector<PlaneWall> walls;
+    SphereContactLaw law;
+    FrictionLaw friction;
+    std::vector<WallContactState> wall_history;  // bodies.size() * walls.size(), body-major
+    std::vector<vec::V> accel_m_s2;              // at the current state
+    std::vector<vec::V> angular_accel_rad_s2;
+};
+
+// Force [N] and torque [N m] of a plane wall on a sphere; dt_s advances the tangential spring
+// by the contact-point slip v_t dt (Cundall-Strack), after turning it into the tangent plane.
+inline void wall_contact(const SphereBody& b, const PlaneWall& w, const SphereContactLaw& c, const FrictionLaw& f,
+                         WallContactState& h, double dt_s, vec::V& force, vec::V& torque) {
+    const double delta = b.radius_m - vec::dot(vec::sub(b.x_m, w.point_m), w.normal);
+    if (delta <= 0.0) {
+        h = WallContactState{};
+        return;
+    }
+    const vec::V arm{-b.radius_m * w.normal[0], -b.radius_m * w.normal[1], -b.radius_m * w.normal[2]};
+    const vec::V spin = vec::cross(b.omega_rad_s, arm);
+    const vec::V vc{b.v_m_s[0] + spin[0], b.v_m_s[1] + spin[1], b.v_m_s[2] + spin[2]};
+    const double vn = vec::dot(vc, w.normal);
+    const double fn = std::max(normal_force_N(c, delta, -vn, b.mass_kg, b.radius_m), 0.0);
+    const double xi_n = vec::dot(h.spring_m, w.normal);
+    // tangential dashpot with the normal law's damping ratio, so that a stuck contact settles
+    const double c_t = 2.0 * damping_ratio(c.restitution) * std::sqrt(f.tangential_stiffness_N_m * b.mass_kg);
+    vec::V ft{}, vt{};
+    for (int k = 0; k < 3; ++k) {
+        vt[k] = vc[k] - vn * w.normal[k];
+        h.spring_m[k] += -xi_n * w.normal[k] + vt[k] * dt_s;
+        ft[k] = -f.tangential_stiffness_N_m * h.spring_m[k] - c_t * vt[k];
+    }
+    const double ft_norm = vec::norm(ft);
+    const double limit = (h.sliding ? f.mu_dynamic : f.mu_static) * fn;
+    h.sliding = ft_norm > limit;
+    if (h.sliding) {
+        const double mu_fn = f.mu_dynamic * fn;
+        for (int k = 0; k < 3; ++k) {
+            ft[k] *= mu_fn / ft_norm;
+            h.spring_m[k] = -(ft[k] + c_t * vt[k]) / f.tangential_stiffness_N_m;  // Luding 2008
+        }
+    }
+    for (int k = 0; k < 3; ++k) force[k] += fn * w.normal[k] + ft[k];
+    const vec::V t = vec::cross(arm, ft);
+    for (int k = 0; k < 3; ++k) torque[k] += t[k];
+}
+
+// Linear and angular accelerations of the system's bodies at its current state.
+inline void system_accelerations(SphereSystem& s, double dt_s) {
+    s.accel_m_s2 = sphere_accelerations(s.bodies, s.law);
+    s.angular_accel_rad_s2.assign(s.bodies.size(), vec::V{});
+    s.wall_history.resize(s.bodies.size() * s.walls.size());
+    for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+        vec::V force{}, torque{};
+        for (std::size_t w = 0; w < s.walls.size(); ++w) {
+            wall_contact(s.bodies[i], s.walls[w], s.law, s.friction, s.wall_history[i * s.walls.size() + w], dt_s,
+                         force, torque);
+        }
+        const double inertia = sphere_inertia_kg_m2(s.bodies[i]);
+        for (int k = 0; k < 3; ++k) {
+            s.accel_m_s2[i][k] += force[k] / s.bodies[i].mass_kg;
+            s.angular_accel_rad_s2[i][k] = s.bodies[i].rotation_locked ? 0.0 : torque[k] / inertia;
+        }
+    }
+}
+
+// Velocity-Verlet step of a system with walls; call system_accelerations(s, 0) once before the
+// first step.
+inline void system_step(SphereSystem& s, double dt_s) {
+    auto half_kick = [&s, dt_s]() {
+        for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+            for (int k = 0; k < 3; ++k) {
+                s.bodies[i].v_m_s[k] += 0.5 * dt_s * s.accel_m_s2[i][k];
+                s.bodies[i].omega_rad_s[k] += 0.5 * dt_s * s.angular_accel_rad_s2[i][k];
+            }
+        }
+    };
+    half_kick();
+    for (auto& b : s.bodies) {
+        for (int k = 0; k < 3; ++k) b.x_m[k] += dt_s * b.v_m_s[k];
+    }
+    system_accelerations(s, dt_s);
+    half_kick();
 }
 
 }  // namespace regosph::geometry

@@ -102,3 +102,59 @@ TEST_CASE("sphere bodies: Lagrangian resting configuration turns at the thesis' 
     MESSAGE("LR mean motion " << n_measured << " rad/s (thesis 2.03357e-4)");
     CHECK(std::abs(n_measured / 2.03357e-4 - 1.0) < 1e-3);
 }
+
+namespace {
+// A sphere (R = 5 cm, 2500 kg/m^3) resting on a plane inclined at 30 degrees under g; returns
+// the largest downslope displacement [m] over t_end_s, that between t_end_s / 2 and t_end_s, and the downslope acceleration [m/s^2]
+// between t_end_s / 2 and t_end_s.
+struct Incline { double max_displacement_m; double creep_m; double accel_m_s2; };
+
+Incline on_incline(double mu, bool rotation_locked, double t_end_s) {
+    const double beta = std::numbers::pi / 6.0, g = 9.81, dt = 1e-4;
+    SphereSystem s;
+    s.law.law = NormalLaw::hooke;
+    s.law.stiffness_N_m = 1e5;
+    s.law.restitution = 0.5;
+    s.law.uniform_gravity_m_s2 = {0.0, 0.0, -g};
+    s.friction = {2.0 / 7.0 * 1e5, mu, mu};
+    const vec::V n{std::sin(beta), 0.0, std::cos(beta)}, t{std::cos(beta), 0.0, -std::sin(beta)};
+    s.walls = {PlaneWall{{0.0, 0.0, 0.0}, n}};
+    SphereBody b = make_sphere(0.05, 2500.0);
+    b.rotation_locked = rotation_locked;
+    const double rest = b.radius_m - b.mass_kg * g * std::cos(beta) / s.law.stiffness_N_m;
+    b.x_m = {rest * n[0], rest * n[1], rest * n[2]};
+    s.bodies = {b};
+    system_accelerations(s, 0.0);
+    const int steps = static_cast<int>(t_end_s / dt);
+    double max_s = 0.0, v_half = 0.0, s_half = 0.0;
+    for (int k = 1; k <= steps; ++k) {
+        system_step(s, dt);
+        max_s = std::max(max_s, std::abs(vec::dot(vec::sub(s.bodies[0].x_m, b.x_m), t)));
+        if (k == steps / 2) {
+            v_half = vec::dot(s.bodies[0].v_m_s, t);
+            s_half = vec::dot(vec::sub(s.bodies[0].x_m, b.x_m), t);
+        }
+    }
+    const double s_end = vec::dot(vec::sub(s.bodies[0].x_m, b.x_m), t);
+    return {max_s, s_end - s_half, (vec::dot(s.bodies[0].v_m_s, t) - v_half) / (0.5 * steps * dt)};
+}
+}  // namespace
+
+TEST_CASE("sphere bodies: friction on a 30 degree plane holds at mu = 0.8, slides at mu = 0.3") {
+    const double beta = std::numbers::pi / 6.0, g = 9.81;
+    const Incline held = on_incline(0.8, true, 2.0);
+    // the tangential spring's static deflection is m g sin(beta) / k_t = 2.2e-4 m; once the
+    // dashpot has settled it (rate zeta omega_t = 32 /s) the sphere must not creep
+    MESSAGE("mu = 0.8: largest displacement " << held.max_displacement_m << " m, creep over the last second "
+                                              << held.creep_m << " m");
+    CHECK(held.max_displacement_m < 1e-3);
+    CHECK(std::abs(held.creep_m) < 1e-9);
+    const Incline slid = on_incline(0.3, true, 1.0);
+    const double expected = g * (std::sin(beta) - 0.3 * std::cos(beta));
+    MESSAGE("mu = 0.3: accel " << slid.accel_m_s2 << " m/s^2, expected " << expected);
+    CHECK(std::abs(slid.accel_m_s2 / expected - 1.0) < 0.01);
+    // a free sphere with enough friction rolls without slipping at (5/7) g sin(beta)
+    const Incline rolled = on_incline(0.8, false, 1.0);
+    MESSAGE("rolling: accel " << rolled.accel_m_s2 << " m/s^2, expected " << 5.0 / 7.0 * g * std::sin(beta));
+    CHECK(std::abs(rolled.accel_m_s2 / (5.0 / 7.0 * g * std::sin(beta)) - 1.0) < 0.01);
+}
