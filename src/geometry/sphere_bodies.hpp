@@ -116,6 +116,52 @@ inline void sphere_verlet_step(std::vector<SphereBody>& bodies, const SphereCont
     }
 }
 
+// Kinetic (translation and spin) plus mutual gravitational energy [J]; contact and wall
+// potentials are left out (they vanish between contacts).
+inline double sphere_energy_J(const std::vector<SphereBody>& bodies, double gravitational_constant) {
+    double e = 0.0;
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        const SphereBody& b = bodies[i];
+        e += 0.5 * b.mass_kg * vec::dot(b.v_m_s, b.v_m_s) +
+             0.5 * sphere_inertia_kg_m2(b) * vec::dot(b.omega_rad_s, b.omega_rad_s);
+        for (std::size_t j = i + 1; j < bodies.size(); ++j) {
+            e -= gravitational_constant * b.mass_kg * bodies[j].mass_kg / vec::norm(vec::sub(bodies[j].x_m, b.x_m));
+        }
+    }
+    return e;
+}
+
+// Total angular momentum [kg m^2/s] about the origin: orbital m x cross v plus spin I omega.
+inline vec::V sphere_angular_momentum(const std::vector<SphereBody>& bodies) {
+    vec::V h{};
+    for (const SphereBody& b : bodies) {
+        const vec::V orbital = vec::cross(b.x_m, b.v_m_s);
+        for (int k = 0; k < 3; ++k) {
+            h[k] += b.mass_kg * orbital[k] + sphere_inertia_kg_m2(b) * b.omega_rad_s[k];
+        }
+    }
+    return h;
+}
+
+// Normalised angular momentum H-bar^2 = H^2 / (G m^3 d) of equal spheres of mass m and
+// diameter d (Levine 2016, eq. 2.12), with H taken about the barycentre.
+inline double normalised_h2(const std::vector<SphereBody>& bodies, double gravitational_constant) {
+    double mass = 0.0;
+    vec::V centre{}, momentum{};
+    for (const SphereBody& b : bodies) {
+        mass += b.mass_kg;
+        for (int k = 0; k < 3; ++k) {
+            centre[k] += b.mass_kg * b.x_m[k];
+            momentum[k] += b.mass_kg * b.v_m_s[k];
+        }
+    }
+    const vec::V h_origin = sphere_angular_momentum(bodies);
+    const vec::V h_centre = vec::cross(vec::V{centre[0] / mass, centre[1] / mass, centre[2] / mass}, momentum);
+    const vec::V h = vec::sub(h_origin, h_centre);
+    const double m = bodies.at(0).mass_kg, d = 2.0 * bodies.at(0).radius_m;
+    return vec::dot(h, h) / (gravitational_constant * m * m * m * d);
+}
+
 struct PlaneWall {
     vec::V point_m{};
     vec::V normal{0.0, 0.0, 1.0};  // unit, pointing to the side the bodies are on

@@ -88,6 +88,8 @@ TEST_CASE("sphere bodies: Lagrangian resting configuration turns at the thesis' 
         b[i].v_m_s = {-omega * rc * std::sin(phi), omega * rc * std::cos(phi), 0.0};
         b[i].omega_rad_s = {0.0, 0.0, omega};
     }
+    CHECK(normalised_h2(b, g) == doctest::Approx(1.0).epsilon(1e-12));
+    const vec::V h0 = sphere_angular_momentum(b);
     auto a = sphere_accelerations(b, law);
     const double dt = 0.05, t_end = 2.0 * std::numbers::pi / omega;  // one revolution
     double angle = 0.0, previous = std::atan2(b[0].x_m[1], b[0].x_m[0]);
@@ -101,6 +103,33 @@ TEST_CASE("sphere bodies: Lagrangian resting configuration turns at the thesis' 
     const double n_measured = angle / (steps * dt);
     MESSAGE("LR mean motion " << n_measured << " rad/s (thesis 2.03357e-4)");
     CHECK(std::abs(n_measured / 2.03357e-4 - 1.0) < 1e-3);
+    CHECK(sphere_angular_momentum(b)[2] == doctest::Approx(h0[2]).epsilon(1e-12));
+}
+
+TEST_CASE("sphere bodies: velocity Verlet keeps a Kepler orbit's energy and angular momentum") {
+    // eccentricity 0.5, semi-major axis 1 m, G M = 1 m^3/s^2: period 2 pi s; 100 orbits
+    const double g = 1.0, e = 0.5;
+    std::vector<SphereBody> b{make_sphere(0.01, 1.0), make_sphere(0.01, 1.0)};
+    b[0].mass_kg = 1.0 - 1e-12;
+    b[1].mass_kg = 1e-12;
+    b[1].x_m = {1.0 - e, 0.0, 0.0};
+    b[1].v_m_s = {0.0, std::sqrt((1.0 + e) / (1.0 - e)), 0.0};
+    b[0].v_m_s = {0.0, -b[1].v_m_s[1] * b[1].mass_kg / b[0].mass_kg, 0.0};
+    SphereContactLaw law;
+    law.gravitational_constant = g;
+    const double e0 = sphere_energy_J(b, g), h0 = sphere_angular_momentum(b)[2];
+    auto a = sphere_accelerations(b, law);
+    const double dt = 2.0 * std::numbers::pi / 2000.0;
+    double worst = 0.0;
+    for (int n = 0; n < 200'000; ++n) {
+        sphere_verlet_step(b, law, dt, a);
+        worst = std::max(worst, std::abs(sphere_energy_J(b, g) / e0 - 1.0));
+    }
+    const double h_drift = std::abs(sphere_angular_momentum(b)[2] / h0 - 1.0);
+    MESSAGE("100 orbits, 2000 steps/orbit: worst relative energy error " << worst << ", angular momentum drift "
+                                                                          << h_drift);
+    CHECK(worst < 1e-4);    // symplectic: bounded, O(dt^2), no secular drift
+    CHECK(h_drift < 1e-11);  // central forces: conserved to rounding
 }
 
 namespace {
