@@ -162,6 +162,40 @@ inline double normalised_h2(const std::vector<SphereBody>& bodies, double gravit
     return vec::dot(h, h) / (gravitational_constant * m * m * m * d);
 }
 
+struct TidalParameters {
+    double love_number_k2 = 1e-5;
+    double quality_factor_q = 100.0;  // Q = 1 / tan(2 epsilon) (eq. 3.10)
+    double density_kg_m3 = 0.0;       // of the parent body i
+    double gravitational_constant = 0.0;
+};
+
+struct TidalLoad {
+    double torque_z_N_m = 0.0;  // on the parent's spin about Z
+    vec::V force_N{};           // on the child; the parent takes -force_N
+};
+
+// Planar tidal torque of child j on parent i, Levine 2016 eq. 3.9:
+// Gamma = sign(phi_dot) (3/2) k2 (3 / (4 pi rho_i))^2 G m_i^2 m_j^2 / r^6 sin(2 epsilon), with
+// phi_dot = psi_dot_i - theta_dot_ij. The parent's spin takes -Gamma, the child the force
+// Gamma / r (Z x r_hat) of eq. 3.18 and the parent its reaction, so that linear and angular
+// momentum are kept and the mechanical energy falls at Gamma |phi_dot| (eqs. 3.12-3.13).
+inline TidalLoad tidal_load(const SphereBody& parent, const SphereBody& child, const TidalParameters& p) {
+    const vec::V r = vec::sub(child.x_m, parent.x_m);
+    const vec::V rdot = vec::sub(child.v_m_s, parent.v_m_s);
+    const double r2 = vec::dot(r, r), rn = std::sqrt(r2);
+    const double theta_dot = vec::cross(r, rdot)[2] / r2;
+    const double phi_dot = parent.omega_rad_s[2] - theta_dot;
+    const double sin_2eps = 1.0 / std::sqrt(1.0 + p.quality_factor_q * p.quality_factor_q);
+    const double shape = 3.0 / (4.0 * std::numbers::pi * p.density_kg_m3);
+    const double mm = parent.mass_kg * child.mass_kg;
+    const double gamma = (phi_dot > 0.0 ? 1.0 : (phi_dot < 0.0 ? -1.0 : 0.0)) * 1.5 * p.love_number_k2 * shape *
+                         shape * p.gravitational_constant * mm * mm / (r2 * r2 * r2) * sin_2eps;
+    TidalLoad load;
+    load.torque_z_N_m = -gamma;
+    load.force_N = {-gamma / rn * r[1] / rn, gamma / rn * r[0] / rn, 0.0};
+    return load;
+}
+
 struct PlaneWall {
     vec::V point_m{};
     vec::V normal{0.0, 0.0, 1.0};  // unit, pointing to the side the bodies are on

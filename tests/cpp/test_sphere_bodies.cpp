@@ -187,3 +187,28 @@ TEST_CASE("sphere bodies: friction on a 30 degree plane holds at mu = 0.8, slide
     MESSAGE("rolling: accel " << rolled.accel_m_s2 << " m/s^2, expected " << 5.0 / 7.0 * g * std::sin(beta));
     CHECK(std::abs(rolled.accel_m_s2 / (5.0 / 7.0 * g * std::sin(beta)) - 1.0) < 0.01);
 }
+
+TEST_CASE("sphere bodies: tidal torque and force (Levine eqs. 3.9, 3.18) dissipate at Gamma |phi_dot|") {
+    const double g = 6.674e-11, rho = 2000.0;
+    SphereBody parent = make_sphere(2000.0, rho), child = make_sphere(2000.0, rho);
+    child.x_m = {6000.0, 1000.0, 0.0};
+    child.v_m_s = {-0.1, 0.5, 0.0};
+    TidalParameters p{1e-5, 100.0, rho, g};
+    for (double spin : {1e-3, -1e-3}) {
+        parent.omega_rad_s = {0.0, 0.0, spin};
+        const TidalLoad load = tidal_load(parent, child, p);
+        const vec::V r = vec::sub(child.x_m, parent.x_m);
+        const double r2 = vec::dot(r, r);
+        const double theta_dot = vec::cross(r, child.v_m_s)[2] / r2;
+        const double mm = parent.mass_kg * child.mass_kg;
+        const double gamma = 1.5e-5 * std::pow(3.0 / (4.0 * std::numbers::pi * rho), 2) * g * mm * mm /
+                             (r2 * r2 * r2) / std::sqrt(1.0 + 1e4);
+        CHECK(std::abs(load.torque_z_N_m) == doctest::Approx(gamma).epsilon(1e-12));
+        CHECK(std::abs(load.torque_z_N_m) > 0.0);
+        // power of the torque on the spin plus the force on the relative motion
+        const double power = load.torque_z_N_m * spin + vec::dot(load.force_N, child.v_m_s);
+        CHECK(power == doctest::Approx(-gamma * std::abs(spin - theta_dot)).epsilon(1e-12));
+        // angular momentum: the spin's change cancels the moment of the force pair
+        CHECK(load.torque_z_N_m + vec::cross(r, load.force_N)[2] == doctest::Approx(0.0).scale(gamma));
+    }
+}
