@@ -74,7 +74,7 @@ SMOOTHING_FACTOR = 2.5  # support radius / spacing, as in the soil collapse (eve
 RESOLUTIONS = {
     # inner-region spacing [m]. paper: support radius 3 mm as in the source.
     "paper": 3e-3 / SMOOTHING_FACTOR,
-    # default: 1 s of physical time in minutes on 2 cores (README "Brush sampler").
+    # default: 1 s of physical time in minutes on 2 cores (docs/validation/brush_sampler.md).
     "default": 2.5e-3,
     # coarse: for tests and the notebook's smoke runs only; not a physical result.
     "coarse": 5e-3,

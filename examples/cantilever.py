@@ -6,7 +6,7 @@ Setup. A beam of length L = 0.2 m and thickness t = 0.02 m (L/t = 10) of an elas
 (E = 1 MPa, nu = 0.3, rho = 1000 kg/m^3, Murnaghan n = 1, no artificial stress: the stresses
 are small and static) sticks out from a clamp: three columns (>= one support radius) of fixed
 particles of the same material continue it at x < 0; their stress is the wall extrapolation of
-every wall (README "Numerics"). Gravity g is chosen so that the Euler-Bernoulli tip deflection
+every wall (docs/guide/physics.md). Gravity g is chosen so that the Euler-Bernoulli tip deflection
 is 1e-3 L (linear regime). `rows` particles through the thickness, support radius 2.5 spacings.
 
 Static state. Gravity acts from t = 0 on the unstressed beam, which is brought to rest by

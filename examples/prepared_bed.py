@@ -33,12 +33,13 @@ WALL_FREEBOARD = 2       # wall rows above the bed's surface [spacings]
 
 
 def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction="no-slip",
-          symmetry_planes=(), breadth=None, **regolith):
+          symmetry_planes=(), breadth=None, bed_positions=None, **regolith):
     """The bed and its box as a Simulation, not yet run: `width` along x, `depth` along y
     and, in 3D, `breadth` along z (default: width). regolith: overrides of REGOLITH (e.g.
     cohesion=10.0, friction_angle=30.0). symmetry_planes: axes among "x" and "z" (3D) whose
     walls on the negative side (x < 0, z < 0) become a separate free-slip body "symmetry":
-    the bed is then one half (or quarter) of a bed mirrored about those planes."""
+    the bed is then one half (or quarter) of a bed mirrored about those planes. bed_positions:
+    the bed's particles instead of its lattice (rs.carve_bed's, for a tool buried in it)."""
     for name, value in (("depth", depth), ("width", width), ("spacing", spacing),
                         ("gravity", gravity)):
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
@@ -72,7 +73,8 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
         bed = rs.box((0.0, 0.0, 0.0), (nx * spacing, ny * spacing, nz * spacing))
         outer = rs.box((-t, -t, -t), (nx * spacing + t, top, nz * spacing + t))
         inner = rs.box((0.0, 0.0, 0.0), (nx * spacing, top + 1.0, nz * spacing))
-    sim.add_body("bed", rs.lattice_fill(bed, spacing), material=soil, motion="dynamic",
+    points = rs.lattice_fill(bed, spacing) if bed_positions is None else bed_positions
+    sim.add_body("bed", points, material=soil, motion="dynamic",
                  spacing=spacing, smoothing_length=h)
     walls = outer - inner
     if planes:

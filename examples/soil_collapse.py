@@ -32,7 +32,7 @@ PAPER_SPACING = 2.582e-3  # m
 SMOOTHING_FACTOR = 2.5
 PAPER_VISCOSITY_SOUND_SPEED = 600.0  # m/s
 # regosph's default for every setup: the viscosity uses the material's own elastic wave speed
-# (~20.7 m/s here). The paper's 600 m/s is an option; README "Soil collapse" compares both.
+# (~20.7 m/s here). The paper's 600 m/s is an option; docs/validation/collapse.md compares both.
 VISCOSITY_SOUND_SPEED = 0.0  # m/s, 0 = the material's own
 FLOOR_LENGTH = 0.60       # m, beyond the runout (~0.45 m)
 WALL_HEIGHT = 0.12        # m
@@ -45,7 +45,7 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
 
     viscosity_sound_speed: c of the artificial viscosity [m/s]; 0 uses the soil's own
     elastic wave speed (~21 m/s) instead of the paper's 600 m/s. kernel_correction,
-    av_balsara: the numerics options of README "Numerics" (both off by default).
+    av_balsara: the numerics options of docs/guide/physics.md (both off by default).
     """
     if not (math.isfinite(spacing) and spacing > 0.0):
         raise ValueError(f"spacing = {spacing!r} m must be a positive, finite length")

@@ -5,7 +5,7 @@ A block of soil, 0.20 m long, 0.10 m high and --depth wide, rests on a floor aga
 wall at x = 0 and collapses under gravity when it is released at t = 0. Same material,
 artificial viscosity and smoothing factor as the plane-strain collapse (SPEC.md section 7,
 ../shared/reference/bui2008_soil_collapse/README.md); in 3D the core uses the Drucker-Prager
-constants of the Mohr-Coulomb outer cone (README "Numerics").
+constants of the Mohr-Coulomb outer cone (docs/guide/physics.md).
 
 Side walls: two fixed walls at z < 0 and z > depth, as thick as the floor and as high as the
 back wall, like the glass panes of a flume. regosph's walls are no-slip (wall particles at rest,

@@ -3,7 +3,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <array>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "bindings.hpp"
 #include "convert.hpp"
@@ -64,6 +67,85 @@ py::object strain_energies_of(const Material& m, const DoubleArray& rho_in, cons
     return std::move(energy);
 }
 
+// A symmetric tensor (6,) xx yy zz xy xz yz of field `field` [unit] (ValueError otherwise).
+SymTensor to_sym_tensor(const Material& m, const DoubleArray& a, const char* field, const char* unit) {
+    if (a.ndim() != 1 || a.shape(0) != kSymComponents)
+        throw py::value_error(material_field(m.name, field) + ": expected shape (6,) (xx yy zz xy "
+                              "xz yz [" + unit + "]), got " + shape_text(a));
+    SymTensor t;
+    for (int c = 0; c < kSymComponents; ++c) {
+        t[c] = a.data()[c];
+        if (!std::isfinite(t[c]))
+            throw py::value_error(material_field(m.name, field) + ": component " +
+                                  kSymComponentNames[static_cast<std::size_t>(c)] + " is not finite");
+    }
+    return t;
+}
+
+// One step dt [s] of the model at a material point, the two phases the solver runs per stage
+// (src/sph/integrator.cpp stage_update): Heun's predictor y1 = y0 + dt k(y0) and corrector
+// y = y0 + dt/2 (k(y0) + k(y1)) of the stress rate (zero spin: no Jaumann terms), the history
+// rates and the continuity equation rho_dot = -rho tr(eps_dot), each stage followed by the
+// model's correct(). Yielded as the solver's `yielding`: plastic loading in the second rate
+// evaluation or a plastic correction at the end. Returns (rho, stress (6,), yielded, history).
+py::tuple point_step_of(const Material& material, double rho, const DoubleArray& stress_in,
+                        const DoubleArray& strain_rate_in, double dt, int dim,
+                        const py::object& history_in) {
+    if (dim != 2 && dim != 3)
+        throw py::value_error(material_field(material.name, "dim") + " = " + std::to_string(dim) +
+                              " must be 2 or 3");
+    if (boundary_only(material))
+        throw py::value_error(material_field(material.name, "model") + ": a " +
+                              model_name(material) + " material has no constitutive law to drive");
+    if (!(std::isfinite(rho) && rho > 0.0))
+        throw py::value_error(material_field(material.name, "rho") + " = " + std::to_string(rho) +
+                              " kg/m^3 must be positive");
+    if (!(std::isfinite(dt) && dt > 0.0))
+        throw py::value_error(material_field(material.name, "dt") + " = " + std::to_string(dt) +
+                              " s must be positive");
+    const SymTensor sigma0 = to_sym_tensor(material, stress_in, "stress", "Pa");
+    const SymTensor eps_dot = to_sym_tensor(material, strain_rate_in, "strain_rate", "1/s");
+    // 2D runs are plane strain in xy: no zz strain rate and no out-of-plane shear.
+    if (dim == 2 && (eps_dot[ZZ] != 0.0 || eps_dot[XZ] != 0.0 || eps_dot[YZ] != 0.0 ||
+                     sigma0[XZ] != 0.0 || sigma0[YZ] != 0.0))
+        throw py::value_error(material_field(material.name, "strain_rate") + ": in 2D (plane "
+                              "strain) the zz, xz and yz strain rates and the xz, yz stresses "
+                              "must be zero");
+    const Material m = prepared(material, dim);  // as the solver's material table (equations.cpp)
+    const std::vector<HistoryVariable> variables = history_variables(m);
+    std::array<double, kMaxHistoryVariables> h0{}, h{};
+    for (std::size_t k = 0; k < variables.size(); ++k) h0[k] = variables[k].initial;
+    if (!history_in.is_none()) {
+        const auto given = DoubleArray::ensure(history_in);
+        if (!given || given.ndim() != 1 || static_cast<std::size_t>(given.shape(0)) != variables.size())
+            throw py::value_error(material_field(material.name, "history") + ": expected " +
+                                  std::to_string(variables.size()) + " values (history_names)");
+        for (std::size_t k = 0; k < variables.size(); ++k) h0[k] = given.data()[k];
+    }
+    const int components = stress_components(dim);
+    const double tr = trace(eps_dot);
+    const MaterialState s0{rho, sigma0, h0.data()};
+    const StressRate k1 = stress_rate(m, s0, eps_dot, Spin{});
+    h = h0;
+    MaterialState s1{rho * (1.0 - dt * tr), sigma0, h.data()};
+    for (int c = 0; c < components; ++c) s1.sigma[c] += dt * k1.rate[c];
+    for (std::size_t k = 0; k < variables.size(); ++k) h[k] += dt * k1.history_rate[k];
+    correct_stress(m, s1, dt);
+    std::array<double, kMaxHistoryVariables> h1 = h;
+    const MaterialState predicted{s1.rho, s1.sigma, h1.data()};
+    const StressRate k2 = stress_rate(m, predicted, eps_dot, Spin{});
+    h = h0;
+    MaterialState s{rho - 0.5 * dt * tr * (rho + s1.rho), sigma0, h.data()};
+    for (int c = 0; c < components; ++c) s.sigma[c] += 0.5 * dt * (k1.rate[c] + k2.rate[c]);
+    for (std::size_t k = 0; k < variables.size(); ++k)
+        h[k] += 0.5 * dt * (k1.history_rate[k] + k2.history_rate[k]);
+    const bool corrected = correct_stress(m, s, dt);
+    py::array_t<double> stress(kSymComponents), history(static_cast<py::ssize_t>(variables.size()));
+    for (int c = 0; c < kSymComponents; ++c) stress.mutable_data()[c] = s.sigma[c];
+    for (std::size_t k = 0; k < variables.size(); ++k) history.mutable_data()[k] = h[k];
+    return py::make_tuple(s.rho, stress, k2.yielding || corrected, history);
+}
+
 // The Material class: its numerics and what Python code needs of its model, computed by the
 // model's own functions (material.hpp).
 void bind_material_class(py::module_& m) {
@@ -87,7 +169,25 @@ void bind_material_class(py::module_& m) {
         .def("strain_energy", &strain_energies_of, py::arg("rho"), py::arg("stress"),
              "The model's stored elastic energy per unit mass [J/kg] at density rho [kg/m^3] and "
              "stress [Pa] (tension positive, xx yy zz xy xz yz): rho a number and stress (6,), "
-             "or rho (n,) and stress (n, 6). Times the mass, the energy the diagnostics sum.");
+             "or rho (n,) and stress (n, 6). Times the mass, the energy the diagnostics sum.")
+        .def_property_readonly(
+            "history_variables",
+            [](const Material& x) {
+                py::list out;
+                for (const auto& v : history_variables(x))
+                    out.append(py::make_tuple(v.name, v.units, v.initial));
+                return out;
+            },
+            "The model's history variables as (name, units, initial value), in the order "
+            "point_step takes them.")
+        .def("point_step", &point_step_of, py::arg("rho"), py::arg("stress"),
+             py::arg("strain_rate"), py::arg("dt"), py::arg("dim") = 3,
+             py::arg("history") = py::none(),
+             "One step dt [s] of the constitutive law at a material point, as the solver's Heun "
+             "step runs it (stress rate with zero spin, then correct(), at both stages; rho by "
+             "continuity): rho [kg/m^3], stress and strain_rate (6,) xx yy zz xy xz yz [Pa, "
+             "1/s], tension positive, history (in the order of history_variables; None: their initial values). Returns "
+             "(rho, stress, yielded, history). regosph.material_point drives paths with it.");
 }
 
 }  // namespace
@@ -115,7 +215,7 @@ void bind_materials(py::module_& m) {
         py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
         "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees. "
         "kernel_correction: the first-order consistent kernel gradient (Bonet & Lok 1999) in "
-        "its particles' pair terms (True/False, default False; README 'Numerics').");
+        "its particles' pair terms (True/False, default False; docs/guide/physics.md).");
     m.def(
         "ElasticSolid",
         [](const std::string& name, double density, std::optional<double> bulk_modulus,
@@ -160,7 +260,7 @@ void bind_materials(py::module_& m) {
         "youngs_modulus [Pa], restitution (0, 1] and friction >= 0 (all three together; "
         "poisson_ratio default 0.25, slip_velocity [m/s] of the regularised Coulomb force, "
         "default 1e-3) its bodies touch other boundary bodies when one of the two is rigid "
-        "(README, 'Contact between bodies').");
+        "(docs/guide/tools.md, 'Contact between bodies').");
     m.def(
         "drucker_prager_constants",
         [](double friction_angle, double cohesion, int dim) {

@@ -2,6 +2,8 @@
 // SI units.
 #include <pybind11/stl.h>
 
+#include <sstream>
+
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "core/fields.hpp"
@@ -35,7 +37,16 @@ void bind_output(py::module_& m) {
                       "steps the thread tuner ran with one thread (cumulative)")
         .def_readonly("snapshots", &RunSummary::snapshots)
         .def_readonly("interrupted_by", &RunSummary::interrupted_by)
-        .def_readonly("last_checkpoint", &RunSummary::last_checkpoint);
+        .def_readonly("last_checkpoint", &RunSummary::last_checkpoint)
+        .def("__repr__", [](const RunSummary& r) {
+            std::ostringstream s;
+            s << "RunSummary(steps=" << r.steps << ", rejected=" << r.rejected
+              << ", wall_seconds=" << r.wall_seconds << ", particle_steps_per_second="
+              << r.particle_steps_per_second << ", snapshots=" << r.snapshots
+              << ", interrupted_by=" << r.interrupted_by << ", last_checkpoint='"
+              << r.last_checkpoint << "')";
+            return s.str();
+        });
     py::class_<StepReport>(m, "StepReport")
         .def_readonly("dt", &StepReport::dt)
         .def_readonly("error", &StepReport::error)
@@ -47,7 +58,7 @@ void bind_output(py::module_& m) {
         .def_readonly("max_speed", &Diagnostics::max_speed)
         .def_readonly("yielding", &Diagnostics::yielding)
         .def_readonly("dynamic_particles", &Diagnostics::dynamic_particles)
-        // The energy budget (README, "Energy budget"), [J] (2D: [J/m]).
+        // The energy budget (docs/guide/output.md, "Energy budget"), [J] (2D: [J/m]).
         .def_readonly("potential_energy", &Diagnostics::potential_energy)
         .def_readonly("strain_energy", &Diagnostics::strain_energy)
         .def_readonly("plastic_dissipation", &Diagnostics::plastic_dissipation)
@@ -129,7 +140,7 @@ void bind_readings(py::class_<Simulation>& sim) {
             "x, y, z; 3D), 'velocity' [m/s], 'angular_velocity' [rad/s], 'angular_momentum' "
             "[kg m^2/s] (world frame), 'force'/'torque' of the regolith over the last step [N, "
             "N m about the centre; 2D per metre], 'applied_force'/'applied_torque', "
-            "'contact_force'/'contact_torque' of other bodies (README, 'Contact between bodies'), "
+            "'contact_force'/'contact_torque' of other bodies (docs/guide/tools.md, 'Contact between bodies'), "
             "'mass'}}.")
         .def("diagnostics", &Simulation::diagnostics)
         .def(

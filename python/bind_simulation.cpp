@@ -3,6 +3,10 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "sph/kernel.hpp"
@@ -36,7 +40,7 @@ void bind_options(py::module_& m) {
             },
             "Balsara's (1995) switch on the artificial viscosity (True/False, default False): "
             "Pi_ab times (f_a + f_b)/2, f = |div v| / (|div v| + |curl v| + 1e-4 c/h), so that "
-            "shear and rotation are not damped and compression is (README 'Numerics').");
+            "shear and rotation are not damped and compression is (docs/guide/physics.md).");
     py::class_<IntegratorOptions>(m, "IntegratorOptions",
                                   "The time integrator's options (Simulation.integrator). A "
                                   "change between steps takes effect at the next step "
@@ -195,13 +199,55 @@ void bind_setup_state(py::class_<Simulation>& sim) {
         });
 }
 
+// Wall minutes between the checkpoints of a run with an output directory, unless the script sets
+// checkpoint_interval: at most this much computing is lost when a run is killed (SIGKILL, a
+// crash of the machine); run_control's --checkpoint-minutes has the same default.
+constexpr double kDefaultCheckpointMinutes = 10.0;
+
+// Ctrl-C in a script: the checkpoint is written; KeyboardInterrupt stops the script (a loop
+// over cases does not go on to the next one) and says where the run can be continued from.
+[[noreturn]] void raise_keyboard_interrupt(const RunSummary& summary) {
+    const std::string where = summary.last_checkpoint.empty()
+                                  ? "no output directory, nothing saved"
+                                  : "checkpoint " + summary.last_checkpoint +
+                                        " (continue with Simulation.restart)";
+    PyErr_SetString(PyExc_KeyboardInterrupt, ("run interrupted by Ctrl-C; " + where).c_str());
+    throw py::error_already_set();
+}
+
+// The snapshot file restart(run_dir, snapshot=...) starts from: an index into the run's
+// snapshot_*.h5 files in order (negative from the end) or a file name (in run_dir or a path).
+std::string snapshot_path(const std::string& run_dir, const py::object& snapshot) {
+    namespace fs = std::filesystem;
+    if (py::isinstance<py::str>(snapshot)) {
+        const fs::path name = snapshot.cast<std::string>();
+        return (fs::exists(name) || name.is_absolute() ? name : fs::path(run_dir) / name).string();
+    }
+    if (!py::isinstance<py::int_>(snapshot))
+        throw py::type_error("restart: snapshot must be an index (int) or a file name (str)");
+    std::vector<fs::path> files;
+    if (fs::is_directory(run_dir))
+        for (const auto& e : fs::directory_iterator(run_dir)) {
+            const std::string n = e.path().filename().string();
+            if (n.rfind("snapshot_", 0) == 0 && e.path().extension() == ".h5") files.push_back(e.path());
+        }
+    std::sort(files.begin(), files.end());  // zero-padded indices sort in order
+    const auto count = static_cast<long long>(files.size());
+    const long long k = snapshot.cast<long long>();
+    if (k >= count || k < -count)
+        throw py::index_error("restart: snapshot " + std::to_string(k) + " out of range ('" +
+                              run_dir + "' holds " + std::to_string(count) + " snapshots)");
+    return files[static_cast<std::size_t>(k < 0 ? k + count : k)].string();
+}
+
 void bind_control(py::class_<Simulation>& sim) {
     sim.def(
            "run",
            [](Simulation& s, double end_time, const std::string& output_dir,
               double snapshot_interval, int diagnostics_every, double progress_interval,
               const py::object& metadata, bool overwrite, int checkpoint_every,
-              double checkpoint_interval, bool checkpoint_on_signal, int observe_every,
+              std::optional<double> checkpoint_interval, bool checkpoint_on_signal,
+              bool keyboard_interrupt, int observe_every,
               std::vector<std::string> allow_changes, bool take_over_lock) {
                RunOptions o;
                o.allow_changes = std::move(allow_changes);
@@ -215,24 +261,37 @@ void bind_control(py::class_<Simulation>& sim) {
                o.metadata = to_metadata(metadata);
                o.overwrite = overwrite;
                o.checkpoint_every = checkpoint_every;
-               o.checkpoint_interval = checkpoint_interval;
+               // A run with an output directory can always be continued: a checkpoint every
+               // kDefaultCheckpointMinutes of wall time unless the script chose otherwise.
+               o.checkpoint_interval = checkpoint_interval.value_or(
+                   output_dir.empty() ? 0.0 : 60.0 * kDefaultCheckpointMinutes);
                o.checkpoint_on_signal = checkpoint_on_signal;
-               py::gil_scoped_release release;
-               return s.run(o);
+               RunSummary summary;
+               {
+                   py::gil_scoped_release release;
+                   summary = s.run(o);
+               }
+               if (keyboard_interrupt && summary.interrupted_by == SIGINT)
+                   raise_keyboard_interrupt(summary);
+               return summary;
            },
            py::arg("end_time"), py::kw_only(), py::arg("output_dir") = std::string(),
            py::arg("snapshot_interval") = 0.0, py::arg("diagnostics_every") = 10,
            py::arg("progress_interval") = 5.0,
            py::arg("metadata") = py::dict(),
            py::arg("overwrite") = false, py::arg("checkpoint_every") = 0,
-           py::arg("checkpoint_interval") = 0.0, py::arg("checkpoint_on_signal") = true,
+           py::arg("checkpoint_interval") = py::none(), py::arg("checkpoint_on_signal") = true,
+           py::arg("keyboard_interrupt") = true,
            py::arg("observe_every") = 10,
            py::arg("allow_changes") = std::vector<std::string>{},
            py::arg("take_over_lock") = false,
            "Integrate to end_time [s]; writes snapshots, series.xdmf, diagnostics.csv and "
            "run.json to output_dir when given. Checkpoints every checkpoint_every steps and/or "
-           "checkpoint_interval wall seconds, and on SIGTERM/SIGINT (then returns early with "
-           "interrupted_by set). Refuses a directory that holds a run unless overwrite, and one "
+           "checkpoint_interval wall seconds (default with an output_dir: every 10 wall minutes; "
+           "0: not by time), at the end, and on SIGTERM/SIGINT. After SIGTERM it returns early "
+           "with interrupted_by set; after SIGINT (Ctrl-C) it raises KeyboardInterrupt, so "
+           "that a script stops, unless keyboard_interrupt=False (drivers that handle "
+           "interrupted_by themselves). Refuses a directory that holds a run unless overwrite, and one "
            "that another run is using (run.lock; take_over_lock takes over one left on another "
            "host). After restart(), or into the directory of this simulation's previous run, "
            "it continues that run: changed physics or setup fields are refused unless listed "
@@ -240,14 +299,22 @@ void bind_control(py::class_<Simulation>& sim) {
            "metadata: {str: str}, recorded in run.json and in every snapshot's attributes.")
         .def(
             "restart",
-            [](Simulation& s, const std::string& run_dir) {
+            [](Simulation& s, const std::string& run_dir, const py::object& snapshot) {
                 std::vector<std::string> rejected;
+                if (!snapshot.is_none()) {
+                    const std::string file = snapshot_path(run_dir, snapshot);
+                    s.start_from_snapshot(file);
+                    return py::make_tuple(file, rejected);
+                }
                 std::string file = s.restart(run_dir, &rejected);
                 return py::make_tuple(file, rejected);
             },
-            py::arg("run_dir"),
+            py::arg("run_dir"), py::kw_only(), py::arg("snapshot") = py::none(),
             "Continue from the newest valid checkpoint in run_dir; returns (file, rejected). "
-            "Call run(end_time, output_dir=run_dir, ...) next.")
+            "Call run(end_time, output_dir=run_dir, ...) next. With snapshot (an index into "
+            "the run's snapshots, -1 the last, or a file name): start from that snapshot "
+            "instead, for a run without a usable checkpoint; not bit-identical to the "
+            "original run, refused with rigid bodies; run() then writes to a new output_dir.")
         .def("advance", &Simulation::advance, py::arg("dt_cap"),
              py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].");
 }

@@ -30,15 +30,43 @@ _HIDDEN_ENV = ("PYTHONPATH", "PYTHONNOUSERSITE", "PYTHONHOME", "PYTHONSTARTUP")
 
 
 def _project():
-    """(name, version, summary, requires-python, console scripts) from pyproject.toml and the
-    version from CMakeLists.txt's project() (its one home)."""
+    """(name, version, summary, requires-python, dependencies, optional dependencies, console
+    scripts) from pyproject.toml and the version from CMakeLists.txt's project() (its one
+    home)."""
     meta = tomllib.loads((SOURCE / "pyproject.toml").read_text())["project"]
     cmake = (SOURCE / "CMakeLists.txt").read_text()
     version = re.search(r"project\(regosph VERSION ([0-9.]+)", cmake)
     if not version:
         raise RuntimeError(f"{SOURCE / 'CMakeLists.txt'}: no 'project(regosph VERSION x.y.z)'")
     return (meta["name"], version.group(1), meta.get("description", ""),
-            meta.get("requires-python", ""), meta.get("scripts", {}))
+            meta.get("requires-python", ""), meta.get("dependencies", []),
+            meta.get("optional-dependencies", {}), meta.get("scripts", {}))
+
+
+def _required_imports():
+    """The modules `import regosph` needs ([tool.regosph] required-imports of pyproject.toml)."""
+    config = tomllib.loads((SOURCE / "pyproject.toml").read_text())
+    return config["tool"]["regosph"]["required-imports"]
+
+
+def _check_dependencies():
+    """Refuses, before pip resolves anything, an interpreter that cannot import the required
+    packages: pip would fetch them from PyPI (none may be downloaded) or, without network,
+    install a regosph that fails at `import regosph`. The check runs the target interpreter
+    outside pip's isolated build environment, which hides the system site-packages."""
+    dependencies = _required_imports()
+    env = {k: v for k, v in os.environ.items() if k not in _HIDDEN_ENV}
+    code = ("import importlib.util, sys; sys.stdout.write(' '.join(m for m in sys.argv[1:] "
+            "if importlib.util.find_spec(m) is None))")
+    missing = subprocess.run([sys.executable, "-c", code, *dependencies], env=env,
+                             capture_output=True, text=True, check=True).stdout.split()
+    if missing:
+        raise RuntimeError(
+            f"regosph needs {', '.join(dependencies)} in the interpreter it is installed into, "
+            f"and {sys.executable} lacks {', '.join(missing)}. Install into Debian's "
+            f"interpreter, which has them (scripts/bootstrap.sh installs python3-numpy "
+            f"python3-h5py python3-pandas): /usr/bin/python3 -m venv --system-site-packages ENV "
+            f"&& ENV/bin/pip install . (or: sudo make install)")
 
 
 def _cmake(*args):
@@ -77,12 +105,16 @@ def _record_line(arcname, data):
     return f"{arcname},sha256={digest},{len(data)}"
 
 
-def _metadata(name, version, summary, requires_python):
+def _metadata(name, version, summary, requires_python, dependencies, optional):
     lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
     if summary:
         lines.append(f"Summary: {summary}")
     if requires_python:
         lines.append(f"Requires-Python: {requires_python}")
+    lines += [f"Requires-Dist: {d}" for d in dependencies]
+    for extra, packages in optional.items():
+        lines.append(f"Provides-Extra: {extra}")
+        lines += [f"Requires-Dist: {d}; extra == \"{extra}\"" for d in packages]
     return "\n".join(lines) + "\n"
 
 
@@ -96,10 +128,11 @@ def get_requires_for_build_sdist(config_settings=None):
     return []
 
 
-def _dist_info(name, version, summary, requires_python, scripts):
+def _dist_info(name, version, summary, requires_python, dependencies, optional, scripts):
     """{file name: content} of the wheel's .dist-info directory, RECORD aside."""
     return {
-        "METADATA": _metadata(name, version, summary, requires_python).encode(),
+        "METADATA": _metadata(name, version, summary, requires_python, dependencies,
+                              optional).encode(),
         "WHEEL": (f"Wheel-Version: 1.0\nGenerator: regosph scripts/cmake_wheel.py\n"
                   f"Root-Is-Purelib: false\nTag: {_wheel_tag()}\n").encode(),
         "entry_points.txt": ("[console_scripts]\n" + "".join(
@@ -111,6 +144,7 @@ def _dist_info(name, version, summary, requires_python, scripts):
 def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
     """The .dist-info directory without building (pip asks for it before the wheel)."""
     project = _project()
+    _check_dependencies()
     dist_info = f"{project[0]}-{project[1]}.dist-info"
     (Path(metadata_directory) / dist_info).mkdir(parents=True, exist_ok=True)
     for file, data in _dist_info(*project).items():
@@ -121,6 +155,7 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     project = _project()
     name, version = project[:2]
+    _check_dependencies()
     package = _build_package()
     dist_info = f"{name}-{version}.dist-info"
     files = {}
@@ -144,7 +179,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 def build_sdist(sdist_directory, config_settings=None):
     """The tracked source files (git ls-files; the whole tree minus build and run directories
     without git) as <name>-<version>.tar.gz."""
-    name, version, summary, requires_python, _ = _project()
+    name, version, summary, requires_python, dependencies, optional, _ = _project()
     try:
         listed = subprocess.run(["git", "ls-files", "-z"], cwd=SOURCE, capture_output=True,
                                 check=True).stdout.decode().split("\0")
@@ -160,7 +195,8 @@ def build_sdist(sdist_directory, config_settings=None):
         for p in sorted(paths):
             tar.add(p, arcname=f"{root}/{p.relative_to(SOURCE).as_posix()}")
         info = tarfile.TarInfo(f"{root}/PKG-INFO")
-        data = _metadata(name, version, summary, requires_python).encode()
+        data = _metadata(name, version, summary, requires_python, dependencies,
+                         optional).encode()
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
     return archive

@@ -26,6 +26,7 @@ Importing the package does two things only, both when the compiled core is loade
   any OpenMP team exists (MPI_THREAD_FUNNELED). Started without a launcher, MPI is left alone
   and no Open MPI daemon is spawned.
 """
+import functools
 import os
 import warnings
 
@@ -47,25 +48,33 @@ def _hybrid_openmp_waiting():
     parallel region to wake the thread again, a large part of a step of the collapse (2926
     particles, ~1 ms on 2 threads). SPIN_ROUNDS spans the gaps between the regions of a step;
     beside a CPU-bound job the integrator's thread tuner (IntegratorOptions.tune_threads)
-    runs on one thread, where nothing spins."""
+    runs on one thread, where nothing spins. Returns whether libgomp was loaded already, so
+    that the policy cannot take effect."""
     if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
-        return
+        return False
     os.environ["OMP_WAIT_POLICY"] = "passive"
     os.environ["GOMP_SPINCOUNT"] = str(SPIN_ROUNDS)  # libgomp: overrides passive's zero
     try:
         with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
-            loaded = any("libgomp" in line for line in maps)
+            return any("libgomp" in line for line in maps)
     except OSError:  # not Linux: nothing to check
-        return
-    if loaded:
+        return False
+
+
+# libgomp loaded before regosph (e.g. by matplotlib or SciPy imported first): the waiting policy
+# matters only to a script that runs a simulation, so the warning waits for its first run.
+_GOMP_LOADED_FIRST = _hybrid_openmp_waiting()
+
+
+def _warn_gomp_loaded_first():
+    global _GOMP_LOADED_FIRST
+    if _GOMP_LOADED_FIRST:
+        _GOMP_LOADED_FIRST = False
         warnings.warn("regosph: the OpenMP runtime (libgomp) was loaded before regosph, so "
                       "its waiting policy (OMP_WAIT_POLICY=passive, GOMP_SPINCOUNT="
                       f"{SPIN_ROUNDS}) cannot take effect and idle threads spin for 3 ms; "
                       "import regosph first or set these in the environment",
                       RuntimeWarning, stacklevel=3)
-
-
-_hybrid_openmp_waiting()
 
 from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting policy)
     BlowUpError,
@@ -108,6 +117,30 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     wall_layer,
 )
 
+from .friendly import (  # noqa: E402,F401
+    PlausibilityWarning, checked_material as _checked_material, forgiving as _forgiving,
+    forgiving_class as _forgiving_class)
+
+# Misspelt keywords named with the closest valid one, never an argument dump (friendly.py).
+for _name, _value in list(globals().items()):
+    if type(_value).__name__ == "builtin_function_or_method" and getattr(
+            _value, "__module__", "") == "regosph._core":
+        globals()[_name] = _forgiving(_value, _name)
+for _cls in (Simulation, Kinematics, TriangleMesh, Material, Shape):
+    _forgiving_class(_cls)
+DruckerPrager = _checked_material(DruckerPrager.__wrapped__, soil=True)
+ElasticSolid = _checked_material(ElasticSolid.__wrapped__, soil=False)
+Rigid = _checked_material(Rigid.__wrapped__, soil=False)
+_simulation_run = Simulation.run
+
+
+def _run(self, *args, **kwargs):
+    _warn_gomp_loaded_first()
+    return _simulation_run(self, *args, **kwargs)
+
+
+Simulation.run = functools.wraps(_simulation_run)(_run)
+
 from .mesh import read_mesh  # noqa: E402,F401  (CAD tool meshes; needs python3-meshio)
 
 # Order of the six stress components in every array and file.
@@ -117,4 +150,5 @@ KIND_DYNAMIC, KIND_BOUNDARY = 0, 1
 
 
 from .ranks import is_root, mpi_script  # noqa: E402,F401
-from .bed import load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest)
+from .bed import carve_bed, load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest)
+from . import material_point  # noqa: E402,F401  (element tests of a constitutive model)

@@ -1,7 +1,8 @@
 """Command line of the regosph package: `regosph ...` once installed, or `python3 -m regosph ...`.
 
+    python3 -m regosph --version
     python3 -m regosph info RUN [--json]
-    python3 -m regosph plot RUN [--field speed] [--times 0.5 1.0] [--material regolith]
+    python3 -m regosph plot RUN|SNAPSHOT.h5 [--field speed] [--times 0.5 1.0] [--material regolith]
                                 [--loads] [--energy] --out DIR
     python3 -m regosph compare RUN... [--csv FILE | --markdown] [--times 0.5 1] [--observer tray]
     python3 -m regosph sweep --rows TABLE --root DIR [--batch] [--jobs N] [--name-column run] -- COMMAND...
@@ -17,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import post, sweep
+from . import __version__, post, sweep
 from .ranks import mpi_script
 
 
@@ -107,14 +108,28 @@ def _json_number(x):
     return None if isinstance(x, float) and math.isnan(x) else float(x)
 
 
-def plot(args):
-    run = _report_skipped(post.Run(args.run))
+def _plot_selection(path, times):
+    """The run and the indices of the snapshots to plot: RUN is a run directory (the snapshots
+    nearest to `times`, default the last) or one snapshot file of a run."""
+    path = Path(path)
+    if path.is_file():
+        run = _report_skipped(post.Run(path.parent))
+        names = [f.name for f in run.snapshot_files]
+        if path.name not in names:
+            raise ValueError(f"{path}: not a readable snapshot of the run in {run.path}")
+        if times:
+            raise ValueError("plot: give --times with a run directory, not a snapshot file")
+        return run, [names.index(path.name)]
+    run = _report_skipped(post.Run(path))
     if not run.snapshot_files:
         raise FileNotFoundError(f"{run.path}: no snapshot_*.h5 files to plot")
+    return run, (post.plots.nearest_times(run, times) if times else [len(run) - 1])
+
+
+def plot(args):
+    run, indices = _plot_selection(args.run, args.times)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    indices = (post.plots.nearest_times(run, args.times) if args.times
-               else [len(run) - 1])
     written = []
     for i in indices:
         snap = run.snapshot(i)
@@ -181,13 +196,14 @@ def _prog():
 
 def parser():
     ap = argparse.ArgumentParser(prog=_prog(), description=__doc__.splitlines()[0])
+    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = ap.add_subparsers(dest="command_name", required=True)
     p = sub.add_parser("info", help="parameters, particles, times and last state of a run")
     p.add_argument("run")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=info)
     p = sub.add_parser("plot", help="particles coloured by a field, observer counts (PNG)")
-    p.add_argument("run")
+    p.add_argument("run", help="a run directory, or one snapshot_*.h5 file of a run")
     p.add_argument("--field", default="speed",
                    help="scalar field: speed, pressure, density, plastic_multiplier, stress_xy, vx, ...")
     p.add_argument("--times", type=float, nargs="+", help="[s]; default: the last snapshot")

@@ -5,8 +5,10 @@ many runs with new bodies added.
     report = rs.prepare_bed(sim, "runs/bed")   # geostatic stress, relaxation, undamped check
     sim = build_bed(); rs.load_bed(sim, "runs/bed")
     sim.add_body("lander", ...); sim.run(...)  # starts from the bed at rest, t = 0
+    bed = rs.carve_bed("runs/bed", rs.offset(tool, dx / 2))  # a tool buried in the bed:
+    sim = build_bed(bed_positions=bed); rs.load_bed(sim, "runs/bed"); sim.add_body("tool", ...)
 
-Method (docs/architecture.md, README "Prepared beds"):
+Method (docs/architecture.md, docs/guide/beds.md):
 1. Geostatic initial stress. Each regolith particle gets the overburden of its column,
    sigma_v = -rho0 g depth (tension positive), and sigma_h = K0 sigma_v across gravity, with
    Jaky's coefficient of earth pressure at rest K0 = 1 - sin(phi) (Jaky 1944, J. Soc. Hungarian
@@ -242,8 +244,8 @@ def load_bed(sim, bed_dir):
     """Put the prepared bed of `bed_dir` (prepare_bed's output) into `sim`, a new Simulation
     built by the same setup code: its first bodies must be the bed's bodies (same names,
     motions, materials with the same parameters, spacings, support radii and particle
-    counts) and its gravity the bed's. Sets positions, velocities, stress and density of those
-    particles from the bed's last snapshot; add new bodies (landers, tools) after this call, so
+    counts, or fewer where a body took carve_bed's positions) and its gravity the bed's. Sets
+    positions, velocities, stress and density of those particles from the bed's last snapshot; add new bodies (landers, tools) after this call, so
     that they are checked against the settled surface. Returns the bed's report (bed.json).
     Raises ValueError naming the field or file that does not match."""
     run = Run(bed_dir)
@@ -257,12 +259,8 @@ def load_bed(sim, bed_dir):
     saved = run.parameters
     _match_setup(now, saved, bed_dir)
     snap = run.snapshot(-1)
-    n = int(sum(b["particles"] for b in saved["bodies"]))
-    ids = snap["id"]
-    order = np.argsort(ids)
-    if not np.array_equal(ids[order], np.arange(n)) or not np.array_equal(sim.ids[:n], np.arange(n)):
-        raise ValueError(f"{snap.path}: particle ids are not 0..{n - 1} in both the bed and the "
-                         "simulation")
+    n = int(sum(b["particles"] for b in now["bodies"][:len(saved["bodies"])]))
+    order = _bed_rows(sim, snap, n, saved, now)
     for name, setter_rows in (("positions", snap["position"][order][:, :sim.dim]),
                               ("velocities", snap["velocity"][order][:, :sim.dim]),
                               ("stress", snap["stress"][order]),
@@ -272,6 +270,46 @@ def load_bed(sim, bed_dir):
         setattr(sim, name, values)
     with open(report_path) as f:
         return json.load(f)
+
+
+def carve_bed(bed_dir, region, body=None):
+    """The settled positions [m] of the prepared bed's particles (of `body`, default the first
+    body) that lie outside `region` (a Shape: a buried tool's place, grown by the clearance
+    wanted, e.g. rs.offset(tool, spacing / 2)). A setup adds its bed body with these positions
+    instead of its lattice; load_bed then finds each particle in the bed by its position, and
+    the tool is added into the hole, buried in the bed at rest."""
+    run = Run(bed_dir)
+    name = body if body is not None else run.bodies[0]
+    snap = run.snapshot(-1)
+    order = np.argsort(snap["id"])
+    positions = snap["position"][order][:, :run.dim]
+    run.body(name)  # a name the bed does not hold is refused, naming the bodies it holds
+    mine = snap["body"][order] == run.bodies.index(name)
+    return positions[mine & ~np.asarray(region.contains(positions), dtype=bool)]
+
+
+def _bed_rows(sim, snap, n, saved, now):
+    """Rows of the bed's snapshot for the simulation's first n particles: by id for the bed as
+    it was saved, by position for a bed carved with carve_bed."""
+    ids = snap["id"]
+    order = np.argsort(ids)
+    if not np.array_equal(ids[order], np.arange(len(ids))) or not np.array_equal(
+            sim.ids[:n], np.arange(n)):
+        raise ValueError(f"{snap.path}: particle ids are not 0..{len(ids) - 1} in the bed, or "
+                         f"not 0..{n - 1} in the simulation")
+    if n == int(sum(b["particles"] for b in saved["bodies"])):
+        return order
+    settled = snap["position"][order][:, :sim.dim]
+    row = {p.tobytes(): i for i, p in enumerate(settled)}
+    found = [row.get(p.tobytes(), -1) for p in np.ascontiguousarray(sim.positions[:n])]
+    if min(found) < 0:
+        b_now, b_saved = next((a, b) for a, b in zip(now["bodies"], saved["bodies"])
+                              if a["particles"] != b["particles"])
+        raise ValueError(f"body '{b_now['name']}': particles is {b_now['particles']} in the "
+                         f"simulation but {b_saved['particles']} in the bed ({snap.path}), and "
+                         f"{found.count(-1)} of them are not the bed's (a carved bed body takes "
+                         "the positions carve_bed returns)")
+    return order[np.array(found)]
 
 
 def _match_setup(now, saved, bed_dir):
@@ -292,6 +330,8 @@ def _match_setup(now, saved, bed_dir):
     materials_saved = {m["name"]: m for m in saved["materials"]}
     for b_saved, b_now in zip(saved["bodies"], bodies):
         for key in ("name", "motion", "material", "spacing_m", "smoothing_length_m", "particles"):
+            if key == "particles" and 0 < b_now[key] < b_saved[key]:
+                continue  # carved (carve_bed): its particles are found by position
             if b_saved[key] != b_now[key]:
                 raise ValueError(f"body '{b_saved['name']}': {key} is {b_now[key]!r} in the "
                                  f"simulation but {b_saved[key]!r} in the bed ({where})")

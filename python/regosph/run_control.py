@@ -76,7 +76,9 @@ def run(sim, args, metadata, **run_options):
                           checkpoint_interval=60.0 * args.checkpoint_minutes,
                           allow_changes=getattr(args, "allow_change", []),
                           take_over_lock=getattr(args, "take_over_lock", False),
-                          metadata={**metadata, "command": " ".join(sys.argv)}, **run_options)
+                          metadata={**metadata, "command": " ".join(sys.argv)},
+                          # SIGINT too ends in the exit status 130 below, not KeyboardInterrupt
+                          **{"keyboard_interrupt": False, **run_options})
     except BlowUpError as e:
         return fail(EXIT_BLOWUP, e)
     except ValueError as e:

@@ -16,10 +16,14 @@ The base is a command template (a list of strings) or a Python callable:
 
 Run directories are <root>/<name>. name= is a function of the row, or the name of a column
 that holds each run's name: that column is a label, passed to a command template only where a
-placeholder asks for it (a callable gets the whole row). The default name joins "column=value" pairs with "__" in
-the row's column order, with characters other than letters, digits and ".+-=" replaced by "_"
-(e.g. "gravity_m_s2=0.0057__rpm=100"); names longer than 100 characters are cut and end in a
-hash of the row. Two rows with the same name are an error.
+placeholder asks for it (a callable gets the whole row). The default name joins the
+"column=value" pairs of the columns that vary between the rows with "__" in the row's column
+order (a column with one value in every row is left out: the command and sweep_done.json hold
+it; a single row keeps all its columns), with characters other than letters, digits and ".+-="
+replaced by "_" (e.g. "gravity_m_s2=0.0057__rpm=100"); names longer than 100 characters are cut
+and end in a hash of the row. Rows added later that vary a column held constant before rename
+the directories: a sweep that grows that way passes name=. Two rows with the same name are an
+error.
 
 A row is finished, and skipped, when its directory holds
 - the marker file SWEEP_MARKER ("sweep_done.json", written after the base succeeded, with the
@@ -174,11 +178,20 @@ class PlannedRun:
     command: list = field(default=None)  # for a template base
 
 
+def varying_columns(rows):
+    """The columns whose values differ between the rows, in the first row's order; every column
+    of a single row."""
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    varying = [k for k in columns if len({_text(row.get(k)) for row in rows}) > 1]
+    return varying if len(rows) > 1 and varying else columns
+
+
 def plan_sweep(base, rows, root_dir, name=None, resume_args=()):
     """The PlannedRun of every row (nothing is run or written)."""
     rows = _rows(rows)
     root = Path(root_dir)
-    namer = name or run_name
+    shown = varying_columns(rows)
+    namer = name or (lambda row: run_name({k: row[k] for k in shown if k in row}))
     planned, seen = [], {}
     for i, row in enumerate(rows):
         if isinstance(name, str):  # the column that names the run

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <Eigen/Dense>
+#include "core/eigen.hpp"
 
 namespace regosph::geometry {
 

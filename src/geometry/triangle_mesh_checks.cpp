@@ -24,7 +24,9 @@ using vec::sub;
 constexpr double kDegenerateArea = 1e-12;
 
 std::string point_text(const Point& p) {
-    return "(" + number(p[0]) + ", " + number(p[1]) + ", " + number(p[2]) + ")";
+    // Starting from a std::string: `const char* + std::string&&` draws GCC 12's false
+    // -Wrestrict (PR 105651).
+    return std::string("(") + number(p[0]) + ", " + number(p[1]) + ", " + number(p[2]) + ")";
 }
 
 
@@ -104,10 +106,10 @@ void check_closed_and_oriented(const std::string& where, const std::vector<Point
     if (open > 0 || crowded > 0) {
         std::string what = where + ": the mesh is not closed:";
         if (open > 0)
-            what += " " + std::to_string(open) + " edge(s) belong to one triangle only (a hole), e.g. " + open_example;
+            what += ' ' + std::to_string(open) + " edge(s) belong to one triangle only (a hole), e.g. " + open_example;
         if (open > 0 && crowded > 0) what += ";";
         if (crowded > 0)
-            what += " " + std::to_string(crowded) + " edge(s) are shared by more than two triangles, e.g. " +
+            what += ' ' + std::to_string(crowded) + " edge(s) are shared by more than two triangles, e.g. " +
                     crowded_example;
         throw std::invalid_argument(what);
     }

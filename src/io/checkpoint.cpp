@@ -144,7 +144,12 @@ fs::path write_checkpoint(const fs::path& dir, const ParticleSet& p, const Check
     if (!s.rigid_bodies.empty()) attributes[kCheckpointRigidBodies] = s.rigid_bodies;
     if (!s.energy_budget.empty()) {
         std::string text;
-        for (const double v : s.energy_budget) text += (text.empty() ? "" : " ") + exact(v);
+        // Appended piece by piece: `const char* + std::string&&` draws GCC 12's false
+        // -Wrestrict (PR 105651).
+        for (const double v : s.energy_budget) {
+            if (!text.empty()) text += ' ';
+            text += exact(v);
+        }
         attributes[kCheckpointEnergyBudget] = text;
     }
     // The checksum is added to the complete file: it covers what was written (the rigid
@@ -208,6 +213,12 @@ LoadedCheckpoint load_newest_checkpoint(const fs::path& dir) {
     }
     std::string msg = "no usable checkpoint in '" + dir.string() + "'";
     for (const auto& r : out.rejected) msg += "\n  rejected " + r;
+    // Snapshots are not checkpoints (they hold neither the exact doubles nor the integrator's
+    // state), so a run killed before its first checkpoint cannot be continued exactly.
+    msg += "\n  hint: a run checkpoints every checkpoint_interval wall seconds (10 minutes by "
+           "default), on SIGTERM/SIGINT and at its end; this one stopped before any of these. "
+           "Run it again with overwrite=True, or start a new run from one of its snapshots "
+           "with Simulation.restart(run_dir, snapshot=...)";
     throw std::runtime_error(msg);
 }
 

@@ -21,7 +21,8 @@ const std::vector<std::string> kNotCompared = {"run.start_time_s", "restarts"};
 // ranks share it, the code version (a rebuild) and the command line that asked for it.
 const std::vector<std::string> kFreeFields = {
     "run.end_time_s", "run.snapshot_interval_s", "run.diagnostics_every", "run.observe_every",
-    "run.mpi_ranks",  "regosph_version",         "metadata.command"};
+    "run.checkpoint_every", "run.checkpoint_interval_s", "run.mpi_ranks", "regosph_version",
+    "metadata.command"};
 
 Json parse(const std::string& text, const std::string& what) {
     try {

@@ -490,12 +490,19 @@ void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n,
                const std::vector<std::string>& history) {
     const std::string file = snapshot_file_name(index);
     const std::string src = file + ":/particles/";  // relative: the series can be moved
+    // One vertex cell per particle. The connectivity is the id dataset: the files hold the
+    // particles in id order and the ids are 0..N-1 (write_file, parallel::id_slice), so each
+    // particle's id is its row. XDMF 3 readers (ParaView's Xdmf3 readers, meshio) need it.
     x << "   <Grid Name=\"" << file.substr(0, file.size() - 3) << "\" GridType=\"Uniform\">\n"
       << "    <Time Value=\"" << time_s << "\"/>\n"
       << "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
-      << "\" NodesPerElement=\"1\"/>\n"
+      << "\" NodesPerElement=\"1\">\n     " << data_item(src + "id", n, 1, "Int", 8)
+      << "\n    </Topology>\n"
       << "    <Geometry GeometryType=\"XYZ\">\n     "
       << data_item(src + kPositionField, n, 3, "Float", 8) << "\n    </Geometry>\n";
+    // The positions once more as an attribute: meshio's time-series reader takes the geometry
+    // of the first snapshot only.
+    xdmf_attribute(x, kPositionField, "Vector", data_item(src + kPositionField, n, 3, "Float", 8));
     for (const std::size_t pass : {std::size_t{3}, std::size_t{1}, std::size_t{kSymComponents}}) {
         for_each_field_entry([&](const auto& field) {
             using A = std::remove_cvref_t<decltype(std::declval<ParticleSet&>().*(field.member))>;
@@ -505,17 +512,12 @@ void xdmf_grid(std::ostream& x, std::size_t index, double time_s, std::size_t n,
             const auto [type, precision] = xdmf_number_type<FieldElement<A>>();
             if (K == 3) xdmf_attribute(x, f.name, "Vector", data_item(src + f.name, n, 3, type, precision));
             if (K == 1) xdmf_attribute(x, f.name, "Scalar", data_item(src + f.name, n, 1, type, precision));
-            if (K != kSymComponents) return;
-            // XDMF's Tensor6 means xx yy zz xy yz xz, not our order: expose six scalars instead,
-            // each one column of the (N, 6) dataset, selected by a hyperslab (start; stride; count).
-            for (int c = 0; c < kSymComponents; ++c) {
-                std::ostringstream slab;
-                slab << "<DataItem ItemType=\"HyperSlab\" Type=\"HyperSlab\" Dimensions=\"" << n
-                     << " 1\">\n      <DataItem Dimensions=\"3 2\" Format=\"XML\">0 " << c << " 1 1 " << n
-                     << " 1</DataItem>\n      " << data_item(src + f.name, n, kSymComponents, type, precision)
-                     << "\n     </DataItem>";
-                xdmf_attribute(x, std::string(f.name) + "_" + kSymComponentNames[c], "Scalar", slab.str());
-            }
+            // XDMF's Tensor6 means xx yy zz xy yz xz, not our order, and the XDMF 3 readers
+            // take no hyperslabs: a six-component Matrix in the files' order (the comment at
+            // the top of series.xdmf; scripts/paraview_views.py names the components).
+            if (K == kSymComponents)
+                xdmf_attribute(x, f.name, "Matrix",
+                               data_item(src + f.name, n, kSymComponents, type, precision));
         });
         if (pass == 1)
             for (const std::string& name : history)
@@ -674,11 +676,15 @@ void SnapshotWriter::write_xdmf() const {
     std::ostringstream x;
     x.imbue(std::locale::classic());
     x << std::setprecision(17);
-    // XDMF 2 because of the HyperSlab items; checked with ParaView 5.11's readers.
-    x << "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-      << "<!-- regosph particle snapshots. In ParaView open this with the \"XDMF Reader\": the\n"
-      << "     Xdmf3 readers skip the stress_* HyperSlab items and create no vertex cells. -->\n"
-      << "<Xdmf Version=\"2.0\">\n <Domain>\n"
+    // XDMF 3: ParaView 5.11's default reader (Xdmf3ReaderS), its legacy XDMF Reader and meshio
+    // read it (tests/python/test_formats.py).
+    x << "<?xml version=\"1.0\" ?>\n"
+      << "<!-- regosph particle snapshots, one vertex cell per particle. stress: six components\n"
+      << "     in the order xx yy zz xy xz yz [Pa] (not XDMF's Tensor6 order); body and\n"
+      << "     material index the names in run.json and in each snapshot's attributes\n"
+      << "     body_names and material_names. scripts/paraview_views.py draws the usual\n"
+      << "     views. -->\n"
+      << "<Xdmf Version=\"3.0\">\n <Domain>\n"
       << "  <Grid Name=\"particles\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
     // Empty snapshots stay out: the XDMF Reader fails on zero-sized datasets.
     for (const Entry& e : entries_)

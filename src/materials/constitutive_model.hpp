@@ -58,6 +58,9 @@ struct PointRun {
     std::array<Value*, kMaxHistoryVariables> history{};  // the model's, in its order
     std::size_t history_count = 0;
     std::size_t count = 0;
+    // The stress components the run's dimension carries (stress_components: the in-plane ones
+    // and zz in 2D, all six in 3D); the others are zero and a model leaves them so.
+    int components = kSymComponents;
 };
 
 // Particle i of a run (all six stress components: in 2D xz and yz are zero, and a partly

@@ -81,33 +81,6 @@ double hooke_strain_energy(double K, double mu, const SymTensor& sigma) {
     return double_dot(S, S) / (4.0 * mu) + p * p / (2.0 * K);
 }
 
-bool drucker_prager_return(const DruckerPragerConstants& dp, SymTensor& sigma) {
-    bool changed = false;
-    // 1. Tension cracking (Bui 2008 eq. 33): beyond the apex, alpha_phi I1 - k_c > 0, shift
-    //    the hydrostatic stress back to the apex I1 = k_c / alpha_phi. A cohesionless material
-    //    (alpha_phi > 0, k_c = 0) has its apex at zero mean stress.
-    if (dp.alpha_phi > 0.0) {
-        const double I1 = trace(sigma);
-        if (dp.alpha_phi * I1 - dp.k_c > 0.0) {
-            const double shift = (I1 - dp.k_c / dp.alpha_phi) / 3.0;
-            for (int c = XX; c <= ZZ; ++c) sigma[c] -= shift;
-            changed = true;
-        }
-    }
-    // 2. Stress scaling (Bui 2008 eq. 34): bring sqrt(J2) back to k_c - alpha_phi I1.
-    const double I1 = trace(sigma);
-    const double limit = dp.k_c - dp.alpha_phi * I1;
-    const double sqrt_j2 = std::sqrt(second_invariant(sigma));
-    if (sqrt_j2 > limit) {
-        const double r = limit > 0.0 ? limit / sqrt_j2 : 0.0;
-        const double mean = I1 / 3.0;
-        for (int c = XX; c <= ZZ; ++c) sigma[c] = mean + r * (sigma[c] - mean);
-        for (int c = XY; c <= YZ; ++c) sigma[c] *= r;
-        changed = true;
-    }
-    return changed;
-}
-
 void DruckerPrager::validate(const std::string& material) const {
     checks::positive(material, "density", density, "kg/m^3");
     checks::positive(material, "bulk_modulus", bulk_modulus, "Pa");

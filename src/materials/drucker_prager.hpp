@@ -3,6 +3,10 @@
 // Free functions of (parameters, state, strain rate) so that each is unit-testable.
 #pragma once
 
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,6 +46,8 @@ struct DruckerPrager {
                            const Spin& spin) const;
     // Bui's corrections (drucker_prager_return), whatever the step.
     bool correct(MaterialState& state, double dt) const;
+    // correct() for a run of particles in one vectorised sweep (correct_stresses, material.hpp).
+    void correct_range(const PointRun<double>& run, double dt, std::uint8_t* corrected) const;
     double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg], hooke_strain_energy / rho
     PairOptions pair_options() const { return {}; }
     std::vector<ModelParameter> parameters() const;
@@ -80,8 +86,60 @@ double hooke_strain_energy(double bulk_modulus, double shear_modulus, const SymT
 
 // Bui's corrections after every stress update, in this order (SPEC.md section 3):
 // tension cracking (move an over-apex state to the apex), then stress scaling back onto
-// the yield surface. Returns true when either correction changed sigma.
-bool drucker_prager_return(const DruckerPragerConstants& dp, SymTensor& sigma);
+// the yield surface. Returns true when either correction changed sigma. Inline: correct()
+// and the sweep of correct_range run the same operations, hence the same bits.
+[[gnu::always_inline]] inline bool drucker_prager_return(const DruckerPragerConstants& dp, SymTensor& sigma) {
+    bool changed = false;
+    // 1. Tension cracking (Bui 2008 eq. 33): beyond the apex, alpha_phi I1 - k_c > 0, shift
+    //    the hydrostatic stress back to the apex I1 = k_c / alpha_phi. A cohesionless material
+    //    (alpha_phi > 0, k_c = 0) has its apex at zero mean stress.
+    if (dp.alpha_phi > 0.0) {
+        const double I1 = trace(sigma);
+        if (dp.alpha_phi * I1 - dp.k_c > 0.0) {
+            const double shift = (I1 - dp.k_c / dp.alpha_phi) / 3.0;
+            for (int c = XX; c <= ZZ; ++c) sigma[c] -= shift;
+            changed = true;
+        }
+    }
+    // 2. Stress scaling (Bui 2008 eq. 34): bring sqrt(J2) back to k_c - alpha_phi I1.
+    const double I1 = trace(sigma);
+    const double limit = dp.k_c - dp.alpha_phi * I1;
+    const double sqrt_j2 = std::sqrt(second_invariant(sigma));
+    if (sqrt_j2 > limit) {
+        const double r = limit > 0.0 ? limit / sqrt_j2 : 0.0;
+        const double mean = I1 / 3.0;
+        for (int c = XX; c <= ZZ; ++c) sigma[c] = mean + r * (sigma[c] - mean);
+        for (int c = XY; c <= YZ; ++c) sigma[c] *= r;
+        changed = true;
+    }
+    return changed;
+}
+
+// correct() for a run of particles in one sweep that vectorises (correct_stresses). The
+// first `Written` stress components are written back: in 2D the out-of-plane shears are zero
+// and left alone, as correct_stresses leaves them.
+template <int Written>
+[[gnu::always_inline]] inline void drucker_prager_return_sweep(const DruckerPragerConstants& dp,
+                                                               const PointRun<double>& run,
+                                                               std::uint8_t* corrected) {
+    const std::array<double*, kSymComponents> stress = run.stress;
+#pragma omp simd
+    for (std::size_t i = 0; i < run.count; ++i) {
+        SymTensor sigma;
+        for (int c = 0; c < kSymComponents; ++c) sigma[c] = stress[c][i];
+        corrected[i] = drucker_prager_return(dp, sigma) ? 1 : 0;
+        for (int c = 0; c < Written; ++c) stress[c][i] = sigma[c];
+    }
+}
+
+inline void DruckerPrager::correct_range(const PointRun<double>& run, double /*dt*/,
+                                         std::uint8_t* corrected) const {
+    const DruckerPragerConstants dp = yield_surface;  // in registers for the sweep
+    if (run.components == kSymComponents)
+        drucker_prager_return_sweep<kSymComponents>(dp, run, corrected);
+    else
+        drucker_prager_return_sweep<XZ>(dp, run, corrected);
+}
 
 static_assert(ConstitutiveModel<DruckerPrager>);
 

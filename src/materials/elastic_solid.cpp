@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <Eigen/Eigenvalues>
+#include "core/eigen.hpp"
 
 namespace regosph {
 

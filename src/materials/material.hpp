@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/particles.hpp"
 #include "materials/constitutive_model.hpp"
 #include "materials/drucker_prager.hpp"
 #include "materials/elastic_solid.hpp"
@@ -74,6 +75,7 @@ auto point_run(P& p, const std::vector<int>& columns, std::size_t a, std::size_t
     for (std::size_t i = 0; i < columns.size(); ++i)
         run.history[i] = p.history.values[static_cast<std::size_t>(columns[i])].data() + a;
     run.count = count;
+    run.components = stress_components(p.dim);
     return run;
 }
 

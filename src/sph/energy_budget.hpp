@@ -1,4 +1,4 @@
-// The energy budget of the dynamic particles, for diagnostics.csv (README, "Energy budget").
+// The energy budget of the dynamic particles, for diagnostics.csv (docs/guide/output.md, "Energy budget").
 // The semi-discrete SPH equations exchange energy between these terms:
 //   E_kin + E_pot + E_el + D_plastic + D_viscous + D_wall + D_art - W_bodies = const,
 // E_kin = sum m v^2 / 2, E_pot = -sum m g . x (zero at the origin of the coordinates),

@@ -307,13 +307,18 @@ template <class S>
 
     alignas(64) double fn_pow[kBlock] = {};  // f_ab^n without a common whole exponent
     // The run's terms in the order they run within a block (rhs_terms.hpp, wall_terms.hpp).
+    rhs::SlipWalls<Dim> walls;
+    if constexpr (S::Loads) walls = rhs::slip_walls<S>(rec, pa.rec, partners, sink.any_slip);
+    rhs::WallSums<Dim> wall_sums;
     auto terms = rhs::compose(std::tuple_cat(
-        std::make_tuple(rhs::Continuity<S>{}, rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
+        std::make_tuple(rhs::Continuity<S>{}),
+        rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
+        std::make_tuple(rhs::VelocityGradient<S>{},
+                        rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
         rhs::when<S::ArtStress>(rhs::ArtificialStress<S>(mt.artificial_stress_power, fn_pow)),
         std::make_tuple(rhs::Momentum<S>{}, rhs::PairWork<S>{}),
         rhs::when<S::Xsph>(rhs::Xsph<S>{}),
-        rhs::when<S::Loads>(rhs::WallFriction<S>(rec, sink, partners)),
-        std::make_tuple(rhs::VelocityGradient<S>{})));
+        rhs::when<S::Loads>(rhs::WallFriction<S>(rec, sink, walls, wall_sums))));
     terms.begin(pa);
 
     const bool pow_weights = S::ArtStress && mt.artificial_stress_power == 0;
@@ -412,23 +417,33 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
         out.drho[a] = p.rho[a] * s.div_sum;
         strain_and_spin<Dim>(s.grad_v, eps, w);
     }
-    SymTensor sigma{};
-    for (int c = 0; c < stress_components(Dim); ++c) sigma[c] = p.stress[c][a];
-    // The model's history variables from their columns (MaterialTable::history_columns).
+    // The state is written once, in place: a copy of a tensor just written by scalar stores
+    // would be read back by vector loads that wait for those stores.
     std::array<double, kMaxHistoryVariables> history;
-    const std::vector<int>& columns = mt.history_columns[mat];
-    for (std::size_t i = 0; i < columns.size(); ++i)
-        history[i] = p.history.values[static_cast<std::size_t>(columns[i])][a];
-    const StressRate r =
-        stress_rate(mt.materials[mat], MaterialState{p.rho[a], sigma, history.data()}, eps, w);
+    MaterialState state;
+    state.rho = p.rho[a];
+    for (int c = 0; c < stress_components(Dim); ++c) state.sigma[c] = p.stress[c][a];
+    // The model's history variables from their columns (MaterialTable::history_columns); a
+    // run without any (out.dhistory empty) skips their lookups.
+    const bool any_history = !out.dhistory.empty();
+    if (any_history) {
+        const std::vector<int>& columns = mt.history_columns[mat];
+        for (std::size_t i = 0; i < columns.size(); ++i)
+            history[i] = p.history.values[static_cast<std::size_t>(columns[i])][a];
+        state.history = history.data();
+    }
+    const SymTensor& sigma = state.sigma;
+    const StressRate r = stress_rate(mt.materials[mat], state, eps, w);
     // Jaumann rate (eq. 22): constitutive rate plus sigma R^T + R sigma.
     const SymTensor rot = jaumann_rotation_term(sigma, w);
     for (int c = 0; c < stress_components(Dim); ++c) out.dstress[c][a] = r.rate[c] + rot[c];
     // Every column's rate: the model's for its own variables, zero for the others.
-    const std::vector<int>& index = mt.history_index[mat];
-    for (std::size_t k = 0; k < out.dhistory.size(); ++k) {
-        const int i = index[k];
-        out.dhistory[k][a] = i >= 0 ? r.history_rate[static_cast<std::size_t>(i)] : 0.0;
+    if (any_history) {
+        const std::vector<int>& index = mt.history_index[mat];
+        for (std::size_t k = 0; k < out.dhistory.size(); ++k) {
+            const int i = index[k];
+            out.dhistory[k][a] = i >= 0 ? r.history_rate[static_cast<std::size_t>(i)] : 0.0;
+        }
     }
 
     // Energy budget (energy_budget.hpp): the stress power V sigma : eps_dot, the part of the

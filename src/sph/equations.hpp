@@ -24,7 +24,7 @@
 
 namespace regosph {
 
-// Numerical parameters of the equations; the same for every setup (README, "Numerics").
+// Numerical parameters of the equations; the same for every setup (docs/guide/physics.md).
 struct PhysicsParameters {
     std::array<double, 3> gravity{0.0, 0.0, 0.0};  // [m/s^2]
     double av_alpha = 0.3;                          // Monaghan viscosity alpha (eq. 35)

@@ -1,6 +1,6 @@
 // The gradient pre-pass of the right-hand side: per-particle quantities that the pair loop
 // needs for both partners of a pair, computed from each particle's own neighbours before it.
-// Two numerics options use it, both off by default (README, "Numerics"):
+// Two numerics options use it, both off by default (docs/guide/physics.md):
 //
 // * Kernel gradient correction (per material, Material::kernel_correction): the first-order
 //   consistent kernel gradient of Randles & Libersky (1996, CMAME 139, 375) and Bonet & Lok

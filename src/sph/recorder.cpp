@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 
+#include "io/json.hpp"
 #include "parallel/mpi_env.hpp"
 
 namespace regosph {
@@ -66,7 +67,7 @@ std::vector<std::string> diagnostic_columns(const std::vector<Body>& bodies,
 }
 
 // bodies.csv: per rigid body its state, the regolith's load, the applied one and that of
-// contact with other bodies (README, "Rigid bodies"). In 2D per metre of depth.
+// contact with other bodies (docs/guide/tools.md, "Rigid bodies"). In 2D per metre of depth.
 std::vector<std::string> rigid_body_columns(const std::vector<Body>& bodies,
                                             const std::vector<std::size_t>& rigid, bool planar) {
     std::vector<std::string> columns = {"time [s]", "step [-]"};
@@ -271,10 +272,20 @@ void Recorder::write_observers_h5() {
     });
 }
 
+void Recorder::set_material_names(const std::vector<std::string>& names) {
+    io::Json materials = io::Json::array(), bodies = io::Json::array();
+    for (const std::string& n : names) materials.push_back(n);
+    for (const Body& b : bodies_) bodies.push_back(b.name);
+    material_names_ = materials.dump();
+    body_names_ = bodies.dump();
+}
+
 void Recorder::snapshot(double time, std::int64_t step) {
     last_snapshot_step_ = step;
     if (!writer_) return;
     std::map<std::string, std::string> attributes = o_.metadata;
+    attributes[kMaterialNamesAttribute] = material_names_;
+    attributes[kBodyNamesAttribute] = body_names_;
     if (std::string states = body_states_json(bodies_); !states.empty())
         attributes[io::kCheckpointRigidBodies] = std::move(states);
     writer_->write(particles_, time, step, attributes);

@@ -43,6 +43,9 @@ private:
 
 // Root attribute of a crash dump (crash_<step>.h5) holding the blow-up report.
 inline const std::string kCrashReportAttribute = "crash_report";
+// Snapshot attributes: the names the particles' material and body fields index (JSON arrays).
+inline const std::string kMaterialNamesAttribute = "material_names";
+inline const std::string kBodyNamesAttribute = "body_names";
 
 class Recorder {
 public:
@@ -98,6 +101,9 @@ public:
     // checkpoints carry on; total_wall_seconds() = that + elapsed(). Collective (the largest
     // over the ranks, so that every rank writes the same checkpoint).
     void set_earlier_wall_seconds(double seconds) { earlier_wall_seconds_ = seconds; }
+    // The material names (index = the particles' material field), recorded with the body
+    // names in every snapshot (attributes material_names, body_names: JSON arrays).
+    void set_material_names(const std::vector<std::string>& names);
     double total_wall_seconds() const;
 
 private:
@@ -130,6 +136,7 @@ private:
     std::int64_t step_start_;
     std::size_t n_dynamic_;
     double earlier_wall_seconds_ = 0.0;  // [s]
+    std::string material_names_, body_names_;  // JSON arrays of the names
     std::chrono::steady_clock::time_point wall_start_, last_progress_, last_checkpoint_wall_;
 };
 

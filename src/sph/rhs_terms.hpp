@@ -138,9 +138,9 @@ struct PairBlock {
     kernel::PairFactors<Vec8> kf;
     Vec8 grad[Dim], dv[Dim], vr, dv_dot_grad;
     Mask8 wall;          // the partner is a boundary particle (false in runs without walls)
-    // Handed on: the relative velocity that enters the strain rate (WallFriction projects it
-    // on a slip wall's normal), the viscosity Pi_ab, the momentum term t per unit m_b, the
-    // artificial stress's weight f^n and term, the energy budget's share of the pair.
+    // Handed on: the relative velocity that enters the strain rate (WallProjection projects it
+    // on a slip wall's normal) and the partner's wall law mu_wall, the viscosity Pi_ab, the
+    // momentum term t per unit m_b, the artificial stress's weight f^n and term.
     Vec8 dv_strain[Dim], mu_wall, pi, t[Dim], fn, ta[Dim];
 
     PairBlock(const Field& f, const std::uint32_t* block, const ParticleA<S>& a,

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include <Eigen/Dense>
+#include "core/eigen.hpp"
 #include <nlohmann/json.hpp>
 
 

@@ -13,6 +13,7 @@
 #include "geometry/spacing.hpp"
 #include "io/json.hpp"
 #include "io/run_directory.hpp"
+#include "io/snapshot.hpp"
 #include "parallel/mpi_env.hpp"
 #include "sph/recorder.hpp"
 #include "sph/signals.hpp"
@@ -526,10 +527,53 @@ std::string Simulation::describe(const RunOptions& o) const {
                 {"snapshot_interval_s", o.snapshot_interval},
                 {"diagnostics_every", o.diagnostics_every},
                 {"observe_every", o.observe_every},
+                {"checkpoint_every", o.checkpoint_every},
+                {"checkpoint_interval_s", o.checkpoint_interval},
                 {"mpi_ranks", mpi::size()}};
     j["metadata"] = io::Json::object();
     for (const auto& [k, v] : o.metadata) j["metadata"][k] = v;
     return j.dump();
+}
+
+void Simulation::check_same_particles(const ParticleSet& q, const std::string& source) const {
+    const auto mismatch = [&](const std::string& what) {
+        throw std::invalid_argument(source + " does not belong to this setup: " + what + " differ");
+    };
+    if (q.dim != particles_.dim) mismatch("dimensions");
+    if (q.size() != particles_.size()) mismatch("particle counts");
+    if (q.id != particles_.id) mismatch("particle ids");
+    if (q.material != particles_.material) mismatch("particle materials");
+    if (q.body != particles_.body) mismatch("particle bodies");
+    if (q.kind != particles_.kind) mismatch("particle kinds");
+    if (q.history.names() != particles_.history.names()) mismatch("history variables");
+}
+
+void Simulation::start_from_snapshot(const std::string& file) {
+    if (time_ != 0.0 || step_ != 0 || (decomposition_.distributed() && mpi::size() > 1))
+        throw std::invalid_argument("start_from_snapshot: call it on a new setup, before any run "
+                                    "or step");
+    validate_setup();
+    // A snapshot holds the particles but not a rigid body's state (centre, orientation, their
+    // rates), which a checkpoint carries.
+    for (const Body& b : bodies_)
+        if (rigid_body(b))
+            throw std::invalid_argument("start_from_snapshot: body '" + b.name +
+                                        "' is rigid and a snapshot does not hold its state; "
+                                        "continue from a checkpoint (restart)");
+    double time = 0.0;
+    std::int64_t step = 0;
+    ParticleSet q = io::read_snapshot(file, &time, &step, kSnapshot);
+    check_same_particles(q, "start_from_snapshot: '" + file + "'");
+    particles_ = std::move(q);  // every particle, on every rank: the next run distributes them
+    decomposition_ = parallel::Domain{};
+    time_ = time;
+    step_ = step;
+    // The cumulative energy terms before the snapshot are unknown, not zero.
+    energy_ = EnergyBudget{};
+    energy_.dissipated.fill(std::numeric_limits<double>::quiet_NaN());
+    energy_.body_work = std::numeric_limits<double>::quiet_NaN();
+    last_run_dir_.clear();
+    integrator_.reset();
 }
 
 std::string Simulation::restart(const std::string& run_dir, std::vector<std::string>* rejected) {
@@ -540,17 +584,7 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     io::LoadedCheckpoint ck = io::RunDirectory::newest_checkpoint(run_dir);
     if (rejected) *rejected = ck.rejected;
     const ParticleSet& q = ck.particles;
-    const auto mismatch = [&](const std::string& what) {
-        throw std::invalid_argument("restart: checkpoint '" + ck.file.string() +
-                                    "' does not belong to this setup: " + what + " differ");
-    };
-    if (q.dim != particles_.dim) mismatch("dimensions");
-    if (q.size() != particles_.size()) mismatch("particle counts");
-    if (q.id != particles_.id) mismatch("particle ids");
-    if (q.material != particles_.material) mismatch("particle materials");
-    if (q.body != particles_.body) mismatch("particle bodies");
-    if (q.kind != particles_.kind) mismatch("particle kinds");
-    if (q.history.names() != particles_.history.names()) mismatch("history variables");
+    check_same_particles(q, "restart: checkpoint '" + ck.file.string() + "'");
     try {
         read_body_states_json(ck.state.rigid_bodies, bodies_);
     } catch (const std::exception& e) {
@@ -600,7 +634,8 @@ void check_run_options(const RunOptions& o, double now) {
     std::vector<std::string> reserved = io::kParticleFileAttributes;
     for (const std::string& k : {io::kCheckpointTime, io::kCheckpointDtNext,
                                  io::kCheckpointRigidBodies, io::kCheckpointChecksum,
-                                 io::kCheckpointEnergyBudget, kCrashReportAttribute})
+                                 io::kCheckpointEnergyBudget, kCrashReportAttribute,
+                                 kMaterialNamesAttribute, kBodyNamesAttribute})
         reserved.push_back(k);
     for (const auto& [key, value] : o.metadata) {
         check_name("run: metadata key", key);
@@ -673,6 +708,9 @@ RunSummary Simulation::run(const RunOptions& o) {
                  time_, step_);
     if (!continued) wall_seconds_before_ = 0.0;
     rec.set_earlier_wall_seconds(wall_seconds_before_);
+    std::vector<std::string> material_names;
+    for (const Material& m : materials_) material_names.push_back(m.name);
+    rec.set_material_names(material_names);
     if (!continued) rec.initial_state(time_, step_);
     OutputTimes outputs(o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time, o.end_time,
                         time_);

@@ -104,6 +104,13 @@ public:
     // receives the checkpoints skipped as corrupt. Refused while a live run holds run_dir.
     std::string restart(const std::string& run_dir, std::vector<std::string>* rejected = nullptr);
 
+    // Start a new run from a snapshot file of a run of this setup (same particles), at its time
+    // and step: for a run that wrote no usable checkpoint. Not bit-identical to the run that
+    // wrote it (the first step starts at the Courant limit; the energy budget's cumulative terms
+    // are unknown); refused for setups with rigid bodies, whose state snapshots do not hold. The
+    // next run() writes a new output directory.
+    void start_from_snapshot(const std::string& file);
+
     // One accepted step no longer than dt_cap [s] (for tests and Python drivers).
     StepReport advance(double dt_cap);
 
@@ -126,6 +133,8 @@ public:
     const parallel::DomainStatistics& domain_statistics() const { return decomposition_.statistics(); }
 
 private:
+    // Refuses a particle set read from `source` that another setup wrote.
+    void check_same_particles(const ParticleSet& q, const std::string& source) const;
     void ensure_integrator();
     // After a public call: only owned particles stay visible (Python views the arrays).
     void release_halo() { particles_.drop_halo(); }

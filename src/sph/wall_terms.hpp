@@ -80,17 +80,24 @@ struct BlockForces {
     alignas(64) double momentum[Dim][kBlock], art[Dim][kBlock];
 };
 
+// The slip walls' force on a dynamic particle, summed lane by lane over its blocks
+// (block_loads): per unit mass [m/s^2], and mu_w times its normal part.
+template <int Dim>
+struct WallSums {
+    double force[Dim][kBlock] = {};
+    double limit[kBlock] = {};
+};
+
 // After one block: the pair forces m_b t + m_b f^n t^art per unit m_a [m/s^2], their reaction
 // on the collected bodies: particle b of a body feels -m_a times it, with torque
 // (x_b - x_ref) x F, a new share starting whenever the body changes along the row; and with slip
 // walls next to a (`slip`, n: the wall normal at a) the slip-wall partners' force on a and mu_w
-// times its normal part, summed lane by lane into wall_force and wall_limit. Out of line:
+// times its normal part, summed lane by lane into `walls`. Out of line:
 // inlined into the pair loop, these scalar loops kept GCC from vectorising the loop in 3D.
 template <int Dim, class R>
 [[gnu::noinline]] void block_loads(const double* rec, const std::uint32_t* block, double m_a,
                                    const BlockForces<Dim>& f, bool slip, const double (&n)[Dim],
-                                   const LoadSink& sink, double (&wall_force)[Dim][kBlock],
-                                   double (&wall_limit)[kBlock]) {
+                                   const LoadSink& sink, WallSums<Dim>& walls) {
     double pair_force[Dim][kBlock];
     for (std::size_t k = 0; k < kBlock; ++k)
         for (int i = 0; i < Dim; ++i)
@@ -115,10 +122,10 @@ template <int Dim, class R>
         if (!(f.mu[k] >= 0.0)) continue;
         double f_n = 0.0;
         for (int i = 0; i < Dim; ++i) {
-            wall_force[i][k] += pair_force[i][k];
+            walls.force[i][k] += pair_force[i][k];
             f_n += pair_force[i][k] * n[i];
         }
-        wall_limit[k] += f.mu[k] * f_n;
+        walls.limit[k] += f.mu[k] * f_n;
     }
 }
 
@@ -145,28 +152,67 @@ void limit_load_shares(const LoadSink& sink, const double* xa, const double (&n)
     }
 }
 
-// The walls' laws and the loads on bodies, one term. Per block: the relative velocity of a
-// slip-wall partner enters the strain rate along the wall normal only, (dv . n) n (so this term
-// runs before VelocityGradient), and the pair forces (momentum and artificial stress, handed on
-// by the terms before it) go to the loads of the bodies and to the slip walls' force on a. After
-// the pair loop (take, after Momentum's): a free-slip wall's tangential force is removed from
-// the acceleration; a Coulomb wall's is limited over the whole contact (apply_coulomb_limit).
+// The wall normal at dynamic particle a (wall_normal), found once per particle before its
+// pair loop and given to the two wall terms below.
+template <int Dim>
+struct SlipWalls {
+    bool slip = false;        // a has slip-wall partners
+    double n[Dim] = {};       // the wall normal at a
+    std::uint32_t first_wall = 0;
+};
+template <class S>
+SlipWalls<S::Dim> slip_walls(const double* rec, const double* rec_a,
+                             std::span<const std::uint32_t> partners, bool any_slip) {
+    SlipWalls<S::Dim> w;
+    w.slip = any_slip && wall_normal<S::Dim, Record<S>>(rec, rec_a, partners, w.n, w.first_wall);
+    return w;
+}
+
+// A slip-wall partner's relative velocity enters the strain rate along the wall normal only,
+// (dv . n) n: hands on the partner's wall law (mu_wall) and the relative velocity of the strain
+// rate (dv_strain), so it runs before VelocityGradient.
+template <class S>
+struct WallProjection {
+    static constexpr int Dim = S::Dim;
+    double n[Dim];
+    explicit WallProjection(const SlipWalls<Dim>& walls) {
+        for (int d = 0; d < Dim; ++d) n[d] = walls.n[d];
+    }
+    void begin(const ParticleA<S>&) {}
+    template <class P>
+    void add(P& pair) {
+        const Vec8 none = kernel::splat<Vec8>(-1.0);
+        pair.mu_wall = pair.inside && pair.wall ? pair.field(Record<S>::wall_mu) : none;
+        Vec8 normal[Dim];
+        pair_terms::along<Dim>(pair.dv, n, normal);
+        for (int d = 0; d < Dim; ++d)
+            pair.dv_strain[d] = pair.mu_wall >= 0.0 ? normal[d] : pair.dv[d];
+    }
+};
+
+// The walls' laws and the loads on bodies. Per block, the pair forces (momentum and artificial
+// stress, handed on by the terms before it) go to the loads of the bodies and to the slip
+// walls' force on a (so it runs after Momentum; its call per block comes last, where few values
+// are live). After the pair loop (take, after Momentum's): a free-slip wall's tangential force
+// is removed from the acceleration; a Coulomb wall's is limited over the whole contact
+// (apply_coulomb_limit).
 template <class S>
 struct WallFriction {
     static constexpr int Dim = S::Dim;
     using R = Record<S>;
     const double* rec;
     const LoadSink& sink;
-    std::span<const std::uint32_t> partners;
-    bool slip = false;        // a has slip-wall partners
-    double n[Dim] = {};       // the wall normal at a
-    std::uint32_t first_wall = 0;
+    SlipWalls<Dim> walls;
+    // The sums live outside the composition: block_loads, out of line, writes them, and an
+    // object whose address an out-of-line call receives is reloaded from memory after every
+    // call, the composition's accumulators with it. For the same reason the calls get copies
+    // of the normal and the position.
+    WallSums<Dim>& sums;
     double m_a = 0.0, xa[Dim] = {}, va[Dim] = {};
-    double wall_force[Dim][kBlock] = {}, wall_limit[kBlock] = {};
-    WallFriction(const double* records, const LoadSink& s, std::span<const std::uint32_t> list)
-        : rec(records), sink(s), partners(list) {}
+    WallFriction(const double* records, const LoadSink& s, const SlipWalls<Dim>& w,
+                 WallSums<Dim>& wall_sums)
+        : rec(records), sink(s), walls(w), sums(wall_sums) {}
     void begin(const ParticleA<S>& a) {
-        slip = sink.any_slip && wall_normal<Dim, R>(rec, a.rec, partners, n, first_wall);
         m_a = a.at(R::mass);
         for (int d = 0; d < Dim; ++d) {
             xa[d] = a.at(R::x + d);
@@ -175,12 +221,6 @@ struct WallFriction {
     }
     template <class P>
     void add(P& pair) {
-        const Vec8 none = kernel::splat<Vec8>(-1.0);
-        pair.mu_wall = pair.inside && pair.wall ? pair.field(R::wall_mu) : none;
-        Vec8 normal[Dim];
-        pair_terms::along<Dim>(pair.dv, n, normal);
-        for (int d = 0; d < Dim; ++d)
-            pair.dv_strain[d] = pair.mu_wall >= 0.0 ? normal[d] : pair.dv[d];
         BlockForces<Dim> f;
         traversal::store8(f.mass, pair.m_b);
         traversal::store8(f.weight, Vec8(pair.m_b * pair.fn));
@@ -189,7 +229,9 @@ struct WallFriction {
             traversal::store8(f.momentum[i], pair.t[i]);
             traversal::store8(f.art[i], pair.ta[i]);
         }
-        block_loads<Dim, R>(rec, pair.partners, m_a, f, slip, n, sink, wall_force, wall_limit);
+        double n[Dim];
+        for (int d = 0; d < Dim; ++d) n[d] = walls.n[d];
+        block_loads<Dim, R>(rec, pair.partners, m_a, f, walls.slip, n, sink, sums);
     }
     void take(const double*, PairSums<Dim>& s) const;
 };
@@ -206,18 +248,23 @@ struct CoulombContact {
 
 template <class S>
 void WallFriction<S>::take(const double*, PairSums<Dim>& s) const {
-    if (!slip) return;
+    if (!walls.slip) return;
+    double n[Dim], x_a[Dim];
+    for (int d = 0; d < Dim; ++d) {
+        n[d] = walls.n[d];
+        x_a[d] = xa[d];
+    }
     double F[Dim] = {}, limit = 0.0, corr[Dim];
     for (std::size_t k = 0; k < kBlock; ++k) {
-        for (int i = 0; i < Dim; ++i) F[i] += wall_force[i][k];
-        limit += wall_limit[k];
+        for (int i = 0; i < Dim; ++i) F[i] += sums.force[i][k];
+        limit += sums.limit[k];
     }
-    const double* const rec_wall = rec + static_cast<std::size_t>(first_wall) * R::stride;
+    const double* const rec_wall = rec + static_cast<std::size_t>(walls.first_wall) * R::stride;
     for (int i = 0; i < Dim; ++i) s.wall_v[i] = rec_wall[R::v + i];
     if (rec_wall[R::wall_mu] > 0.0) {
         // Coulomb: limited over the whole contact with the body after the pair loop
         // (apply_coulomb_limit).
-        s.coulomb_body = sink.body_of_wall[first_wall];
+        s.coulomb_body = sink.body_of_wall[walls.first_wall];
         double fn[Dim];
         pair_terms::along<Dim>(F, n, fn);
         for (int i = 0; i < Dim; ++i) {
@@ -230,7 +277,7 @@ void WallFriction<S>::take(const double*, PairSums<Dim>& s) const {
             s.acc[i] += corr[i];
             s.slip_power += corr[i] * (va[i] - s.wall_v[i]);
         }
-        if (sink.shares) limit_load_shares<Dim>(sink, xa, n, scale);
+        if (sink.shares) limit_load_shares<Dim>(sink, x_a, n, scale);
     }
 }
 

@@ -7,7 +7,7 @@ Asserted: every run reaches its static state (residual oscillation below 2 % of 
 deflection over one first-mode period, centreline within 3 % of the beam shape); with the
 correction the error of delta_rel falls from 4 to 5 to 6 rows, and at 6 rows it is smaller
 than without. Without the correction the figures are printed, not bounded: they do not
-converge (README "Numerics").
+converge (docs/guide/physics.md).
 """
 import pytest
 

@@ -127,3 +127,49 @@ def test_the_scan_reports_a_name_left_only_in_comments_and_strings(tmp_path):
                           "old_name", "removed_helper()", "not_a_name"}
     assert missing == sorted(["stage_particles", "stage_load_bodies", "old_name",
                               "removed_helper()", "not_a_name"])
+
+
+# --- the README and the documentation site (docs/, built by Sphinx in the docs_html test) ---
+README_MAX_LINES = 80
+ISSUE_NUMBER = re.compile(r"\bissues? \d+", re.I)
+
+
+def test_readme_is_what_a_newcomer_reads_first(repo_root):
+    """The two commands at the top, short, no issue numbers or benchmark history, and a link
+    to every page it names that exists."""
+    text = (repo_root / "README.md").read_text(encoding="utf-8")
+    first_block = FENCE.search(text).group(0)
+    assert text.index(first_block) < 200, "the README must open with `make run` and `make test`"
+    assert "make run" in first_block and "make test" in first_block
+    assert len(text.splitlines()) <= README_MAX_LINES
+    assert not ISSUE_NUMBER.search(text), ISSUE_NUMBER.search(text)
+    assert "M particle-steps/s" not in text and "× PySPH" not in text
+    for link in re.findall(r"\]\(([^)#]+)\)", text):
+        if "://" not in link:
+            assert (repo_root / link).is_file(), f"README links to a missing file: {link}"
+
+
+def test_user_pages_carry_no_issue_numbers(repo_root):
+    user_pages = [p for p in (repo_root / "docs").rglob("*.md") if p.name != "architecture.md"]
+    assert len(user_pages) >= 15
+    for page in user_pages:
+        m = ISSUE_NUMBER.search(page.read_text(encoding="utf-8"))
+        assert not m, f"{page.relative_to(repo_root)}: {m.group(0)!r}"
+
+
+def test_every_example_is_in_the_gallery(repo_root):
+    gallery = (repo_root / "docs" / "gallery" / "index.md").read_text(encoding="utf-8")
+    scripts = [p.name for p in (repo_root / "examples").glob("*.py") if p.name != "__init__.py"]
+    missing = [s for s in scripts if f"examples/{s}" not in gallery]
+    assert not missing, f"examples missing from docs/gallery/index.md: {missing}"
+
+
+def test_every_python_module_is_in_the_api_reference(repo_root):
+    api = (repo_root / "docs" / "api.rst").read_text(encoding="utf-8")
+    package = repo_root / "python" / "regosph"
+    modules = {"regosph." + ".".join(p.relative_to(package).with_suffix("").parts)
+               for p in package.rglob("*.py")
+               if p.name not in ("__init__.py", "__main__.py")}
+    modules |= {"regosph.post", "regosph._core"}
+    documented = set(re.findall(r"\.\. automodule:: (\S+)", api))
+    assert not modules - documented, f"not in docs/api.rst: {sorted(modules - documented)}"

@@ -81,6 +81,43 @@ def test_pip_install_into_a_venv(tmp_path):
     assert out.returncode == 0 and not (site / "regosph").exists()
 
 
+def z_metadata(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        return z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+
+
+def interpreter_without_numpy():
+    """A python3 on PATH (or pyenv's) that cannot import numpy, None when there is none."""
+    import shutil
+    for candidate in (shutil.which("python3"), os.path.expanduser("~/.pyenv/shims/python3")):
+        if candidate and os.path.exists(candidate) and subprocess.run(
+                [candidate, "-c", "import numpy"], capture_output=True,
+                env=outside_env()).returncode != 0:
+            return candidate
+    return None
+
+
+def test_pip_install_into_an_interpreter_without_numpy_fails_saying_what_to_do(tmp_path):
+    python = interpreter_without_numpy()
+    if python is None:
+        pytest.skip("every python3 here has numpy")
+    venv = tmp_path / "venv"
+    out = run([python, "-m", "venv", "--system-site-packages", venv], tmp_path)
+    assert out.returncode == 0, out.stderr
+    out = run([venv / "bin" / "pip", "install", "--no-index", "--disable-pip-version-check", REPO],
+              tmp_path, env=outside_env(REGOSPH_BUILD_DIR=str(BUILD)))
+    assert out.returncode != 0
+    assert "lacks numpy" in out.stdout + out.stderr
+    assert "/usr/bin/python3 -m venv --system-site-packages" in out.stdout + out.stderr
+    assert not list(venv.glob("lib/python3.*/site-packages/regosph"))
+
+
+def test_the_package_declares_its_dependencies():
+    import tomllib
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert {"numpy", "pandas"} <= set(project["dependencies"])
+
+
 def test_build_makes_a_wheel_with_the_extension_and_the_command(tmp_path):
     out = run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", tmp_path, REPO],
               tmp_path, env=outside_env(REGOSPH_BUILD_DIR=str(BUILD)))
@@ -92,6 +129,7 @@ def test_build_makes_a_wheel_with_the_extension_and_the_command(tmp_path):
         entry_points = z.read(f"{dist_info}/entry_points.txt").decode()
         record = z.read(f"{dist_info}/RECORD").decode()
     assert "regosph = regosph.__main__:main" in entry_points
+    assert "Requires-Dist: numpy" in z_metadata(wheel)
     for name in ("regosph/__init__.py", "regosph/mesh.py", "regosph/post/plots.py"):
         assert name in names and name in record
     assert any(n.startswith("regosph/_core.cpython-") and n.endswith(".so") for n in names)

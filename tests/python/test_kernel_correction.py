@@ -7,7 +7,7 @@ tests/cpp/test_kernel_correction.cpp):
 - Balsara's switch reduces the energy an elastic disc in smooth (rigid) rotation loses, and
   keeps the damping of a head-on impact.
 The soil collapse with either option: validation/soil_collapse/run.py --kernel-correction /
---av-balsara (README, "Numerics").
+--av-balsara (docs/guide/physics.md).
 """
 import json
 

@@ -52,7 +52,7 @@ def main(argv=None):
                     help="sound speed of the artificial viscosity [m/s]; 0 (default) = the "
                          "soil's own elastic wave speed; the paper used 600")
     ap.add_argument("--kernel-correction", action="store_true",
-                    help="the soil uses the kernel gradient correction (README 'Numerics'; "
+                    help="the soil uses the kernel gradient correction (docs/guide/physics.md; "
                          "off by default)")
     ap.add_argument("--av-balsara", action="store_true",
                     help="Balsara's switch on the artificial viscosity (off by default)")

@@ -3,6 +3,7 @@
 Everything is lazy: opening a Run reads run.json only; a snapshot file is opened when one of
 its fields is touched, and each field is read once per Snapshot object.
 """
+import difflib
 import json
 import re
 from pathlib import Path
@@ -196,9 +197,27 @@ class Snapshot:
             mask &= self["kind"] == code
         return mask
 
+    def _names(self, attribute):
+        """The names stored in the snapshot's attribute (a JSON array), [] in older files."""
+        text = self.attrs.get(attribute)
+        if text is None:
+            return []
+        return json.loads(text.decode() if isinstance(text, bytes) else text)
+
+    @property
+    def material_names(self):
+        """Material names, indexed by the `material` field (stored in the snapshot; run.json
+        for files written before they were)."""
+        return self._names("material_names") or (self.run.materials if self.run else [])
+
+    @property
+    def body_names(self):
+        """Body names, indexed by the `body` field (as material_names)."""
+        return self._names("body_names") or (self.run.bodies if self.run else [])
+
     def _indices(self, which, table):
         items = which if isinstance(which, (list, tuple, set, np.ndarray)) else [which]
-        names = getattr(self.run, table) if self.run is not None else []
+        names = self.material_names if table == "materials" else self.body_names
         out = []
         for item in items:
             if isinstance(item, (int, np.integer)):
@@ -403,14 +422,21 @@ class Run:
 
     def snapshot(self, index=None, *, time=None):
         """Snapshot by position in the list (negative counts from the end) or the one nearest
-        to `time` [s]."""
+        to `time` [s]; a time beyond the first or last snapshot by more than half their mean
+        spacing is refused (ValueError)."""
         files = self.snapshot_files
         if not files:
             raise FileNotFoundError(f"{self.path}: no snapshot_*.h5 files")
         if (index is None) == (time is None):
             raise ValueError("snapshot: give exactly one of index and time")
         if time is not None:
-            index = int(np.argmin(np.abs(self.times - time)))
+            times = self.times
+            # nearest within half the spacing of the snapshots at the ends, not beyond
+            margin = 0.5 * (times[-1] - times[0]) / max(len(times) - 1, 1)
+            if not times[0] - margin <= time <= times[-1] + margin:
+                raise ValueError(f"snapshot: time {time:g} s is outside the run's snapshots "
+                                 f"({times[0]:g} s to {times[-1]:g} s, {len(times)} snapshots)")
+            index = int(np.argmin(np.abs(times - time)))
         if not -len(files) <= index < len(files):
             raise IndexError(f"snapshot: index {index} out of range (the run has {len(files)})")
         index %= len(files)
@@ -485,7 +511,17 @@ class Run:
         time, force_x, force_y(, force_z), torque_z (3D: torque_x, torque_y, torque_z), and the
         power the regolith takes from it and its work since t = 0 (power, work) when the run
         recorded them."""
+        self._check_body(body)
         return _body_columns(self.diagnostics, body, self.path / "diagnostics.csv", "load")
+
+    def _check_body(self, body):
+        """KeyError naming the run's bodies (and the closest name) when `body` is not one."""
+        if body not in self.bodies:
+            close = difflib.get_close_matches(body, self.bodies, n=1)
+            raise KeyError(f"{self.path}: no body '{body}'"
+                           + (f" (did you mean '{close[0]}'?)" if close else "")
+                           + f"; bodies: {', '.join(self.bodies)}; with loads: "
+                           + (", ".join(self.loaded_bodies) or "none"))
 
     def rigid_body(self, body):
         """The track of one rigid body from bodies.csv: DataFrame with columns time, x, y(, z),
@@ -495,6 +531,7 @@ class Run:
         path = self.path / "bodies.csv"
         if not path.is_file():
             raise FileNotFoundError(f"{path}: missing (the run has no rigid body)")
+        self._check_body(body)
         return _body_columns(read_csv_with_units(path), body, path, "rigid-body")
 
     @property
@@ -514,7 +551,9 @@ def _body_columns(table, body, path, what):
     """The columns '<body>.<name>' of a time series, renamed <name>, with time first."""
     cols = [c for c in table.columns if c.startswith(body + ".")]
     if not cols:
-        raise KeyError(f"{path}: no {what} columns for body '{body}'")
+        have = sorted({c.split(".")[0] for c in table.columns if "." in c})
+        raise KeyError(f"{path}: no {what} columns for body '{body}' (bodies with {what} "
+                       f"columns: {', '.join(have) or 'none'})")
     out = table[["time"] + cols].copy()
     out.columns = ["time"] + [c[len(body) + 1:] for c in cols]
     out.attrs["units"] = {n: table.attrs["units"][c] for n, c in zip(out.columns, ["time"] + cols)}

@@ -1,0 +1,89 @@
+"""Standard formats (issue 49, finding 8): series.xdmf is XDMF 3, which ParaView's default
+reader (Xdmf3ReaderS, through pvpython, headless), its legacy reader and meshio open with one
+vertex cell per particle and every field; snapshots store the body and material names;
+scripts/paraview_views.py builds the usual views' pipeline. A small 2D block: seconds."""
+import shutil
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import REPO
+from regosph import post
+from test_first_day import block
+
+PVPYTHON = shutil.which("pvpython")
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """Three snapshots of the block settling, one every millisecond."""
+    out = tmp_path_factory.mktemp("formats") / "run"
+    block().run(0.002, output_dir=str(out), snapshot_interval=0.001, progress_interval=0)
+    return out
+
+
+def test_the_series_is_xdmf_3_and_meshio_reads_it(run_dir):
+    meshio = pytest.importorskip("meshio")
+    with meshio.xdmf.TimeSeriesReader(str(run_dir / "series.xdmf")) as reader:
+        points, cells = reader.read_points_cells()
+        n = len(points)
+        assert [(c.type, len(c.data)) for c in cells] == [("vertex", n)]
+        assert reader.num_steps == 3
+        t, data, _ = reader.read_data(2)
+    snap = post.Run(run_dir).snapshot(-1)
+    assert t == pytest.approx(snap.time)
+    assert data["stress"].shape == (n, 6)  # order xx yy zz xy xz yz
+    np.testing.assert_array_equal(data["stress"], snap["stress"])
+    np.testing.assert_array_equal(data["position"], snap["position"])  # moving particles
+    assert {"velocity", "density", "material", "body", "plastic_multiplier"} <= set(data)
+
+
+PROBE = """
+import sys
+from paraview import simple
+reader = simple.OpenDataFile(sys.argv[1])
+reader.UpdatePipeline(max(reader.TimestepValues))
+info = reader.GetDataInformation()
+print(type(reader).__name__, info.GetNumberOfPoints(), info.GetNumberOfCells(),
+      len(reader.TimestepValues), ",".join(sorted(a.GetName() for a in reader.PointData)))
+"""
+
+
+@pytest.mark.skipif(PVPYTHON is None, reason="pvpython (Debian's paraview) is not installed")
+def test_paraviews_default_reader_opens_the_series_headless(run_dir, tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
+    out = subprocess.run([PVPYTHON, "--force-offscreen-rendering", str(probe),
+                          str(run_dir / "series.xdmf")], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    reader, points, cells, times, arrays = out.stdout.split()[-5:]
+    n = len(post.Run(run_dir).snapshot(-1))
+    assert reader == "Xdmf3ReaderS" and int(points) == n and int(cells) == n
+    assert int(times) == 3
+    assert {"stress", "velocity", "material", "body"} <= set(arrays.split(","))
+
+
+@pytest.mark.skipif(PVPYTHON is None, reason="pvpython (Debian's paraview) is not installed")
+def test_the_paraview_views_script_names_the_stress_components(run_dir, tmp_path):
+    out = subprocess.run([PVPYTHON, "--force-offscreen-rendering",
+                          str(REPO / "scripts" / "paraview_views.py"), str(run_dir), "--out",
+                          str(tmp_path), "--list"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[0]: line for line in out.stdout.splitlines() if line}
+    snap = post.Run(run_dir).snapshot(-1)
+    assert {"speed", "pressure", "stress_xy", "stress_yy"} <= set(rows)
+    lo = float(rows["stress_yy"].split()[1].strip("[,"))
+    assert lo == pytest.approx(snap["stress_yy"].min(), rel=1e-5)
+
+
+def test_snapshots_store_the_body_and_material_names(run_dir):
+    path = run_dir / "snapshot_000001.h5"
+    with h5py.File(path, "r") as f:
+        assert "body_names" in f.attrs and "material_names" in f.attrs
+    snap = post.Snapshot(path, None)  # without run.json
+    assert snap.body_names == ["soil", "floor"]
+    assert snap.material_names == ["soil", "wall"]
+    assert snap.select(body="floor").sum() == 48 and snap.select(material="soil").sum() == 100

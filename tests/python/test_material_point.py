@@ -1,0 +1,155 @@
+"""The material-point driver (regosph.material_point): elastic closed forms, the Drucker-Prager
+failure ratios on the stress paths of issue 45 (triaxial compression, extension, plane strain),
+and its input checks. Each path is a single point: the whole file runs in about a second."""
+import math
+
+import numpy as np
+import pytest
+
+import regosph as rs
+from regosph import material_point as mp
+from regosph.calibrate import triaxial_peak_stress
+
+K = 1.0e7          # bulk modulus [Pa]
+NU = 0.3           # Poisson's ratio [-]
+G = 3.0 * K * (1.0 - 2.0 * NU) / (2.0 * (1.0 + NU))  # shear modulus [Pa]
+CONFINEMENT = 1.0e3  # [Pa], compression positive
+RATE = 1.0         # axial strain rate [1/s]
+ANGLES = (20.0, 30.0, 42.0)  # friction angles [deg]
+
+
+def soil(phi, cohesion=0.0):
+    return rs.DruckerPrager(f"soil{phi:g}", density=1500, bulk_modulus=K, poisson_ratio=NU,
+                            friction_angle=phi, cohesion=cohesion)
+
+
+def mohr_coulomb_ratio(phi):
+    """sigma_1/sigma_3 at failure of a cohesionless Mohr-Coulomb soil on every path."""
+    return float(triaxial_peak_stress(1.0, phi, 0.0))
+
+
+def outer_cone_alpha(phi):
+    return rs.drucker_prager_constants(phi, 0.0, dim=3)[0]
+
+
+def test_elastic_oedometer_and_isotropic_match_the_moduli():
+    """Hooke's law integrated by the solver's step: constrained modulus K + 4G/3 in 1D
+    compression (lateral stress (K - 2G/3) eps), bulk modulus K in isotropic compression."""
+    m = soil(30.0)  # K0 = nu/(1 - nu) = 0.43 keeps the oedometer inside the 30 deg cone
+    dt, steps = 1e-5, 200
+    r = mp.drive(m, mp.oedometer(RATE), steps=steps, dt=dt, confinement=CONFINEMENT)
+    eps = r.strain[-1, 2]
+    assert eps == pytest.approx(-RATE * dt * steps, rel=1e-12)
+    assert not r.yielding.any()
+    axial = (r.stress[-1, 2] + CONFINEMENT) / eps
+    lateral = (r.stress[-1, 0] + CONFINEMENT) / eps
+    assert axial == pytest.approx(K + 4.0 * G / 3.0, rel=1e-6)
+    assert lateral == pytest.approx(K - 2.0 * G / 3.0, rel=1e-6)
+    # Continuity: rho = rho0 exp(-eps_v) up to Heun's O(dt^3) per step.
+    assert r.rho[-1] == pytest.approx(1500.0 * math.exp(-eps), rel=1e-9)
+
+    r = mp.drive(m, mp.isotropic(RATE), steps=steps, dt=dt)
+    eps_v = np.sum(r.strain[-1, :3])
+    assert r.p[-1] / -eps_v == pytest.approx(K, rel=1e-6)
+    assert np.max(r.q) < 1e-9 * r.p[-1]
+    assert not r.yielding.any()
+
+
+def test_triaxial_compression_fails_at_the_mohr_coulomb_ratio():
+    """The 3D cone passes through Mohr-Coulomb's compression corners: exact on this path."""
+    for phi in ANGLES:
+        r = mp.drive(soil(phi), mp.triaxial_compression(RATE), steps=1500, dt=1e-5,
+                     confinement=CONFINEMENT)
+        assert r.stress[-1, :2] == pytest.approx([-CONFINEMENT] * 2, rel=1e-9)  # held
+        assert r.yielding[-1]
+        ratio = r.stress[-1, 2] / r.stress[-1, 0]
+        print(f"triaxial compression phi={phi:g}: sigma1/sigma3 = {ratio:.4f} "
+              f"(Mohr-Coulomb {mohr_coulomb_ratio(phi):.4f})")
+        assert ratio == pytest.approx(mohr_coulomb_ratio(phi), rel=0.02)
+
+
+def test_triaxial_extension_over_predicts_strength():
+    """Known behaviour (issue 45): in extension (sigma1 = sigma2 lateral, sigma3 axial) the
+    outer cone fails at (1 + a)/(1 - 2a), a = sqrt(3) alpha = 2 sin phi/(3 - sin phi), above
+    Mohr-Coulomb's ratio; at 42 deg 1 - 2a < 0 and the axial stress turns tensile at c = 0.
+    These assertions hold the outer cone; a strength surface true on every path changes them."""
+    for phi in ANGLES:
+        r = mp.drive(soil(phi), mp.triaxial_extension(RATE), steps=1500, dt=1e-5,
+                     confinement=CONFINEMENT)
+        assert r.yielding[-1]
+        minor_over_major = r.stress[-1, 2] / r.stress[-1, 0]  # sigma3/sigma1
+        a = math.sqrt(3.0) * outer_cone_alpha(phi)
+        print(f"triaxial extension phi={phi:g}: sigma1/sigma3 = {1.0 / minor_over_major:.4f} "
+              f"(sigma3/sigma1 = {minor_over_major:+.4f}; Mohr-Coulomb "
+              f"{mohr_coulomb_ratio(phi):.4f})")
+        assert minor_over_major == pytest.approx((1.0 - 2.0 * a) / (1.0 + a), abs=1e-6)
+        if phi < 40.0:
+            assert 1.0 / minor_over_major > 1.25 * mohr_coulomb_ratio(phi)
+        else:
+            assert r.stress[-1, 2] > 0.09 * CONFINEMENT  # tension in a cohesionless soil
+
+
+def test_plane_strain_over_predicts_strength_in_3d_and_under_predicts_in_2d():
+    """Known behaviour (issue 45): in plane strain with psi = 0 the flow is deviatoric, so at
+    steady flow S_zz = 0 (Lode angle 0) and the cone acts as sin(phi_eff) = 3 alpha: the 3D
+    outer cone over-predicts (phi = 42 deg acts as ~84 deg and approaches its limit ratio of
+    ~360 slowly, hence the loose bound), the 2D plane-strain fit (Bui 2008) under-predicts.
+    These assertions hold the present cones; a law true on every path changes them."""
+    for phi in ANGLES:
+        for dim in (3, 2):
+            r = mp.drive(soil(phi), mp.plane_strain(RATE), steps=3000, dt=1e-4, dim=dim,
+                         confinement=CONFINEMENT)
+            assert r.stress[-1, 0] == pytest.approx(-CONFINEMENT, rel=1e-9)
+            assert r.yielding[-1]
+            ratio = r.stress[-1, 1] / r.stress[-1, 0]
+            three_alpha = 3.0 * rs.drucker_prager_constants(phi, 0.0, dim=dim)[0]
+            limit = (1.0 + three_alpha) / (1.0 - three_alpha)
+            print(f"plane strain {dim}D phi={phi:g}: sigma1/sigma3 = {ratio:.4f} at axial "
+                  f"strain 0.3 (steady-flow limit {limit:.4f}; Mohr-Coulomb "
+                  f"{mohr_coulomb_ratio(phi):.4f})")
+            if dim == 3 and phi > 40.0:
+                assert 40.0 * mohr_coulomb_ratio(phi) < ratio < limit
+            else:
+                assert ratio == pytest.approx(limit, rel=0.01)
+            if dim == 3:
+                assert ratio > 1.25 * mohr_coulomb_ratio(phi)
+            else:
+                assert ratio < 0.99 * mohr_coulomb_ratio(phi)
+
+
+def test_cycles_and_simple_shear():
+    """A shear cycle returns to its start strain; the cone caps the shear stress at
+    q = sqrt(3) tau = k - alpha I1 (Schaefer 2017 eq. 11 with J2 = tau^2)."""
+    phi = 30.0
+    steps = 400
+    r = mp.drive(soil(phi), mp.cycle(mp.simple_shear(RATE), 2), steps=steps, dt=1e-5,
+                 confinement=CONFINEMENT)
+    assert len(r.time) == 4 * steps + 1
+    assert np.abs(r.strain[-1]).max() < 1e-15
+    tau_max = outer_cone_alpha(phi) * 3.0 * CONFINEMENT
+    assert r.stress[steps, 3] == pytest.approx(tau_max, rel=1e-9)
+    assert r.stress[2 * steps, 3] == pytest.approx(-tau_max, rel=1e-9)
+    assert r.yielding[steps] and not r.yielding[steps + 1]  # unloading is elastic
+
+
+def test_bad_input_names_the_field():
+    m = soil(30.0)
+    path = mp.triaxial_compression(RATE)
+    cases = [
+        (lambda: mp.drive(m, path, steps=0, dt=1e-5), "steps"),
+        (lambda: mp.drive(m, path, steps=10, dt=-1.0), "dt"),
+        (lambda: mp.drive(m, path, steps=10, dt=1e-5, dim=1), "dim"),
+        (lambda: mp.drive(m, "triaxial", steps=10, dt=1e-5), "path"),
+        (lambda: mp.drive(m, mp.Path((0.0,) * 6, ("ww",)), steps=10, dt=1e-5), "path.held"),
+        (lambda: mp.drive(m, path, steps=10, dt=1e-5, stress=[0.0] * 5), "stress"),
+        (lambda: mp.drive(m, path, steps=10, dt=1e-5, confinement=-1.0), "confinement"),
+        (lambda: mp.drive(m, mp.oedometer(RATE), steps=10, dt=1e-5, dim=2), "strain_rate"),
+        (lambda: mp.triaxial_compression(0.0), "rate"),
+        (lambda: mp.oedometer(1.0, axis="xy"), "axis"),
+        (lambda: mp.cycle(path, 0), "cycles"),
+        (lambda: m.point_step(-1.0, np.zeros(6), np.zeros(6), 1e-5), "rho"),
+        (lambda: mp.drive(rs.Rigid("wall", density=1000), path, steps=10, dt=1e-5), "model"),
+    ]
+    for call, field in cases:
+        with pytest.raises(ValueError, match=field):
+            call()
