@@ -1,0 +1,306 @@
+// Rigid spheres that need no SPH particles (issue 48): mass properties from radius and density,
+// mutual Newtonian gravity (exact for spheres), normal contact (Hertz or Hooke with viscous
+// damping set from a restitution e in [0, 1]) and a velocity-Verlet (leapfrog) step. A system of
+// these bodies costs O(N^2) pair terms per step and nothing else.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <vector>
+
+#include "geometry/vector_ops.hpp"
+
+namespace regosph::geometry {
+
+struct SphereBody {
+    double radius_m = 0.0;
+    double mass_kg = 0.0;
+    vec::V x_m{};                  // centre
+    vec::V v_m_s{};                // centre velocity
+    vec::V omega_rad_s{};          // spin; changed only by wall friction
+    bool rotation_locked = false;  // a sphere that slides without rolling
+};
+
+inline SphereBody make_sphere(double radius_m, double density_kg_m3) {
+    if (!(radius_m > 0.0)) throw std::invalid_argument("sphere radius_m must be > 0");
+    if (!(density_kg_m3 > 0.0)) throw std::invalid_argument("sphere density_kg_m3 must be > 0");
+    SphereBody b;
+    b.radius_m = radius_m;
+    b.mass_kg = 4.0 / 3.0 * std::numbers::pi * radius_m * radius_m * radius_m * density_kg_m3;
+    return b;
+}
+
+inline double sphere_inertia_kg_m2(const SphereBody& b) { return 0.4 * b.mass_kg * b.radius_m * b.radius_m; }
+
+enum class NormalLaw { hooke, hertz };
+
+struct SphereContactLaw {
+    NormalLaw law = NormalLaw::hertz;
+    double stiffness_N_m = 0.0;         // Hooke: F = k delta
+    double youngs_modulus_Pa = 0.0;     // Hertz: E of both bodies
+    double poisson_ratio = 0.0;
+    double restitution = 1.0;           // e in [0, 1]; 0 = perfectly inelastic
+    double gravitational_constant = 0.0;  // G [m^3 kg^-1 s^-2]; 0 switches mutual gravity off
+    vec::V uniform_gravity_m_s2{};
+};
+
+// Damping ratio of a linear spring-dashpot whose rebound has restitution e: zeta = -ln e /
+// sqrt(pi^2 + ln^2 e); e = 0 gives critical damping (the bodies stick).
+inline double damping_ratio(double e) {
+    if (!(e >= 0.0 && e <= 1.0)) throw std::invalid_argument("restitution must be in [0, 1]");
+    if (e == 0.0) return 1.0;
+    const double l = std::log(e);
+    return -l / std::sqrt(std::numbers::pi * std::numbers::pi + l * l);
+}
+
+// Normal force magnitude [N] (positive pushes the bodies apart) for overlap delta [m] and
+// approach rate delta_dot [m/s]. Hooke: k delta + 2 zeta sqrt(k m*) delta_dot, left unclamped
+// so that the rebound ends with exactly e (and e = 0 sticks). Hertz: (4/3) E* sqrt(R*) delta^1.5
+// with the Tsuji-Antypov damping 2 sqrt(5/6) zeta sqrt(S_n m*), S_n = 2 E* sqrt(R* delta).
+inline double normal_force_N(const SphereContactLaw& c, double delta, double delta_dot, double m_star,
+                             double r_star) {
+    const double zeta = damping_ratio(c.restitution);
+    if (c.law == NormalLaw::hooke) {
+        return c.stiffness_N_m * delta + 2.0 * zeta * std::sqrt(c.stiffness_N_m * m_star) * delta_dot;
+    }
+    const double e_star = c.youngs_modulus_Pa / (2.0 * (1.0 - c.poisson_ratio * c.poisson_ratio));
+    const double s_n = 2.0 * e_star * std::sqrt(r_star * delta);
+    const double f = 4.0 / 3.0 * e_star * std::sqrt(r_star) * delta * std::sqrt(delta) +
+                     2.0 * std::sqrt(5.0 / 6.0) * zeta * std::sqrt(s_n * m_star) * delta_dot;
+    return std::max(f, 0.0);
+}
+
+// Accelerations [m/s^2] of all bodies: uniform gravity, mutual gravity G m_i m_j / r^2 and
+// normal contact along the line of centres.
+inline std::vector<vec::V> sphere_accelerations(const std::vector<SphereBody>& bodies, const SphereContactLaw& c) {
+    std::vector<vec::V> a(bodies.size(), c.uniform_gravity_m_s2);
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        for (std::size_t j = i + 1; j < bodies.size(); ++j) {
+            const SphereBody& bi = bodies[i];
+            const SphereBody& bj = bodies[j];
+            const vec::V d = vec::sub(bj.x_m, bi.x_m);
+            const double r = vec::norm(d);
+            if (!(r > 0.0)) throw std::runtime_error("sphere bodies: two centres coincide");
+            double f = -c.gravitational_constant * bi.mass_kg * bj.mass_kg / (r * r);  // <0 attracts
+            const double delta = bi.radius_m + bj.radius_m - r;
+            if (delta > 0.0) {
+                const double m_star = bi.mass_kg * bj.mass_kg / (bi.mass_kg + bj.mass_kg);
+                const double r_star = bi.radius_m * bj.radius_m / (bi.radius_m + bj.radius_m);
+                const double delta_dot = -vec::dot(vec::sub(bj.v_m_s, bi.v_m_s), d) / r;
+                f += normal_force_N(c, delta, delta_dot, m_star, r_star);
+            }
+            for (int k = 0; k < 3; ++k) {
+                a[i][k] -= f * d[k] / r / bi.mass_kg;
+                a[j][k] += f * d[k] / r / bj.mass_kg;
+            }
+        }
+    }
+    return a;
+}
+
+// One velocity-Verlet step of dt [s] (symplectic for the conservative forces; the dashpot uses
+// the half-step velocity). `a` holds the accelerations at the current state and is updated.
+inline void sphere_verlet_step(std::vector<SphereBody>& bodies, const SphereContactLaw& c, double dt,
+                               std::vector<vec::V>& a) {
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        for (int k = 0; k < 3; ++k) {
+            bodies[i].v_m_s[k] += 0.5 * dt * a[i][k];
+            bodies[i].x_m[k] += dt * bodies[i].v_m_s[k];
+        }
+    }
+    a = sphere_accelerations(bodies, c);
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        for (int k = 0; k < 3; ++k) bodies[i].v_m_s[k] += 0.5 * dt * a[i][k];
+    }
+}
+
+// Kinetic (translation and spin) plus mutual gravitational energy [J]; contact and wall
+// potentials are left out (they vanish between contacts).
+inline double sphere_energy_J(const std::vector<SphereBody>& bodies, double gravitational_constant) {
+    double e = 0.0;
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        const SphereBody& b = bodies[i];
+        e += 0.5 * b.mass_kg * vec::dot(b.v_m_s, b.v_m_s) +
+             0.5 * sphere_inertia_kg_m2(b) * vec::dot(b.omega_rad_s, b.omega_rad_s);
+        for (std::size_t j = i + 1; j < bodies.size(); ++j) {
+            e -= gravitational_constant * b.mass_kg * bodies[j].mass_kg / vec::norm(vec::sub(bodies[j].x_m, b.x_m));
+        }
+    }
+    return e;
+}
+
+// Total angular momentum [kg m^2/s] about the origin: orbital m x cross v plus spin I omega.
+inline vec::V sphere_angular_momentum(const std::vector<SphereBody>& bodies) {
+    vec::V h{};
+    for (const SphereBody& b : bodies) {
+        const vec::V orbital = vec::cross(b.x_m, b.v_m_s);
+        for (int k = 0; k < 3; ++k) {
+            h[k] += b.mass_kg * orbital[k] + sphere_inertia_kg_m2(b) * b.omega_rad_s[k];
+        }
+    }
+    return h;
+}
+
+// Normalised angular momentum H-bar^2 = H^2 / (G m^3 d) of equal spheres of mass m and
+// diameter d (Levine 2016, eq. 2.12), with H taken about the barycentre.
+inline double normalised_h2(const std::vector<SphereBody>& bodies, double gravitational_constant) {
+    double mass = 0.0;
+    vec::V centre{}, momentum{};
+    for (const SphereBody& b : bodies) {
+        mass += b.mass_kg;
+        for (int k = 0; k < 3; ++k) {
+            centre[k] += b.mass_kg * b.x_m[k];
+            momentum[k] += b.mass_kg * b.v_m_s[k];
+        }
+    }
+    const vec::V h_origin = sphere_angular_momentum(bodies);
+    const vec::V h_centre = vec::cross(vec::V{centre[0] / mass, centre[1] / mass, centre[2] / mass}, momentum);
+    const vec::V h = vec::sub(h_origin, h_centre);
+    const double m = bodies.at(0).mass_kg, d = 2.0 * bodies.at(0).radius_m;
+    return vec::dot(h, h) / (gravitational_constant * m * m * m * d);
+}
+
+struct TidalParameters {
+    double love_number_k2 = 1e-5;
+    double quality_factor_q = 100.0;  // Q = 1 / tan(2 epsilon) (eq. 3.10)
+    double density_kg_m3 = 0.0;       // of the parent body i
+    double gravitational_constant = 0.0;
+};
+
+struct TidalLoad {
+    double torque_z_N_m = 0.0;  // on the parent's spin about Z
+    vec::V force_N{};           // on the child; the parent takes -force_N
+};
+
+// Planar tidal torque of child j on parent i, Levine 2016 eq. 3.9:
+// Gamma = sign(phi_dot) (3/2) k2 (3 / (4 pi rho_i))^2 G m_i^2 m_j^2 / r^6 sin(2 epsilon), with
+// phi_dot = psi_dot_i - theta_dot_ij. The parent's spin takes -Gamma, the child the force
+// Gamma / r (Z x r_hat) of eq. 3.18 and the parent its reaction, so that linear and angular
+// momentum are kept and the mechanical energy falls at Gamma |phi_dot| (eqs. 3.12-3.13).
+inline TidalLoad tidal_load(const SphereBody& parent, const SphereBody& child, const TidalParameters& p) {
+    const vec::V r = vec::sub(child.x_m, parent.x_m);
+    const vec::V rdot = vec::sub(child.v_m_s, parent.v_m_s);
+    const double r2 = vec::dot(r, r), rn = std::sqrt(r2);
+    const double theta_dot = vec::cross(r, rdot)[2] / r2;
+    const double phi_dot = parent.omega_rad_s[2] - theta_dot;
+    const double sin_2eps = 1.0 / std::sqrt(1.0 + p.quality_factor_q * p.quality_factor_q);
+    const double shape = 3.0 / (4.0 * std::numbers::pi * p.density_kg_m3);
+    const double mm = parent.mass_kg * child.mass_kg;
+    const double gamma = (phi_dot > 0.0 ? 1.0 : (phi_dot < 0.0 ? -1.0 : 0.0)) * 1.5 * p.love_number_k2 * shape *
+                         shape * p.gravitational_constant * mm * mm / (r2 * r2 * r2) * sin_2eps;
+    TidalLoad load;
+    load.torque_z_N_m = -gamma;
+    load.force_N = {-gamma / rn * r[1] / rn, gamma / rn * r[0] / rn, 0.0};
+    return load;
+}
+
+struct PlaneWall {
+    vec::V point_m{};
+    vec::V normal{0.0, 0.0, 1.0};  // unit, pointing to the side the bodies are on
+};
+
+// Cundall-Strack tangential spring-dashpot with static/dynamic Coulomb friction: the contact
+// holds until |k_t xi + c_t v_t| exceeds mu_static F_n, then the contact slides at mu_dynamic F_n until the spring
+// force falls below it again.
+struct FrictionLaw {
+    double tangential_stiffness_N_m = 0.0;
+    double mu_static = 0.0;
+    double mu_dynamic = 0.0;
+};
+
+// History of one sphere-wall contact; part of the state a checkpoint must keep for an exact
+// restart.
+struct WallContactState {
+    vec::V spring_m{};
+    bool sliding = false;
+};
+
+struct SphereSystem {
+    std::vector<SphereBody> bodies;
+    std::vector<PlaneWall> walls;
+    SphereContactLaw law;
+    FrictionLaw friction;
+    std::vector<WallContactState> wall_history;  // bodies.size() * walls.size(), body-major
+    std::vector<vec::V> accel_m_s2;              // at the current state
+    std::vector<vec::V> angular_accel_rad_s2;
+};
+
+// Force [N] and torque [N m] of a plane wall on a sphere; dt_s advances the tangential spring
+// by the contact-point slip v_t dt (Cundall-Strack), after turning it into the tangent plane.
+inline void wall_contact(const SphereBody& b, const PlaneWall& w, const SphereContactLaw& c, const FrictionLaw& f,
+                         WallContactState& h, double dt_s, vec::V& force, vec::V& torque) {
+    const double delta = b.radius_m - vec::dot(vec::sub(b.x_m, w.point_m), w.normal);
+    if (delta <= 0.0) {
+        h = WallContactState{};
+        return;
+    }
+    const vec::V arm{-b.radius_m * w.normal[0], -b.radius_m * w.normal[1], -b.radius_m * w.normal[2]};
+    const vec::V spin = vec::cross(b.omega_rad_s, arm);
+    const vec::V vc{b.v_m_s[0] + spin[0], b.v_m_s[1] + spin[1], b.v_m_s[2] + spin[2]};
+    const double vn = vec::dot(vc, w.normal);
+    const double fn = std::max(normal_force_N(c, delta, -vn, b.mass_kg, b.radius_m), 0.0);
+    const double xi_n = vec::dot(h.spring_m, w.normal);
+    // tangential dashpot with the normal law's damping ratio, so that a stuck contact settles
+    const double c_t = 2.0 * damping_ratio(c.restitution) * std::sqrt(f.tangential_stiffness_N_m * b.mass_kg);
+    vec::V ft{}, vt{};
+    for (int k = 0; k < 3; ++k) {
+        vt[k] = vc[k] - vn * w.normal[k];
+        h.spring_m[k] += -xi_n * w.normal[k] + vt[k] * dt_s;
+        ft[k] = -f.tangential_stiffness_N_m * h.spring_m[k] - c_t * vt[k];
+    }
+    const double ft_norm = vec::norm(ft);
+    const double limit = (h.sliding ? f.mu_dynamic : f.mu_static) * fn;
+    h.sliding = ft_norm > limit;
+    if (h.sliding) {
+        const double mu_fn = f.mu_dynamic * fn;
+        for (int k = 0; k < 3; ++k) {
+            ft[k] *= mu_fn / ft_norm;
+            h.spring_m[k] = -(ft[k] + c_t * vt[k]) / f.tangential_stiffness_N_m;  // Luding 2008
+        }
+    }
+    for (int k = 0; k < 3; ++k) force[k] += fn * w.normal[k] + ft[k];
+    const vec::V t = vec::cross(arm, ft);
+    for (int k = 0; k < 3; ++k) torque[k] += t[k];
+}
+
+// Linear and angular accelerations of the system's bodies at its current state.
+inline void system_accelerations(SphereSystem& s, double dt_s) {
+    s.accel_m_s2 = sphere_accelerations(s.bodies, s.law);
+    s.angular_accel_rad_s2.assign(s.bodies.size(), vec::V{});
+    s.wall_history.resize(s.bodies.size() * s.walls.size());
+    for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+        vec::V force{}, torque{};
+        for (std::size_t w = 0; w < s.walls.size(); ++w) {
+            wall_contact(s.bodies[i], s.walls[w], s.law, s.friction, s.wall_history[i * s.walls.size() + w], dt_s,
+                         force, torque);
+        }
+        const double inertia = sphere_inertia_kg_m2(s.bodies[i]);
+        for (int k = 0; k < 3; ++k) {
+            s.accel_m_s2[i][k] += force[k] / s.bodies[i].mass_kg;
+            s.angular_accel_rad_s2[i][k] = s.bodies[i].rotation_locked ? 0.0 : torque[k] / inertia;
+        }
+    }
+}
+
+// Velocity-Verlet step of a system with walls; call system_accelerations(s, 0) once before the
+// first step.
+inline void system_step(SphereSystem& s, double dt_s) {
+    auto half_kick = [&s, dt_s]() {
+        for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+            for (int k = 0; k < 3; ++k) {
+                s.bodies[i].v_m_s[k] += 0.5 * dt_s * s.accel_m_s2[i][k];
+                s.bodies[i].omega_rad_s[k] += 0.5 * dt_s * s.angular_accel_rad_s2[i][k];
+            }
+        }
+    };
+    half_kick();
+    for (auto& b : s.bodies) {
+        for (int k = 0; k < 3; ++k) b.x_m[k] += dt_s * b.v_m_s[k];
+    }
+    system_accelerations(s, dt_s);
+    half_kick();
+}
+
+}  // namespace regosph::geometry
