@@ -158,7 +158,7 @@ void bind_material_class(py::module_& m) {
                                "Elastic (P-wave) speed at the reference density [m/s]; 0 for Rigid.")
         .def_property_readonly("model", [](const Material& x) { return std::string(model_name(x)); },
                                "The constitutive model: 'DruckerPrager', 'ElasticSolid', "
-                               "'Rigid' or 'MuIRheology' (run.json 'model').")
+                               "'Rigid', 'MuIRheology' or 'MohrCoulomb' (run.json 'model').")
         .def_property_readonly("plastic", [](const Material& x) { return plastic(x); },
                                "True when the model can yield.")
         .def_property_readonly("boundary_only", [](const Material& x) { return boundary_only(x); },
@@ -226,6 +226,41 @@ void bind_mu_i_rheology(py::module_& m) {
         "grain_density rho_s [kg/m^3]; SI units.");
 }
 
+// rs.MohrCoulomb (materials/mohr_coulomb.hpp), through make_material.
+void bind_mohr_coulomb(py::module_& m) {
+    m.def(
+        "MohrCoulomb",
+        [](const std::string& name, double density, double bulk_modulus, double friction_angle,
+           double cohesion, std::optional<double> shear_modulus,
+           std::optional<double> poisson_ratio, double dilatancy_angle,
+           std::optional<double> tensile_strength, double tensile_softening_strain,
+           double viscosity_sound_speed, const py::object& kernel_correction) {
+            return make_material(
+                name, MohrCoulombInput{.density = density, .bulk_modulus = bulk_modulus,
+                                       .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
+                                       .friction_angle_deg = friction_angle, .cohesion = cohesion,
+                                       .dilatancy_angle_deg = dilatancy_angle,
+                                       .tensile_strength = tensile_strength,
+                                       .tensile_softening_strain = tensile_softening_strain,
+                                       .viscosity_sound_speed = viscosity_sound_speed,
+                                       .kernel_correction = to_flag(
+                                           kernel_correction, material_field(name, "kernel_correction"))});
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
+        py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
+        py::arg("tensile_strength") = py::none(), py::arg("tensile_softening_strain") = 0.0,
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        "Mohr-Coulomb elastic-plastic regolith, true on every stress path (triaxial compression "
+        "and extension, plane strain; docs/guide/physics.md 'Strength surfaces'): Hooke stress "
+        "returned to (s1 - s3) + (s1 + s3) sin(phi) <= 2 c cos(phi) by the closest-point "
+        "projection in principal stresses with the flow rule of dilatancy_angle. "
+        "tensile_strength [Pa]: a Rankine cut-off s1 <= sigma_t (None: none, the apex "
+        "c cot(phi) bounds the tension), softening linearly to zero over the tensile plastic "
+        "strain tensile_softening_strain (0: lost at the first crack). SI units, angles in "
+        "degrees.");
+}
+
 }  // namespace
 
 void bind_materials(py::module_& m) {
@@ -282,6 +317,7 @@ void bind_materials(py::module_& m) {
         "epsilon (0 = off); kernel_correction: the first-order consistent kernel gradient "
         "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
     bind_mu_i_rheology(m);
+    bind_mohr_coulomb(m);
     m.def(
         "Rigid",
         [](const std::string& name, double density, std::optional<double> youngs_modulus,

@@ -84,6 +84,7 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     IntegratorOptions,
     Kinematics,
     Material,
+    MohrCoulomb,
     MuIRheology,
     PhysicsParameters,
     Rigid,
@@ -131,6 +132,7 @@ for _cls in (Simulation, Kinematics, TriangleMesh, Material, Shape):
     _forgiving_class(_cls)
 DruckerPrager = _checked_material(DruckerPrager.__wrapped__, soil=True)
 ElasticSolid = _checked_material(ElasticSolid.__wrapped__, soil=False)
+MohrCoulomb = _checked_material(MohrCoulomb.__wrapped__, soil=True)
 Rigid = _checked_material(Rigid.__wrapped__, soil=False)
 _simulation_run = Simulation.run
 

@@ -17,12 +17,13 @@
 #include "materials/constitutive_model.hpp"
 #include "materials/drucker_prager.hpp"
 #include "materials/elastic_solid.hpp"
+#include "materials/mohr_coulomb.hpp"
 #include "materials/mu_i_rheology.hpp"
 #include "materials/rigid.hpp"
 
 namespace regosph {
 
-using Model = std::variant<DruckerPrager, ElasticSolid, Rigid, MuIRheology>;
+using Model = std::variant<DruckerPrager, ElasticSolid, Rigid, MuIRheology, MohrCoulomb>;
 
 struct Material {
     std::string name;
