@@ -234,6 +234,7 @@ void bind_mohr_coulomb(py::module_& m) {
            double cohesion, std::optional<double> shear_modulus,
            std::optional<double> poisson_ratio, double dilatancy_angle,
            std::optional<double> tensile_strength, double tensile_softening_strain,
+           double artificial_stress, double artificial_stress_exponent,
            double viscosity_sound_speed, const py::object& kernel_correction) {
             return make_material(
                 name, MohrCoulombInput{.density = density, .bulk_modulus = bulk_modulus,
@@ -242,6 +243,8 @@ void bind_mohr_coulomb(py::module_& m) {
                                        .dilatancy_angle_deg = dilatancy_angle,
                                        .tensile_strength = tensile_strength,
                                        .tensile_softening_strain = tensile_softening_strain,
+                                       .artificial_stress = artificial_stress,
+                                       .artificial_stress_exponent = artificial_stress_exponent,
                                        .viscosity_sound_speed = viscosity_sound_speed,
                                        .kernel_correction = to_flag(
                                            kernel_correction, material_field(name, "kernel_correction"))});
@@ -250,6 +253,7 @@ void bind_mohr_coulomb(py::module_& m) {
         py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
         py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
         py::arg("tensile_strength") = py::none(), py::arg("tensile_softening_strain") = 0.0,
+        py::arg("artificial_stress") = 0.0, py::arg("artificial_stress_exponent") = 4.0,
         py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
         "Mohr-Coulomb elastic-plastic regolith, true on every stress path (triaxial compression "
         "and extension, plane strain; docs/guide/physics.md 'Strength surfaces'): Hooke stress "
@@ -257,8 +261,9 @@ void bind_mohr_coulomb(py::module_& m) {
         "projection in principal stresses with the flow rule of dilatancy_angle. "
         "tensile_strength [Pa]: a Rankine cut-off s1 <= sigma_t (None: none, the apex "
         "c cot(phi) bounds the tension), softening linearly to zero over the tensile plastic "
-        "strain tensile_softening_strain (0: lost at the first crack). SI units, angles in "
-        "degrees.");
+        "strain tensile_softening_strain (0: lost at the first crack). artificial_stress: "
+        "Monaghan (2000) epsilon with exponent artificial_stress_exponent against the tensile "
+        "instability of cohesive soil (0 = off). SI units, angles in degrees.");
 }
 
 }  // namespace

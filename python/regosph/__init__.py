@@ -153,5 +153,5 @@ KIND_DYNAMIC, KIND_BOUNDARY = 0, 1
 
 
 from .ranks import is_root, mpi_script  # noqa: E402,F401
-from .bed import carve_bed, load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest)
+from .bed import carve_bed, geostatic_stress, load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest)
 from . import material_point  # noqa: E402,F401  (element tests of a constitutive model)

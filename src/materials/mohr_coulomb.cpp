@@ -6,57 +6,12 @@
 #include <functional>
 #include <numbers>
 
-#include "core/eigen.hpp"
+#include "core/principal_stresses.hpp"
 #include "materials/drucker_prager.hpp"
 
 namespace regosph {
 
 namespace {
-
-// Principal stresses in descending order and their directions (columns).
-struct Principal {
-    std::array<double, 3> value{};
-    Eigen::Matrix3d direction = Eigen::Matrix3d::Identity();
-};
-
-// In 2D (and any state without out-of-plane shear) zz is principal and the in-plane pair has
-// the closed form of Mohr's circle; otherwise Eigen's symmetric solver.
-Principal principal_stresses(const SymTensor& s) {
-    Principal p;
-    std::array<double, 3> value{};
-    Eigen::Matrix3d vectors = Eigen::Matrix3d::Zero();
-    if (s[XZ] == 0.0 && s[YZ] == 0.0) {
-        const double mean = 0.5 * (s[XX] + s[YY]);
-        const double radius = std::hypot(0.5 * (s[XX] - s[YY]), s[XY]);
-        const double angle = 0.5 * std::atan2(2.0 * s[XY], s[XX] - s[YY]);
-        const double c = std::cos(angle), n = std::sin(angle);
-        value = {mean + radius, mean - radius, s[ZZ]};
-        vectors.col(0) << c, n, 0.0;
-        vectors.col(1) << -n, c, 0.0;
-        vectors.col(2) << 0.0, 0.0, 1.0;
-    } else {
-        Eigen::Matrix3d m;
-        m << s[XX], s[XY], s[XZ], s[XY], s[YY], s[YZ], s[XZ], s[YZ], s[ZZ];
-        const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(m);
-        for (int k = 0; k < 3; ++k) value[k] = eig.eigenvalues()[k];
-        vectors = eig.eigenvectors();
-    }
-    std::array<int, 3> order{0, 1, 2};
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return value[a] > value[b]; });
-    for (int k = 0; k < 3; ++k) {
-        p.value[k] = value[order[k]];
-        p.direction.col(k) = vectors.col(order[k]);
-    }
-    return p;
-}
-
-SymTensor from_principal(const std::array<double, 3>& value, const Eigen::Matrix3d& v) {
-    Eigen::Matrix3d m = v * Eigen::Vector3d(value[0], value[1], value[2]).asDiagonal() * v.transpose();
-    SymTensor s{};
-    s[XX] = m(0, 0), s[YY] = m(1, 1), s[ZZ] = m(2, 2);
-    s[XY] = m(0, 1), s[XZ] = m(0, 2), s[YZ] = m(1, 2);
-    return s;
-}
 
 // One plane of the admissible set in ordered principal stresses: f = a . sigma - r, with the
 // flow direction n (the gradient of its plastic potential).
@@ -247,6 +202,8 @@ void MohrCoulomb::validate(const std::string& material) const {
     if (!std::isfinite(tensile_strength))
         checks::fail(material, "tensile_strength", tensile_strength, "Pa must be finite");
     checks::non_negative(material, "tensile_softening_strain", tensile_softening_strain, "-");
+    checks::non_negative(material, "artificial_stress", artificial_stress, "-");
+    checks::positive(material, "artificial_stress_exponent", artificial_stress_exponent, "-");
     if (friction_angle == 0.0 && cohesion == 0.0)
         checks::fail(material, "cohesion", cohesion,
                      "Pa must be positive when friction_angle is 0 (no strength otherwise)");
@@ -284,6 +241,10 @@ std::vector<ModelParameter> MohrCoulomb::parameters() const {
     if (has_cut_off()) {
         p.push_back({"tensile_strength_Pa", tensile_strength});
         p.push_back({"tensile_softening_strain", tensile_softening_strain});
+    }
+    if (artificial_stress > 0.0) {
+        p.push_back({"artificial_stress", artificial_stress});
+        p.push_back({"artificial_stress_exponent", artificial_stress_exponent});
     }
     return p;
 }

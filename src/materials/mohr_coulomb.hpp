@@ -43,6 +43,10 @@ struct MohrCoulomb {
     // Mohr-Coulomb apex c cot(phi) bounds the tension).
     double tensile_strength = -1.0;
     double tensile_softening_strain = 0.0;
+    // Monaghan's (2000) artificial stress against the tensile instability of cohesive soil
+    // (PairOptions; elastic_solid.hpp): epsilon [-] (0 = off) and the exponent n of f_ab^n.
+    double artificial_stress = 0.0;
+    double artificial_stress_exponent = 4.0;
 
     static constexpr const char* kName = "MohrCoulomb";
     static constexpr bool kBoundaryOnly = false;
@@ -59,7 +63,10 @@ struct MohrCoulomb {
     // the tensile plastic strain to the history.
     bool correct(MaterialState& state, double dt) const;
     double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg]
-    PairOptions pair_options() const { return {}; }
+    PairOptions pair_options() const {
+        return {.artificial_stress = artificial_stress,
+                .artificial_stress_exponent = artificial_stress_exponent};
+    }
     std::vector<ModelParameter> parameters() const;
 };
 

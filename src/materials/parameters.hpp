@@ -66,6 +66,8 @@ struct MohrCoulombInput {
     double dilatancy_angle_deg = 0.0;        // psi [deg]
     std::optional<double> tensile_strength;  // Rankine cut-off sigma_t [Pa]; none: no cut-off
     double tensile_softening_strain = 0.0;   // [-]
+    double artificial_stress = 0.0;          // Monaghan (2000) epsilon [-]
+    double artificial_stress_exponent = 4.0; // n of f_ab^n [-]
     double viscosity_sound_speed = 0.0;      // [m/s], 0 = the material's own wave speed
     bool kernel_correction = false;          // Material::kernel_correction
 };
