@@ -54,12 +54,7 @@ void bind_options(py::module_& m) {
             "(docs/guide/physics.md; its work is the budget's riemann_dissipation).")
         .def_readwrite("riemann_limiter", &PhysicsParameters::riemann_limiter,
                        "eta [-] of the Riemann solver's limiter beta = min(eta max(jump, 0) / "
-                       "cbar, 1); > 0, default 3 (Zhang et al. 2017).")
-        .def_readwrite("wall_adhesion", &PhysicsParameters::wall_adhesion,
-                       "The tension [Pa] that walls, tools and bodies take from the soil: no "
-                       "principal stress of their particles' extrapolated stress exceeds it. "
-                       "Default 0: the soil separates from a body instead of pulling it; "
-                       "math.inf: no cap (docs/guide/physics.md, 'Interfaces').");
+                       "cbar, 1); > 0, default 3 (Zhang et al. 2017).");
     py::class_<IntegratorOptions>(m, "IntegratorOptions",
                                   "The time integrator's options (Simulation.integrator). A "
                                   "change between steps takes effect at the next step "

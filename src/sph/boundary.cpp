@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/principal_stresses.hpp"
 #include "core/tensor.hpp"
 #include "parallel/threads.hpp"
 #include "sph/kernel.hpp"
@@ -11,20 +10,6 @@
 namespace regosph {
 
 namespace {
-// An interface without glue: no principal stress of a wall particle above the adhesion [Pa]
-// (tension positive), so that walls, tools and bodies take no more tension from the soil
-// than the interface holds (the soil separates instead of pulling the body).
-template <int Dim>
-void cap_tension(ParticleSet& p, std::size_t w, double adhesion) {
-    SymTensor s{};  // in 2D xz and yz stay zero
-    for (int c = 0; c < stress_components(Dim); ++c) s[c] = p.stress[c][w];
-    if (principal_values_at_most(s, adhesion)) return;
-    Principal principal = principal_stresses(s);
-    for (double& v : principal.value) v = std::min(v, adhesion);
-    s = from_principal(principal.value, principal.direction);
-    for (int c = 0; c < stress_components(Dim); ++c) p.stress[c][w] = s[c];
-}
-
 // The boundary particles among the owned particles [first, last).
 template <int Dim>
 void extrapolate_range(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
@@ -58,7 +43,6 @@ void extrapolate_range(ParticleSet& p, const NeighbourList& nl, const PhysicsPar
             for (int c = XX; c <= ZZ; ++c) p.stress[c][w] -= sum_head / sum_w;
             p.rho[w] = sum_rho / sum_w;
             p.mass[w] = p.rho[w] * volume;
-            if (std::isfinite(pp.wall_adhesion)) cap_tension<Dim>(p, w, pp.wall_adhesion);
         } else {
             for (int c = 0; c < stress_components(Dim); ++c) p.stress[c][w] = 0.0;
         }

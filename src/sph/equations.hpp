@@ -42,10 +42,6 @@ struct PhysicsParameters {
     // eta of the limiter beta = min(eta max(U_L - U_R, 0) / cbar, 1) [-]: 3 in Zhang et al.
     // (2017); SPHinXsys's plastic continuum (Zhang et al. 2024) takes 20 x dim.
     double riemann_limiter = 3.0;
-    // The tension [Pa] a wall, tool or body particle takes from the soil: its extrapolated
-    // stress (boundary.hpp) has no principal stress above it. 0: the soil separates from a body
-    // instead of pulling it; +inf: no cap (the interface carries whatever the soil does).
-    double wall_adhesion = 0.0;
 };
 
 // "monaghan" / "riemann" (run.json, Python), and back; the latter throws

@@ -390,8 +390,6 @@ void Simulation::validate_setup() const {
             "physics: av_alpha and av_beta must be >= 0 and av_epsilon > 0");
     if (!positive(physics_.riemann_limiter))
         throw std::invalid_argument("physics: riemann_limiter must be > 0");
-    if (!(physics_.wall_adhesion >= 0.0))
-        throw std::invalid_argument("physics: wall_adhesion must be >= 0 Pa (inf: no cap)");
     if (physics_.av_balsara && physics_.dissipation != PhysicsParameters::Dissipation::monaghan)
         throw std::invalid_argument(
             "physics: av_balsara switches Monaghan's viscosity; dissipation is 'riemann'");
@@ -495,11 +493,6 @@ std::string Simulation::describe(const RunOptions& o) const {
                     {"av_beta", physics_.av_beta},
                     {"av_epsilon", physics_.av_epsilon},
                     {"courant", physics_.courant}};
-    // JSON has no infinity: an uncapped interface is recorded as "none".
-    if (std::isfinite(physics_.wall_adhesion))
-        j["physics"]["wall_adhesion_Pa"] = physics_.wall_adhesion;
-    else
-        j["physics"]["wall_adhesion_Pa"] = "none";
     // Only when on: run.json files written before the option stay comparable on restart.
     if (physics_.av_balsara) j["physics"]["av_balsara"] = true;
     if (physics_.dissipation != PhysicsParameters::Dissipation::monaghan) {

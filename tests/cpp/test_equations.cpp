@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <thread>
 #include <chrono>
 #include <numbers>
@@ -1209,45 +1208,6 @@ TEST_CASE("lithostatic column on a floor: the wall carries the load (boundary ex
     // linear-field test), i.e. the wall's extrapolated stress adds no error of its own.
     CHECK(worst_middle < 3e-3 * g);
     CHECK(worst_bottom < 3e-3 * g);
-}
-
-TEST_CASE("walls take no more tension from the soil than the adhesion (physics.wall_adhesion)") {
-    // Soil under uniform tension next to a floor, without gravity: Adami's extrapolation gives
-    // the floor the soil's tension, which would pull the soil back (glue). The cap leaves no
-    // principal stress of a wall particle above the adhesion, and compression untouched.
-    const double dx = 5e-3, h = 2.5 * dx, tension = 500.0;  // [m], [m], [Pa]
-    for (const double adhesion : {0.0, 200.0, std::numeric_limits<double>::infinity()}) {
-        Simulation sim(2);
-        const int mat = sim.add_material(soil(1e5, 0.0));
-        const int wall = sim.add_material(Material{"wall", Rigid{kRho}, 0.0});
-        sim.add_body("soil", mat, "dynamic",
-                     geometry::lattice_fill(*geometry::rectangle({0, 0}, {10 * dx, 6 * dx}), dx), dx, h);
-        sim.add_body("floor", wall, "fixed",
-                     geometry::lattice_fill(*geometry::rectangle({-3 * dx, -3 * dx}, {13 * dx, 0.0}), dx),
-                     dx, h);
-        sim.physics().wall_adhesion = adhesion;
-        ParticleSet& p = sim.particles();
-        for (std::size_t a = 0; a < p.size(); ++a) {
-            if (p.kind[a] != ParticleKind::dynamic) continue;
-            p.stress[XX][a] = p.stress[YY][a] = tension;
-            p.stress[ZZ][a] = -tension;  // one compressive principal stress stays as it is
-            p.stress[XY][a] = 0.3 * tension;
-        }
-        sim.evaluate_derivatives();
-        int walls_seen = 0;
-        for (std::size_t w = 0; w < p.size(); ++w) {
-            if (p.kind[w] != ParticleKind::boundary || p.stress[ZZ][w] == 0.0) continue;
-            ++walls_seen;
-            const double mean = 0.5 * (p.stress[XX][w] + p.stress[YY][w]);
-            const double radius = std::hypot(0.5 * (p.stress[XX][w] - p.stress[YY][w]), p.stress[XY][w]);
-            const double cap = std::min(adhesion, 1.3 * tension);  // the soil's major principal
-            CHECK(mean + radius <= cap * (1.0 + 1e-12));
-            CHECK(p.stress[ZZ][w] == doctest::Approx(-tension));
-            if (std::isfinite(adhesion)) CHECK(mean + radius == doctest::Approx(adhesion));
-            else CHECK(mean + radius == doctest::Approx(1.3 * tension));
-        }
-        CHECK(walls_seen > 20);
-    }
 }
 
 TEST_CASE("Heun integrates a uniformly moving body in free fall exactly (SPEC 5, 2nd order)") {

@@ -87,7 +87,7 @@ def build(law, phi, psi, dim, spacing):
                  motion="kinematic", spacing=spacing, smoothing_length=h,
                  wall_friction="free-slip",
                  kinematics=rs.Kinematics(translation=[(end, (WALL_SPEED, 0.0, 0.0))]))
-    return sim, top, max(depth, 1.0) if dim == 3 else 1.0, end
+    return sim, top, depth if dim == 3 else 1.0, end
 
 
 def run_case(law, phi, psi, dim, spacing, samples=80):
