@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -80,6 +81,7 @@ py::dict collision_dict(const geometry::CollisionRecord& c) {
     d["finished"] = c.finished;
     d["peak_force"] = c.peak_force_N;
     d["peak_nodes"] = c.peak_nodes;
+    d["peak_depth"] = c.peak_depth_m;
     d["point"] = vec_array(c.point_m);
     d["normal"] = vec_array(c.normal);
     d["before"] = py::make_tuple(kinematics_dict(c.before_a), kinematics_dict(c.before_b));
@@ -132,48 +134,48 @@ py::dict run(ShapeSystem& s, double t_end_s, double dt_s, int every) {
     return d;
 }
 
-void bind_system_bodies(py::class_<ShapeSystem>& c) {
-    c.def("add_sphere",
-          [](ShapeSystem& s, double radius, double density, int nodes, const py::object& position,
-             const py::object& velocity, const py::object& orientation, const py::object& angular_velocity, bool fixed) {
-              return place(s, geometry::make_sphere_body(radius, density, nodes), position, velocity, orientation,
-                           angular_velocity, fixed);
+// The shapes as Python objects: a mesh body's level-set grid is built once and shared by
+// every system the body is added to.
+void bind_body_factories(py::module_& m) {
+    py::class_<ShapeBody>(m, "ShapeBody", "A rigid body's shape, surface nodes and mass properties; place it "
+                                          "with ShapeSystem.add_body.")
+        .def_property_readonly("mass", [](const ShapeBody& b) { return b.mass_kg; }, "[kg]")
+        .def_property_readonly("inertia", [](const ShapeBody& b) { return py::array_t<double>({3, 3}, b.inertia_kg_m2.data()); },
+                               "Body frame, about the centre of mass [kg m^2].")
+        .def_property_readonly("nodes", [](const ShapeBody& b) { return b.shape.nodes.x_m.size(); })
+        .def_property_readonly("bounding_radius", [](const ShapeBody& b) { return b.shape.bounding_radius_m; }, "[m]");
+    m.def("sphere_body", &geometry::make_sphere_body, py::arg("radius"), py::arg("density"), py::arg("nodes") = 642,
+          "A sphere of radius [m] and density [kg/m^3] with about `nodes` surface nodes.");
+    m.def("ellipsoid_body",
+          [](const py::object& semi_axes, double density, int nodes) {
+              return geometry::make_ellipsoid_body(to_vec3(semi_axes, "semi_axes"), density, nodes);
           },
-          py::arg("radius"), py::arg("density"), py::arg("nodes") = 642, py::arg("position"),
-          py::arg("velocity") = py::make_tuple(0, 0, 0), py::arg("orientation") = py::make_tuple(1, 0, 0, 0),
-          py::arg("angular_velocity") = py::make_tuple(0, 0, 0), py::arg("fixed") = false,
-          "A sphere of radius [m] and density [kg/m^3] with about `nodes` surface nodes; returns its index.")
-        .def("add_ellipsoid",
-             [](ShapeSystem& s, const py::object& semi_axes, double density, int nodes, const py::object& position,
-                const py::object& velocity, const py::object& orientation, const py::object& angular_velocity,
-                bool fixed) {
-                 return place(s, geometry::make_ellipsoid_body(to_vec3(semi_axes, "semi_axes"), density, nodes),
-                              position, velocity, orientation, angular_velocity, fixed);
-             },
-             py::arg("semi_axes"), py::arg("density"), py::arg("nodes") = 642, py::arg("position"),
-             py::arg("velocity") = py::make_tuple(0, 0, 0), py::arg("orientation") = py::make_tuple(1, 0, 0, 0),
-             py::arg("angular_velocity") = py::make_tuple(0, 0, 0), py::arg("fixed") = false,
-             "An ellipsoid with semi-axes (a, b, c) [m] along its body x, y, z; returns its index.")
-        .def("add_mesh",
-             [](ShapeSystem& s, const py::object& vertices, const py::object& triangles, double mass,
-                double grid_spacing, const std::string& name, const py::object& position, const py::object& velocity,
-                const py::object& orientation, const py::object& angular_velocity, bool fixed) {
-                 auto pts = to_vertices3(vertices);
-                 auto tris = to_triangles(triangles);
-                 ShapeBody b;
-                 {
-                     py::gil_scoped_release release;
-                     b = geometry::make_mesh_body(name, pts, tris, mass, grid_spacing);
-                 }
-                 return place(s, std::move(b), position, velocity, orientation, angular_velocity, fixed);
-             },
-             py::arg("vertices"), py::arg("triangles"), py::arg("mass"), py::arg("grid_spacing"),
-             py::arg("name") = "mesh body", py::arg("position"), py::arg("velocity") = py::make_tuple(0, 0, 0),
-             py::arg("orientation") = py::make_tuple(1, 0, 0, 0), py::arg("angular_velocity") = py::make_tuple(0, 0, 0),
-             py::arg("fixed") = false,
-             "A closed mesh [m] of uniform density and the given mass [kg]; its body frame is the mesh frame "
-             "moved to the centroid; `position` places the centroid. Its level set is sampled every "
-             "grid_spacing [m]. Returns its index.")
+          py::arg("semi_axes"), py::arg("density"), py::arg("nodes") = 642,
+          "An ellipsoid with semi-axes (a, b, c) [m] along its body x, y, z.");
+    m.def("mesh_body",
+          [](const py::object& vertices, const py::object& triangles, double mass, double grid_spacing,
+             const std::string& name) {
+              auto pts = to_vertices3(vertices);
+              auto tris = to_triangles(triangles);
+              py::gil_scoped_release release;
+              return geometry::make_mesh_body(name, pts, tris, mass, grid_spacing);
+          },
+          py::arg("vertices"), py::arg("triangles"), py::arg("mass"), py::arg("grid_spacing"),
+          py::arg("name") = "mesh body",
+          "A closed mesh [m] of uniform density and the given mass [kg]; its body frame is the mesh frame "
+          "moved to the centroid. Its level set is sampled every grid_spacing [m].");
+}
+
+void bind_system_bodies(py::class_<ShapeSystem>& c) {
+    c.def("add_body",
+          [](ShapeSystem& s, const ShapeBody& body, const py::object& position, const py::object& velocity,
+             const py::object& orientation, const py::object& angular_velocity, bool fixed) {
+              return place(s, body, position, velocity, orientation, angular_velocity, fixed);
+          },
+          py::arg("body"), py::arg("position"), py::arg("velocity") = py::make_tuple(0, 0, 0),
+          py::arg("orientation") = py::make_tuple(1, 0, 0, 0), py::arg("angular_velocity") = py::make_tuple(0, 0, 0),
+          py::arg("fixed") = false,
+          "Places a copy of body with its centre of mass at position [m]; returns its index.")
         .def("add_wall",
              [](ShapeSystem& s, const py::object& point, const py::object& normal) {
                  geometry::PlaneWall w;
@@ -236,6 +238,7 @@ void bind_system_state(py::class_<ShapeSystem>& c) {
 }  // namespace
 
 void bind_shape_bodies(py::module_& m) {
+    bind_body_factories(m);
     py::class_<ShapeSystem> c(m, "ShapeSystem",
                               "Particle-free rigid bodies (spheres, ellipsoids, closed meshes) in level-set "
                               "contact with each other and with plane walls (geometry/shape_contact.hpp).");
@@ -273,6 +276,20 @@ void bind_shape_bodies(py::module_& m) {
           },
           py::arg("vertices"), py::arg("triangles"), py::arg("density"),
           "Mass [kg], volume [m^3], centre [m] and inertia about the centre [kg m^2] of a closed mesh of uniform density.");
+    m.def("icosphere",
+          [](int level) {
+              if (level < 0 || level > 7) throw std::invalid_argument("level: must be in 0..7");
+              const geometry::SurfaceMesh mesh = geometry::icosphere(level);
+              const auto nv = static_cast<py::ssize_t>(mesh.vertices.size());
+              const auto nt = static_cast<py::ssize_t>(mesh.triangles.size());
+              py::array_t<double> v({nv, py::ssize_t{3}});
+              py::array_t<std::int64_t> t({nt, py::ssize_t{3}});
+              std::memcpy(v.mutable_data(), mesh.vertices.data(), sizeof(double) * 3 * nv);
+              std::memcpy(t.mutable_data(), mesh.triangles.data(), sizeof(std::int64_t) * 3 * nt);
+              return py::make_tuple(v, t);
+          },
+          py::arg("level"),
+          "(vertices, triangles) of the unit icosphere with 10 * 4^level + 2 vertices, outward oriented.");
     m.def("damping_ratio_power_law", &geometry::damping_ratio_power_law, py::arg("restitution"), py::arg("exponent"),
           "zeta for which a contact F ~ delta^p with dashpot 2 zeta sqrt(m dF/d delta) rebounds with e.");
 }

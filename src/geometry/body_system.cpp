@@ -122,6 +122,7 @@ void log_collisions(ShapeSystem& s, const std::vector<BodyKinematics>& before, d
             r.arm_a_m = vec::sub(c.point_m, s.bodies[c.body_a].x_m);
             r.arm_b_m = vec::sub(c.point_m, s.bodies[c.body_b].x_m);
             r.peak_nodes = c.nodes;
+            r.peak_depth_m = c.depth_m;
         }
     }
     for (std::size_t k = 0; k < s.collisions.size(); ++k) {

@@ -37,6 +37,7 @@ struct CollisionRecord {
     vec::V point_m{}, normal{};                // at the peak force (normal from B to A)
     vec::V arm_a_m{}, arm_b_m{};               // point minus each centre, at the peak
     int peak_nodes = 0;
+    double peak_depth_m = 0.0;                 // deepest node at the peak
 };
 
 // Post-processing of a finished collision.
