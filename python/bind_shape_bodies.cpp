@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -189,7 +190,81 @@ void bind_system_bodies(py::class_<ShapeSystem>& c) {
              py::arg("point"), py::arg("normal"), "A plane wall through point [m]; the bodies are on the side of normal.");
 }
 
+// The state a restart needs to continue bit for bit: time, the bodies' states, the random
+// generator and the tangential springs (ContactHistory). Shapes and the law are the setup's.
+py::dict checkpoint(const ShapeSystem& s) {
+    const auto n = static_cast<py::ssize_t>(s.bodies.size());
+    py::array_t<double> x({n, py::ssize_t{3}}), q({n, py::ssize_t{4}}), v({n, py::ssize_t{3}}), l({n, py::ssize_t{3}});
+    py::array_t<double> f({n, py::ssize_t{3}}), t({n, py::ssize_t{3}});
+    for (py::ssize_t i = 0; i < n; ++i) {
+        const ShapeBody& b = s.bodies[i];
+        std::memcpy(f.mutable_data(i), s.force_N.at(i).data(), 3 * sizeof(double));
+        std::memcpy(t.mutable_data(i), s.torque_N_m.at(i).data(), 3 * sizeof(double));
+        std::memcpy(x.mutable_data(i), b.x_m.data(), 3 * sizeof(double));
+        std::memcpy(q.mutable_data(i), b.q.data(), 4 * sizeof(double));
+        std::memcpy(v.mutable_data(i), b.v_m_s.data(), 3 * sizeof(double));
+        std::memcpy(l.mutable_data(i), b.angular_momentum.data(), 3 * sizeof(double));
+    }
+    const auto k = static_cast<py::ssize_t>(s.history.size());
+    py::array_t<std::uint64_t> keys(k);
+    py::array_t<double> springs({k, py::ssize_t{3}});
+    py::array_t<bool> sliding(k);
+    py::ssize_t j = 0;
+    for (const auto& [key, spring] : s.history) {
+        keys.mutable_at(j) = key;
+        std::memcpy(springs.mutable_data(j), spring.spring_m.data(), 3 * sizeof(double));
+        sliding.mutable_at(j++) = spring.sliding;
+    }
+    std::ostringstream rng;
+    rng << s.rng;
+    using namespace pybind11::literals;
+    return py::dict("time"_a = s.time_s, "position"_a = x, "orientation"_a = q, "velocity"_a = v,
+                    "angular_momentum"_a = l, "force"_a = f, "torque"_a = t, "rng"_a = rng.str(), "history_keys"_a = keys,
+                    "history_springs"_a = springs, "history_sliding"_a = sliding);
+}
+
+void restore(ShapeSystem& s, const py::dict& d) {
+    const DoubleArray x = d["position"].cast<DoubleArray>(), q = d["orientation"].cast<DoubleArray>(),
+                      v = d["velocity"].cast<DoubleArray>(), l = d["angular_momentum"].cast<DoubleArray>(),
+                      f = d["force"].cast<DoubleArray>(), t = d["torque"].cast<DoubleArray>();
+    const auto n = static_cast<py::ssize_t>(s.bodies.size());
+    for (const DoubleArray* a : {&x, &q, &v, &l, &f, &t})
+        if (a->ndim() != 2 || a->shape(0) != n)
+            throw std::invalid_argument("state: position, orientation, velocity, angular_momentum, force, torque: "
+                                        "one row per body of this system");
+    s.force_N.assign(static_cast<std::size_t>(n), geometry::vec::V{});
+    s.torque_N_m.assign(static_cast<std::size_t>(n), geometry::vec::V{});
+    for (py::ssize_t i = 0; i < n; ++i) {
+        ShapeBody& b = s.bodies[i];
+        std::memcpy(s.force_N[i].data(), f.data(i), 3 * sizeof(double));
+        std::memcpy(s.torque_N_m[i].data(), t.data(i), 3 * sizeof(double));
+        std::memcpy(b.x_m.data(), x.data(i), 3 * sizeof(double));
+        std::memcpy(b.q.data(), q.data(i), 4 * sizeof(double));
+        std::memcpy(b.v_m_s.data(), v.data(i), 3 * sizeof(double));
+        std::memcpy(b.angular_momentum.data(), l.data(i), 3 * sizeof(double));
+    }
+    const auto keys = d["history_keys"].cast<py::array_t<std::uint64_t>>();
+    const DoubleArray springs = d["history_springs"].cast<DoubleArray>();
+    const auto sliding = d["history_sliding"].cast<py::array_t<bool>>();
+    s.history.clear();
+    for (py::ssize_t j = 0; j < keys.size(); ++j) {
+        geometry::NodeSpring spring;
+        std::memcpy(spring.spring_m.data(), springs.data(j), 3 * sizeof(double));
+        spring.sliding = sliding.at(j);
+        s.history.emplace(keys.at(j), spring);
+    }
+    std::istringstream rng(d["rng"].cast<std::string>());
+    rng >> s.rng;
+    s.time_s = d["time"].cast<double>();
+    s.collisions.clear();
+    s.contacts.clear();
+}
+
 void bind_system_state(py::class_<ShapeSystem>& c) {
+    c.def("state", &checkpoint, "What a restart needs (a dict of arrays): time, the bodies' states, the random "
+                                "generator and the tangential springs of the contacts.")
+        .def("set_state", &restore, py::arg("state"),
+             "Continues from state() of a system set up alike (after its start()); the collision log starts anew.");
     c.def("start", &geometry::start, "Validates the system and evaluates the loads of the initial state.")
         .def("step",
              [](ShapeSystem& s, double dt, int n) {
