@@ -124,10 +124,11 @@ ContactSummary summarise(const std::vector<Hit>& hits) {
             n[k] += f * h.normal[k];
         }
     }
+    // Opposite normals that cancel (a thin body pierced through) leave the first node's.
     const double nn = vec::norm(n);
     for (int k = 0; k < 3; ++k) {
         s.point_m[k] /= s.normal_force_N;
-        s.normal[k] = n[k] / nn;
+        s.normal[k] = nn > 0.0 ? n[k] / nn : hits.front().normal[k];
     }
     return s;
 }
