@@ -307,7 +307,8 @@ void bind_system_state(py::class_<ShapeSystem>& c) {
                 py::list out;
                 for (const auto& c : s.collisions) out.append(collision_dict(c));
                 return out;
-            }, "Body-body collisions so far, with CoR_E, the normal-velocity ratio and the duration once ended.");
+            }, "Collisions so far (body pairs, and bodies with walls: body -1 - wall index), with CoR_E, the "
+               "normal-velocity ratio and the duration once ended.");
 }
 
 }  // namespace

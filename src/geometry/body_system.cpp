@@ -94,11 +94,11 @@ void drift(ShapeSystem& s, double dt_s) {
     }
 }
 
-// Opens a record when two bodies start touching, follows its peak and closes it when they part.
+// Opens a record when two bodies (or a body and a wall) start touching, follows its peak and
+// closes it when they part.
 void log_collisions(ShapeSystem& s, const std::vector<BodyKinematics>& before, double t_before) {
     std::vector<bool> touching(s.collisions.size(), false);
     for (const ContactSummary& c : s.contacts) {
-        if (c.body_b < 0) continue;
         std::size_t k = 0;
         while (k < s.collisions.size() &&
                !(!s.collisions[k].finished && s.collisions[k].body_a == c.body_a && s.collisions[k].body_b == c.body_b))
@@ -109,7 +109,7 @@ void log_collisions(ShapeSystem& s, const std::vector<BodyKinematics>& before, d
             r.body_b = c.body_b;
             r.t_start_s = t_before;
             r.before_a = before[c.body_a];
-            r.before_b = before[c.body_b];
+            if (c.body_b >= 0) r.before_b = before[c.body_b];  // a wall stays at rest
             s.collisions.push_back(r);
             touching.push_back(true);
         }
@@ -120,7 +120,7 @@ void log_collisions(ShapeSystem& s, const std::vector<BodyKinematics>& before, d
             r.point_m = c.point_m;
             r.normal = c.normal;
             r.arm_a_m = vec::sub(c.point_m, s.bodies[c.body_a].x_m);
-            r.arm_b_m = vec::sub(c.point_m, s.bodies[c.body_b].x_m);
+            if (c.body_b >= 0) r.arm_b_m = vec::sub(c.point_m, s.bodies[c.body_b].x_m);
             r.peak_nodes = c.nodes;
             r.peak_depth_m = c.depth_m;
         }
@@ -131,7 +131,7 @@ void log_collisions(ShapeSystem& s, const std::vector<BodyKinematics>& before, d
         r.finished = true;
         r.t_end_s = s.time_s;
         r.after_a = kinematics(s.bodies[r.body_a]);
-        r.after_b = kinematics(s.bodies[r.body_b]);
+        if (r.body_b >= 0) r.after_b = kinematics(s.bodies[r.body_b]);
     }
 }
 

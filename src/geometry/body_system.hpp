@@ -8,9 +8,9 @@
 //   v += dt/2 F/m, L += dt/2 T;   x += dt v;   q <- exp(dt omega(q_mid, L)) q;
 //   F, T at the new state (dashpots and springs with the half-step velocities);
 //   v += dt/2 F/m, L += dt/2 T.
-// Collisions between two bodies are logged as they happen (CollisionRecord) with the states
-// just before and just after, for the energy coefficient of restitution (Vaghi et al. eq. 3),
-// the normal-velocity ratio at the contact point and the contact duration.
+// Collisions of two bodies or of a body and a wall are logged as they happen (CollisionRecord)
+// with the states just before and just after, for the energy coefficient of restitution (Vaghi
+// et al. eq. 3), the normal-velocity ratio at the contact point and the contact duration.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +29,7 @@ struct BodyKinematics {
 };
 
 struct CollisionRecord {
-    int body_a = -1, body_b = -1;
+    int body_a = -1, body_b = -1;  // body_b = -1 - wall index for a wall (at rest, zero kinematics)
     double t_start_s = 0.0, t_end_s = 0.0;
     bool finished = false;  // the bodies have parted
     BodyKinematics before_a, before_b, after_a, after_b;  // the last state apart, the first apart again

@@ -83,3 +83,16 @@ def test_restart_from_state_continues_bit_for_bit():
     b.step(1e-4, 200)
     for key in ("position", "orientation", "velocity", "angular_momentum"):
         assert np.array_equal(a.state()[key], b.state()[key]), key
+
+
+def test_a_sphere_bouncing_on_a_wall_is_logged_with_its_restitution():
+    s = regosph.ShapeSystem(stiffness_per_area=1e9, restitution=0.8)
+    s.add_body(regosph.sphere_body(0.05, 2500.0, nodes=2562), position=(0, 0, 0.0501), velocity=(0, 0, -0.1))
+    s.add_wall((0, 0, 0), (0, 0, 1))
+    s.start()
+    s.run(0.05, 1e-5, every=1000)
+    (c,) = s.collisions()
+    assert c["bodies"] == (0, -1) and c["finished"]
+    assert c["normal_velocity_ratio"] == pytest.approx(0.8, rel=0.03)
+    assert c["energy_ratio"] == pytest.approx(c["normal_velocity_ratio"] ** 2, rel=1e-9)  # central: no spin
+    assert s.body(0)["velocity"][2] == pytest.approx(0.1 * c["normal_velocity_ratio"], rel=1e-9)
