@@ -1,4 +1,4 @@
-// pybind11 bindings of particle-free rigid bodies with true shapes (geometry/body_system.hpp):
+// pybind11 bindings of particle-free rigid bodies with true shapes (geometry/shape_system.hpp):
 // ShapeSystem (spheres, ellipsoids and closed meshes with level-set contact, plane walls),
 // its collision log, and polyhedron_mass_properties.
 #include <pybind11/numpy.h>
@@ -12,7 +12,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
-#include "geometry/body_system.hpp"
+#include "geometry/shape_system.hpp"
 
 namespace regosph::python {
 

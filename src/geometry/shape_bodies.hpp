@@ -7,7 +7,7 @@
 // nodes of one body are tested against the level set of the other (shape_contact.hpp).
 //
 // Frames: the body frame has its origin at the centre of mass; a mesh is moved there when the
-// body is made. Orientation, velocities and the integrator are in body_system.hpp.
+// body is made. Orientation, velocities and the integrator are in shape_system.hpp.
 #pragma once
 
 #include <array>

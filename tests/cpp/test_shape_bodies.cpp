@@ -1,5 +1,5 @@
 // Particle-free rigid bodies with true shapes (geometry/shape_bodies.hpp, shape_contact.hpp,
-// body_system.hpp): mass properties of meshes against the analytic box and ellipsoid, the
+// shape_system.hpp): mass properties of meshes against the analytic box and ellipsoid, the
 // restitution of a sphere hitting a mesh head-on, a box resting on a plane on its four
 // corners, and static against sliding friction on an incline.
 #include <doctest/doctest.h>
@@ -8,7 +8,7 @@
 #include <numbers>
 #include <vector>
 
-#include "geometry/body_system.hpp"
+#include "geometry/shape_system.hpp"
 
 using namespace regosph::geometry;
 

@@ -1,4 +1,4 @@
-#include "geometry/body_system.hpp"
+#include "geometry/shape_system.hpp"
 
 #include <cmath>
 #include <stdexcept>
