@@ -78,6 +78,7 @@ def _warn_gomp_loaded_first():
 
 from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting policy)
     BlowUpError,
+    BodySystem,
     Diagnostics,
     DruckerPrager,
     ElasticSolid,
@@ -96,6 +97,7 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     annular_sector,
     annulus,
     box,
+    canonical_units,
     cylinder,
     disc,
     drucker_prager_constants,
@@ -109,6 +111,7 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     offset,
     polygon,
     rectangle,
+    restitution_from_damping,
     rotate,
     sphere,
     subtract,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -27,9 +28,10 @@ struct BodyIntegratorOptions {
     BodyIntegrator method = BodyIntegrator::verlet;
     double dt_s = 1.0;                  // the step (verlet, yoshida4); the first step (dopri45)
     double relative_tolerance = 1e-10;  // dopri45: local error per step over the state's scale
-    // < 0: contact by the contact law alone. In [0, 1]: two spheres that come to touch take the
-    // impulse of restitution e along their centres (thesis eqs. 3.33-3.35; 0 = perfectly
-    // inelastic) at the time they touch, found by bisection of the step to within the tolerance.
+    // < 0: contact by the contact law alone. In [0, 1]: two spheres more than the tolerance apart
+    // that come to touch take the impulse of restitution e along their centres (thesis eqs.
+    // 3.33-3.35; 0 = perfectly inelastic) when their gap is within the tolerance, found by
+    // bisection of the step; pairs closer than that are left to the contact law.
     double impact_restitution = -1.0;
     double impact_gap_tolerance_m = 1e-6;
 };
@@ -287,48 +289,50 @@ inline double body_trial_step(BodySystem& s, BodyRates& r, double h) {
     return 0.0;
 }
 
-// Pairs apart in `before` that overlap in `after`.
+// Pairs more than `gap_m` apart in `before` that overlap in `after`.
 inline std::vector<std::pair<std::size_t, std::size_t>> new_contacts(const std::vector<SphereBody>& before,
-                                                                      const std::vector<SphereBody>& after) {
+                                                                      const std::vector<SphereBody>& after,
+                                                                      double gap_m) {
     std::vector<std::pair<std::size_t, std::size_t>> out;
     for (std::size_t i = 0; i < before.size(); ++i) {
         for (std::size_t j = i + 1; j < before.size(); ++j) {
-            if (surface_gap_m(before, i, j) > 0.0 && surface_gap_m(after, i, j) < 0.0) out.emplace_back(i, j);
+            if (surface_gap_m(before, i, j) > gap_m && surface_gap_m(after, i, j) < 0.0) out.emplace_back(i, j);
         }
     }
     return out;
 }
 
 // Bisects the step h that took the bodies from `start` (rates r_start) to their present state
-// until the pairs that came into contact overlap by at most the impact tolerance; s and r end
-// at that time (just past touching) and the step length is returned.
+// until the nearest of the pairs that came into contact is apart by at most the impact
+// tolerance; s and r end at that time, just before touching, so that no step integrates the
+// dashpot's jump from zero to c v at first touch. Returns the step length.
 inline double land_on_contact(BodySystem& s, BodyRates& r, const std::vector<SphereBody>& start,
                               const BodyRates& r_start, double h,
                               const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
-    auto deepest = [&pairs](const std::vector<SphereBody>& b) {
-        double g = 0.0;
+    auto nearest = [&pairs](const std::vector<SphereBody>& b) {
+        double g = std::numeric_limits<double>::infinity();
         for (const auto& [i, j] : pairs) g = std::min(g, surface_gap_m(b, i, j));
         return g;
     };
-    std::vector<SphereBody> best = s.bodies;
-    BodyRates best_r = r;
+    std::vector<SphereBody> lo_bodies = start;
+    BodyRates lo_r = r_start;
     double lo = 0.0, hi = h;
-    for (int it = 0; it < 200 && deepest(best) < -s.options.impact_gap_tolerance_m && hi - lo > 1e-14 * h; ++it) {
+    for (int it = 0; it < 200 && nearest(lo_bodies) > s.options.impact_gap_tolerance_m && hi - lo > 1e-14 * h; ++it) {
         const double mid = 0.5 * (lo + hi);
         s.bodies = start;
         r = r_start;
         body_trial_step(s, r, mid);
-        if (deepest(s.bodies) < 0.0) {
+        if (nearest(s.bodies) < 0.0) {
             hi = mid;
-            best = s.bodies;
-            best_r = r;
         } else {
             lo = mid;
+            lo_bodies = s.bodies;
+            lo_r = r;
         }
     }
-    s.bodies = std::move(best);
-    r = std::move(best_r);
-    return hi;
+    s.bodies = std::move(lo_bodies);
+    r = std::move(lo_r);
+    return lo;
 }
 
 // Advances s by one accepted step of at most h_max [s] (dopri45 retries until its error is
@@ -356,11 +360,12 @@ inline void body_step(BodySystem& s, BodyRates& r, double h_max) {
     }
     double lost_in_impacts = 0.0;
     if (s.options.impact_restitution >= 0.0) {
-        const auto pairs = new_contacts(start, s.bodies);
+        const double tol = s.options.impact_gap_tolerance_m;
+        const auto pairs = new_contacts(start, s.bodies, tol);
         if (!pairs.empty()) {
             h = land_on_contact(s, r, start, r_start, h, pairs);
             for (const auto& [i, j] : pairs) {
-                if (surface_gap_m(s.bodies, i, j) >= 0.0) continue;
+                if (surface_gap_m(s.bodies, i, j) > tol) continue;
                 ImpactEvent ev = apply_impact(s, i, j, s.options.impact_restitution);
                 ev.time_s = s.time_s + h;
                 lost_in_impacts += ev.energy_lost_J;

@@ -55,6 +55,16 @@ inline double damping_ratio(double e) {
     return -l / std::sqrt(std::numbers::pi * std::numbers::pi + l * l);
 }
 
+// Restitution of a linear spring k [N/m] with a dashpot c [N s/m] between bodies of reduced
+// mass m_star [kg]: e = exp(-pi zeta / sqrt(1 - zeta^2)), zeta = c / (2 sqrt(k m*)), the inverse
+// of damping_ratio; 0 from critical damping on.
+inline double restitution_from_damping(double k, double c, double m_star) {
+    if (!(k > 0.0 && c >= 0.0 && m_star > 0.0))
+        throw std::invalid_argument("restitution_from_damping: stiffness and reduced_mass must be > 0, damping >= 0");
+    const double zeta = c / (2.0 * std::sqrt(k * m_star));
+    return zeta >= 1.0 ? 0.0 : std::exp(-std::numbers::pi * zeta / std::sqrt(1.0 - zeta * zeta));
+}
+
 // Normal force magnitude [N] (positive pushes the bodies apart) for overlap delta [m] and
 // approach rate delta_dot [m/s]. Hooke: k delta + 2 zeta sqrt(k m*) delta_dot, left unclamped
 // so that the rebound ends with exactly e (and e = 0 sticks). Hertz: (4/3) E* sqrt(R*) delta^1.5

@@ -87,7 +87,7 @@ TEST_CASE("body system: an impact of e = 0 is applied when the spheres touch") {
         integrate_bodies(s, 8.0, 1.0);
         REQUIRE(s.impacts.size() == 1);
         const ImpactEvent& ev = s.impacts[0];
-        // touching when 2 - 0.2 t = sqrt(4 - 0.01): t = (2 - sqrt(3.99)) / 0.2 ... from 3 - 0.2 t
+        // touching when sqrt((3 - 0.2 t)^2 + 0.01) = 2
         const double t_touch = (3.0 - std::sqrt(4.0 - 0.01)) / 0.2;
         CHECK(ev.time_s == doctest::Approx(t_touch).epsilon(1e-6));
         const double m_star = 0.5 * s.bodies[0].mass_kg, vn = 0.2 * std::sqrt(3.99) / 2.0;
