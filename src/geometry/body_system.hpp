@@ -31,7 +31,8 @@ struct BodyIntegratorOptions {
     // < 0: contact by the contact law alone. In [0, 1]: two spheres more than the tolerance apart
     // that come to touch take the impulse of restitution e along their centres (thesis eqs.
     // 3.33-3.35; 0 = perfectly inelastic) when their gap is within the tolerance, found by
-    // bisection of the step; pairs closer than that are left to the contact law.
+    // bisection of the step, and pass it on to the spheres they touch (impact_cluster); pairs
+    // closer than that are left to the contact law.
     double impact_restitution = -1.0;
     double impact_gap_tolerance_m = 1e-6;
 };
@@ -57,6 +58,9 @@ struct BodySystem {
     std::vector<ImpactEvent> impacts;
     long long steps = 0, rejected_steps = 0;
     double next_step_s = 0.0;  // dopri45's step control; 0: options.dt_s
+    // energy the dashpots and tides took in the last trial step [J], integrated as the step
+    // integrates the motion (trapezoidal per Verlet step, the Runge-Kutta weights in dopri45)
+    double step_dissipated_J = 0.0;
 };
 
 // Accelerations of the bodies at their state: gravity and contact (sphere_accelerations), and
@@ -148,23 +152,34 @@ inline double body_system_energy_J(const BodySystem& s) {
     return e;
 }
 
-// Velocity-Verlet step of h [s] with the rates at the present state in `r` (updated). The
-// dashpots and tides see the half-step velocities.
-inline void body_verlet_step(BodySystem& s, BodyRates& r, double h) {
+// Velocity-Verlet step of h [s] with the rates at the present state in `r` (updated) and the
+// dissipation rate p0 [W] there; adds the energy dissipated in the step to step_dissipated_J and
+// returns the rate at the end. The dashpots and tides see the half-step velocities.
+inline double verlet_substep(BodySystem& s, BodyRates& r, double h, double p0) {
     kick_bodies(s.bodies, r.accel_m_s2, r.angular_accel_rad_s2, 0.5 * h);
     for (auto& b : s.bodies) {
         for (int k = 0; k < 3; ++k) b.x_m[k] += h * b.v_m_s[k];
     }
     r = body_rates(s);
     kick_bodies(s.bodies, r.accel_m_s2, r.angular_accel_rad_s2, 0.5 * h);
+    const double p1 = dissipation_rate_W(s);
+    s.step_dissipated_J += 0.5 * h * (p0 + p1);
+    return p1;
+}
+
+inline void body_verlet_step(BodySystem& s, BodyRates& r, double h) {
+    s.step_dissipated_J = 0.0;
+    verlet_substep(s, r, h, dissipation_rate_W(s));
 }
 
 // Yoshida's 4th-order symplectic composition: Verlet steps of w1 h, w0 h, w1 h.
 inline void body_yoshida4_step(BodySystem& s, BodyRates& r, double h) {
     const double c = std::cbrt(2.0), w1 = 1.0 / (2.0 - c), w0 = -c / (2.0 - c);
-    body_verlet_step(s, r, w1 * h);
-    body_verlet_step(s, r, w0 * h);
-    body_verlet_step(s, r, w1 * h);
+    s.step_dissipated_J = 0.0;
+    double p = dissipation_rate_W(s);
+    p = verlet_substep(s, r, w1 * h, p);
+    p = verlet_substep(s, r, w0 * h, p);
+    verlet_substep(s, r, w1 * h, p);
 }
 
 namespace detail {
@@ -200,14 +215,18 @@ inline std::vector<double> state_rate(const BodySystem& s, const BodyRates& r) {
     }
     return f;
 }
-// Largest |x|, |v|, |omega| of the state (floors: the smallest radius for positions), the
-// scales of dopri45's relative error.
-inline std::array<double, 3> state_scales(const std::vector<SphereBody>& b) {
+// Largest |x|, |v|, |omega| of the state, the scales of dopri45's relative error, with floors
+// for bodies at rest: the first radius for positions, the change over the step h at the rates
+// `f` (state_rate) for velocities and spins.
+inline std::array<double, 3> state_scales(const std::vector<SphereBody>& b, const std::vector<double>& f, double h) {
     std::array<double, 3> sc{b.at(0).radius_m, 1e-300, 1e-300};
-    for (const SphereBody& body : b) {
-        sc[0] = std::max(sc[0], vec::norm(body.x_m));
-        sc[1] = std::max(sc[1], vec::norm(body.v_m_s));
-        sc[2] = std::max(sc[2], vec::norm(body.omega_rad_s));
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        sc[0] = std::max(sc[0], vec::norm(b[i].x_m));
+        for (int g = 1; g < 3; ++g) {
+            const double* rate = &f[9 * i + 3 * g];
+            const vec::V& value = g == 1 ? b[i].v_m_s : b[i].omega_rad_s;
+            sc[g] = std::max({sc[g], vec::norm(value), h * std::sqrt(rate[0] * rate[0] + rate[1] * rate[1] + rate[2] * rate[2])});
+        }
     }
     return sc;
 }
@@ -229,9 +248,10 @@ inline double body_dopri_step(BodySystem& s, BodyRates& r, double h) {
     static constexpr double e[7] = {71.0 / 57600,      0, -71.0 / 16695, 71.0 / 1920, -17253.0 / 339200,
                                     22.0 / 525, -1.0 / 40};
     const std::vector<double> y0 = detail::pack_state(s.bodies);
-    const auto scales = detail::state_scales(s.bodies);
     std::vector<std::vector<double>> k(7);
     k[0] = detail::state_rate(s, r);
+    const auto scales = detail::state_scales(s.bodies, k[0], h);
+    s.step_dissipated_J = h * a[6][0] * dissipation_rate_W(s);
     std::vector<double> y(y0.size());
     for (int stage = 1; stage < 7; ++stage) {
         for (std::size_t n = 0; n < y.size(); ++n) {
@@ -242,6 +262,7 @@ inline double body_dopri_step(BodySystem& s, BodyRates& r, double h) {
         detail::unpack_state(y, s.bodies);
         r = body_rates(s);
         k[stage] = detail::state_rate(s, r);
+        if (stage < 6) s.step_dissipated_J += h * a[6][stage] * dissipation_rate_W(s);
     }
     double err = 0.0;
     for (std::size_t n = 0; n < y.size(); ++n) {
@@ -305,10 +326,11 @@ inline std::vector<std::pair<std::size_t, std::size_t>> new_contacts(const std::
 // Bisects the step h that took the bodies from `start` (rates r_start) to their present state
 // until the nearest of the pairs that came into contact is apart by at most the impact
 // tolerance; s and r end at that time, just before touching, so that no step integrates the
-// dashpot's jump from zero to c v at first touch. Returns the step length.
+// dashpot's jump from zero to c v at first touch. Returns the step length; `error` takes the
+// error estimate of that step (dopri45).
 inline double land_on_contact(BodySystem& s, BodyRates& r, const std::vector<SphereBody>& start,
                               const BodyRates& r_start, double h,
-                              const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+                              const std::vector<std::pair<std::size_t, std::size_t>>& pairs, double& error) {
     auto nearest = [&pairs](const std::vector<SphereBody>& b) {
         double g = std::numeric_limits<double>::infinity();
         for (const auto& [i, j] : pairs) g = std::min(g, surface_gap_m(b, i, j));
@@ -316,67 +338,104 @@ inline double land_on_contact(BodySystem& s, BodyRates& r, const std::vector<Sph
     };
     std::vector<SphereBody> lo_bodies = start;
     BodyRates lo_r = r_start;
+    double lo_dissipated = 0.0;
+    error = 0.0;
     double lo = 0.0, hi = h;
     for (int it = 0; it < 200 && nearest(lo_bodies) > s.options.impact_gap_tolerance_m && hi - lo > 1e-14 * h; ++it) {
         const double mid = 0.5 * (lo + hi);
         s.bodies = start;
         r = r_start;
-        body_trial_step(s, r, mid);
+        const double err = body_trial_step(s, r, mid);
         if (nearest(s.bodies) < 0.0) {
             hi = mid;
         } else {
             lo = mid;
             lo_bodies = s.bodies;
             lo_r = r;
+            lo_dissipated = s.step_dissipated_J;
+            error = err;
         }
     }
     s.bodies = std::move(lo_bodies);
     r = std::move(lo_r);
+    s.step_dissipated_J = lo_dissipated;
     return lo;
 }
 
+// The impulses of an impact of the given pairs at time_s and, since a sphere that is struck
+// passes the blow on to those it touches, of every touching pair that then approaches, swept
+// until none does (sequential impulses; a perfectly inelastic cluster moves as one). Returns
+// the kinetic energy they take [J].
+inline double impact_cluster(BodySystem& s, const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
+                             double time_s) {
+    const double tol = s.options.impact_gap_tolerance_m, e = s.options.impact_restitution;
+    double lost = 0.0;
+    auto hit = [&](std::size_t i, std::size_t j) {
+        ImpactEvent ev = apply_impact(s, i, j, e);
+        if (ev.energy_lost_J <= 0.0) return false;
+        ev.time_s = time_s;
+        lost += ev.energy_lost_J;
+        s.impacts.push_back(ev);
+        return true;
+    };
+    for (const auto& [i, j] : pairs) {
+        if (surface_gap_m(s.bodies, i, j) <= tol) hit(i, j);
+    }
+    for (int sweep = 0; sweep < 100; ++sweep) {
+        bool any = false;
+        for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+            for (std::size_t j = i + 1; j < s.bodies.size(); ++j) {
+                if (surface_gap_m(s.bodies, i, j) <= tol) any = hit(i, j) || any;
+            }
+        }
+        if (!any) break;
+    }
+    return lost;
+}
+
 // Advances s by one accepted step of at most h_max [s] (dopri45 retries until its error is
-// acceptable), ended early when two spheres come to touch and impacts are on; r holds the rates
-// at s's state. The energy taken by dashpots and tides is summed by the trapezoidal rule.
+// acceptable), ended early when two spheres come to touch and impacts are on: a trial step that
+// brings a pair into contact is cut back to just before the touch (land_on_contact), whatever
+// its error, which otherwise would make dopri45 creep up to the contact. r holds the rates at
+// s's state. The energy taken by dashpots, tides and impacts is summed in dissipated_J.
 inline void body_step(BodySystem& s, BodyRates& r, double h_max) {
     const bool adaptive = s.options.method == BodyIntegrator::dopri45;
+    const bool impacts = s.options.impact_restitution >= 0.0;
     const double h_wanted = adaptive && s.next_step_s > 0.0 ? s.next_step_s : s.options.dt_s;
+    const bool clamped = h_max < h_wanted;
     double h = std::min(h_wanted, h_max);
     const std::vector<SphereBody> start = s.bodies;
     const BodyRates r_start = r;
-    const double p_start = dissipation_rate_W(s);
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    bool rejected = false;
     double err = 0.0;
     for (;;) {
         err = body_trial_step(s, r, h);
+        pairs = impacts ? new_contacts(start, s.bodies, s.options.impact_gap_tolerance_m)
+                        : std::vector<std::pair<std::size_t, std::size_t>>{};
+        if (!pairs.empty()) h = land_on_contact(s, r, start, r_start, h, pairs, err);
         if (!adaptive || err <= 1.0) break;
         ++s.rejected_steps;
+        rejected = true;
         h *= std::max(0.2, 0.9 * std::pow(err, -0.2));
+        if (!(h > 1e-12 * s.options.dt_s))
+            throw std::runtime_error("body system: dopri45's step fell below 1e-12 dt_s at t = " +
+                                     std::to_string(s.time_s) + " s");
         s.bodies = start;
         r = r_start;
     }
-    if (adaptive) {
+    if (adaptive && h > 0.0) {
         const double grown = h * std::min(5.0, std::max(0.2, 0.9 * std::pow(std::max(err, 1e-12), -0.2)));
-        s.next_step_s = h < h_wanted ? std::max(grown, h_wanted) : grown;
+        s.next_step_s = (clamped || !pairs.empty()) && !rejected ? std::max(grown, h_wanted) : grown;
     }
     double lost_in_impacts = 0.0;
-    if (s.options.impact_restitution >= 0.0) {
-        const double tol = s.options.impact_gap_tolerance_m;
-        const auto pairs = new_contacts(start, s.bodies, tol);
-        if (!pairs.empty()) {
-            h = land_on_contact(s, r, start, r_start, h, pairs);
-            for (const auto& [i, j] : pairs) {
-                if (surface_gap_m(s.bodies, i, j) > tol) continue;
-                ImpactEvent ev = apply_impact(s, i, j, s.options.impact_restitution);
-                ev.time_s = s.time_s + h;
-                lost_in_impacts += ev.energy_lost_J;
-                s.impacts.push_back(ev);
-            }
-            r = body_rates(s);
-        }
+    if (!pairs.empty()) {
+        lost_in_impacts = impact_cluster(s, pairs, s.time_s + h);
+        r = body_rates(s);
     }
     s.time_s += h;
     ++s.steps;
-    s.dissipated_J += 0.5 * h * (p_start + dissipation_rate_W(s)) + lost_in_impacts;
+    s.dissipated_J += s.step_dissipated_J + lost_in_impacts;
 }
 
 // Minimum energy function of Levine eq. 2.6 [J]: H^2 / (2 I_H) + U, with I_H the moment of
