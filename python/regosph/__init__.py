@@ -78,6 +78,7 @@ def _warn_gomp_loaded_first():
 
 from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting policy)
     BlowUpError,
+    BodySystem,
     Diagnostics,
     DruckerPrager,
     ElasticSolid,
@@ -98,6 +99,7 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     annular_sector,
     annulus,
     box,
+    canonical_units,
     cylinder,
     damping_ratio_power_law,
     disc,
@@ -116,6 +118,7 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     polygon,
     polyhedron_mass_properties,
     rectangle,
+    restitution_from_damping,
     rotate,
     sphere,
     sphere_body,
