@@ -14,7 +14,8 @@ coarse) for 0.01 s. rigid: a rigid disc thrown spinning into a soil bed in a box
 0.06 s, and a pebble thrown against the box's wall (contact): their states (bodies.csv) come
 from loads summed over all ranks in particle-id order. bed: a bed prepared on N ranks
 (rs.prepare_bed: kinetic damping resets the velocities of each rank's particles) and loaded
-into a new run with a rigid block dropped on it, for 0.05 s. corrected: two elastic discs
+into a new run with a rigid block dropped on it, for 0.05 s; its regolith has Houlsby's
+pressure-dependent moduli (elasticity=rs.Houlsby). corrected: two elastic discs
 meeting head-on with the kernel gradient correction and Balsara's switch, for 0.03 s (the
 gradient pre-pass's values of halo copies come from their owners, Domain::update_halo_values).
 riemann: the collapse with the Riemann solver's dissipation (physics.dissipation) for 0.3 s.
@@ -95,9 +96,11 @@ def rigid():
 def bed(output):
     from regosph.examples import prepared_bed
     bed_dir = output + "_bed"
-    rs.prepare_bed(prepared_bed.build(0.15, 0.3, 9.81, 0.01), bed_dir, overwrite=True,
-                   progress_interval=0)
-    sim = prepared_bed.build(0.15, 0.3, 9.81, 0.01)
+    # Pressure-dependent moduli: each particle's wave speed, and so the step, follow its stress.
+    houlsby = rs.Houlsby(reference_pressure=1e3, exponent=0.5, floor_pressure=0.01)
+    rs.prepare_bed(prepared_bed.build(0.15, 0.3, 9.81, 0.01, elasticity=houlsby), bed_dir,
+                   overwrite=True, progress_interval=0)
+    sim = prepared_bed.build(0.15, 0.3, 9.81, 0.01, elasticity=houlsby)
     rs.load_bed(sim, bed_dir)
     steel = sim.add_material(rs.Rigid("steel", density=3000))
     sim.add_body("block", rs.lattice_fill(rs.rectangle((0.1, 0.18), (0.2, 0.22)), 0.01),
