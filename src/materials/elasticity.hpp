@@ -9,8 +9,9 @@
 // p = p_r):
 //     W*(sigma) = P^2 / ((1 - n)(2 - n) K(P)),   K(P) = K_r (P / p_r)^n,   G(P) = G_r (P / p_r)^n,
 //     P^2 = pbar^2 + p_min^2,   pbar^2 = p^2 + (1 - n) (K_r / G_r) J2
-// (Houlsby et al. 2005 write pbar^2 = p^2 + k (1 - n) q^2 / (3 g) with q^2 = 3 J2; the floor
-// pressure p_min, added here, keeps W* smooth and the stiffness finite at zero stress). The
+// (with q^2 = 3 J2, pbar^2 = p^2 + (1 - n) K_r q^2 / (3 G_r): the factor on q^2 that gives the
+// shear modulus G_r (p / p_r)^n at isotropic stress; the floor pressure p_min keeps W* smooth
+// and the stiffness finite at zero stress). The
 // elastic strain is eps = dW*/dsigma = (-p I / 3 + (1 - n) K_r / (2 G_r) S) / ((1 - n) K(P)),
 // and its inverse Hessian is the tangent (Sherman-Morrison on the rank-one term of d eps/dsigma):
 //     sigma_dot = (1 - n) K(P) tr(eps_dot) I + 2 G(P) dev(eps_dot) + c sigma (sigma : eps_dot),

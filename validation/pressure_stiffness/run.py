@@ -222,6 +222,9 @@ def plot(results, path):
         p = np.array([r["p"] for r in rows])
         ax.plot(p, [r["speed"] for r in rows], marker, label=f"{label}: pulse")
         ax.plot(p, [r["c_v"] for r in rows], "-", label=f"{label}: sqrt(M_v / rho)")
+        if label == "houlsby":
+            ax.plot(p, results[label]["pulse_fit_A"] * p ** (0.5 * EXPONENT), "k--",
+                    label="A p^(n/2) fitted to the pulse")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("mean pressure p [Pa]")
