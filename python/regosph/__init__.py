@@ -82,6 +82,8 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     Diagnostics,
     DruckerPrager,
     ElasticSolid,
+    Elasticity,
+    Houlsby,
     IntegratorOptions,
     Kinematics,
     Material,
