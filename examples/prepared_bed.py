@@ -36,9 +36,10 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
           symmetry_planes=(), breadth=None, bed_positions=None, **regolith):
     """The bed and its box as a Simulation, not yet run: `width` along x, `depth` along y
     and, in 3D, `breadth` along z (default: width). regolith: overrides of REGOLITH (e.g.
-    cohesion=10.0, friction_angle=30.0). symmetry_planes: axes among "x" and "z" (3D) whose
-    walls on the negative side (x < 0, z < 0) become a separate free-slip body "symmetry":
-    the bed is then one half (or quarter) of a bed mirrored about those planes. bed_positions:
+    cohesion=10.0, friction_angle=30.0), and elasticity=rs.Houlsby(...) for moduli that follow
+    the pressure. symmetry_planes: axes among "x" and "z" (3D) whose walls on the negative
+    side (x < 0, z < 0) become a separate free-slip body "symmetry": the bed is then one half
+    (or quarter) of a bed mirrored about those planes. bed_positions:
     the bed's particles instead of its lattice (rs.carve_bed's, for a tool buried in it)."""
     for name, value in (("depth", depth), ("width", width), ("spacing", spacing),
                         ("gravity", gravity)):
@@ -53,10 +54,10 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
     breadth = width if breadth is None else breadth
     if not (isinstance(breadth, (int, float)) and math.isfinite(breadth) and breadth > 0):
         raise ValueError(f"breadth = {breadth!r} must be a positive number")
-    unknown = set(regolith) - set(REGOLITH)
+    unknown = set(regolith) - set(REGOLITH) - {"elasticity"}
     if unknown:
         raise ValueError(f"regolith: unknown parameter(s) {sorted(unknown)} "
-                         f"(known: {sorted(REGOLITH)})")
+                         f"(known: {sorted(REGOLITH) + ['elasticity']})")
     sim = rs.Simulation(dim=dim)
     sim.physics.gravity = (0.0, -gravity, 0.0)
     soil = sim.add_material(rs.DruckerPrager("regolith", **{**REGOLITH, **regolith}))

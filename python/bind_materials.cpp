@@ -29,16 +29,41 @@ DoubleArray to_densities(const Material& m, const DoubleArray& rho) {
     return rho;
 }
 
-// The model's wave speed (wave_speeds, material.hpp) at each density [m/s], at zero stress and
-// with no history; a number for a number.
-py::object wave_speeds_of(const Material& m, const DoubleArray& rho_in) {
+// The stress rows (n, 6) [Pa] of `count` points of field "stress" given as (6,) for one point
+// or (n, 6) (ValueError naming the material otherwise).
+void check_stress_rows(const Material& m, const DoubleArray& stress, py::ssize_t count, bool one) {
+    if (!(one ? stress.ndim() == 1 && stress.shape(0) == kSymComponents
+              : stress.ndim() == 2 && stress.shape(0) == count && stress.shape(1) == kSymComponents))
+        throw py::value_error(material_field(m.name, "stress") + ": expected shape (" +
+                              (one ? std::string() : std::to_string(count) + ", ") + "6) (xx yy zz xy "
+                              "xz yz [Pa], one row per density), got " + shape_text(stress));
+}
+
+// The model's wave speed (wave_speeds, material.hpp) at each density [m/s], at each stress
+// (None: zero stress) and with the history at its initial values; a number for a number.
+py::object wave_speeds_of(const Material& m, const DoubleArray& rho_in, const py::object& stress_in) {
     const DoubleArray rho = to_densities(m, rho_in);
     const auto n = static_cast<std::size_t>(rho.size());
     py::array_t<double> speed(rho.size());
     const std::vector<double> zero(n, 0.0);
+    std::vector<std::vector<double>> columns(kSymComponents, zero);
+    if (!stress_in.is_none()) {
+        const auto stress = py::cast<DoubleArray>(stress_in);
+        check_stress_rows(m, stress, rho.size(), rho.ndim() == 0);
+        for (std::size_t i = 0; i < n; ++i)
+            for (int c = 0; c < kSymComponents; ++c)
+                columns[static_cast<std::size_t>(c)][i] = stress.data()[i * kSymComponents + c];
+    }
+    const std::vector<HistoryVariable> variables = history_variables(m);
+    std::vector<std::vector<double>> history(variables.size());
     PointRun<const double> run;
     run.rho = rho.data();
-    for (auto& c : run.stress) c = zero.data();
+    for (int c = 0; c < kSymComponents; ++c) run.stress[c] = columns[static_cast<std::size_t>(c)].data();
+    for (std::size_t k = 0; k < variables.size(); ++k) {
+        history[k].assign(n, variables[k].initial);
+        run.history[k] = history[k].data();
+    }
+    run.history_count = variables.size();
     run.count = n;
     wave_speeds(m, run, speed.mutable_data());
     if (rho.ndim() == 0) return py::float_(speed.at(0));
@@ -51,11 +76,7 @@ py::object strain_energies_of(const Material& m, const DoubleArray& rho_in, cons
     const DoubleArray rho = to_densities(m, rho_in);
     const py::ssize_t n = rho.size();
     const bool one = rho.ndim() == 0 && stress.ndim() == 1;
-    if (!(one ? stress.shape(0) == kSymComponents
-              : stress.ndim() == 2 && stress.shape(0) == n && stress.shape(1) == kSymComponents))
-        throw py::value_error(material_field(m.name, "stress") + ": expected shape (" +
-                              (one ? std::string() : std::to_string(n) + ", ") + "6) (xx yy zz xy "
-                              "xz yz [Pa], one row per density), got " + shape_text(stress));
+    check_stress_rows(m, stress, n, one);
     py::array_t<double> energy(n);
     const double* s = stress.data();
     for (py::ssize_t i = 0; i < n; ++i) {
@@ -155,7 +176,8 @@ void bind_material_class(py::module_& m) {
         .def_readonly("kernel_correction", &Material::kernel_correction)
         .def_property_readonly("density", [](const Material& x) { return reference_density(x); })
         .def_property_readonly("wave_speed", [](const Material& x) { return elastic_wave_speed(x); },
-                               "Elastic (P-wave) speed at the reference density [m/s]; 0 for Rigid.")
+                               "Elastic (P-wave) speed at the reference density and zero stress "
+                               "(Houlsby elasticity: at its reference pressure) [m/s]; 0 for Rigid.")
         .def_property_readonly("model", [](const Material& x) { return std::string(model_name(x)); },
                                "The constitutive model: 'DruckerPrager', 'ElasticSolid', "
                                "'Rigid', 'MuIRheology' or 'MohrCoulomb' (run.json 'model').")
@@ -163,9 +185,13 @@ void bind_material_class(py::module_& m) {
                                "True when the model can yield.")
         .def_property_readonly("boundary_only", [](const Material& x) { return boundary_only(x); },
                                "True when only fixed, kinematic or rigid bodies may use it.")
-        .def("wave_speed_at", &wave_speeds_of, py::arg("rho"),
-             "The model's wave speed [m/s] at density rho [kg/m^3] (a number or a 1D array), the "
-             "speed the Courant limit uses.")
+        .def("wave_speed_at", &wave_speeds_of, py::arg("rho"), py::arg("stress") = py::none(),
+             "The model's wave speed [m/s] at density rho [kg/m^3] (a number or a 1D array) and "
+             "stress [Pa] (tension positive, xx yy zz xy xz yz: (6,) for a number, (n, 6) for an "
+             "array; None: zero stress), the speed the Courant limit uses.")
+        .def_property_readonly("elasticity", [](const Material& x) { return elasticity(x); },
+                               "The soil model's Elasticity (linear or Houlsby); None for a "
+                               "model without the choice.")
         .def("strain_energy", &strain_energies_of, py::arg("rho"), py::arg("stress"),
              "The model's stored elastic energy per unit mass [J/kg] at density rho [kg/m^3] and "
              "stress [Pa] (tension positive, xx yy zz xy xz yz): rho a number and stress (6,), "
@@ -190,6 +216,44 @@ void bind_material_class(py::module_& m) {
              "(rho, stress, yielded, history). regosph.material_point drives paths with it.");
 }
 
+// rs.Elasticity and its factory rs.Houlsby (materials/elasticity.hpp).
+void bind_elasticity(py::module_& m) {
+    py::class_<Elasticity>(m, "Elasticity",
+                           "The elasticity of a soil model (DruckerPrager, MuIRheology): linear, "
+                           "or Houlsby's pressure-dependent hyperelastic law (rs.Houlsby).")
+        .def_property_readonly("law", [](const Elasticity& e) { return std::string(elasticity_name(e)); },
+                               "'linear' or 'Houlsby' (run.json 'elasticity').")
+        .def_readonly("reference_pressure", &Elasticity::reference_pressure, "p_r [Pa]")
+        .def_readonly("exponent", &Elasticity::exponent, "n [-]")
+        .def_readonly("floor_pressure", &Elasticity::floor_pressure, "p_min [Pa]")
+        .def("__repr__", [](const Elasticity& e) {
+            if (e.linear()) return std::string("Elasticity(linear)");
+            return "Houlsby(reference_pressure=" + py::repr(py::float_(e.reference_pressure)).cast<std::string>() +
+                   ", exponent=" + py::repr(py::float_(e.exponent)).cast<std::string>() +
+                   ", floor_pressure=" + py::repr(py::float_(e.floor_pressure)).cast<std::string>() + ")";
+        });
+    m.def(
+        "Houlsby",
+        [](double reference_pressure, double exponent, double floor_pressure) {
+            const Elasticity e = houlsby_elasticity(reference_pressure, exponent, floor_pressure);
+            if (const std::string why = elasticity_error(e); !why.empty())
+                throw py::value_error("Houlsby: " + why);
+            return e;
+        },
+        py::kw_only(), py::arg("reference_pressure"), py::arg("exponent") = 0.5,
+        py::arg("floor_pressure"),
+        "Pressure-dependent hyperelasticity (Houlsby, Amorosi & Rojas 2005) for the elasticity= "
+        "of rs.DruckerPrager and rs.MuIRheology: the moduli are the material's bulk_modulus and "
+        "shear_modulus at mean pressure reference_pressure p_r [Pa] and scale as (p / p_r)^exponent "
+        "(default 0.5, granular packings at low confinement: Makse et al. 2004); below "
+        "floor_pressure p_min [Pa] they stop falling. Stored energy is returned exactly on any "
+        "closed strain path; the wave speed and time step follow the stress "
+        "(docs/guide/physics.md, 'Pressure-dependent stiffness').");
+}
+
+// Elasticity of a soil constructor's elasticity= (None: linear).
+Elasticity elasticity_or_linear(const std::optional<Elasticity>& e) { return e.value_or(Elasticity{}); }
+
 // rs.MuIRheology (materials/mu_i_rheology.hpp), through make_material.
 void bind_mu_i_rheology(py::module_& m) {
     m.def(
@@ -198,7 +262,7 @@ void bind_mu_i_rheology(py::module_& m) {
            double limit_friction, double reference_inertial_number, double grain_diameter,
            double grain_density, std::optional<double> shear_modulus,
            std::optional<double> poisson_ratio, double cohesion, double viscosity_sound_speed,
-           const py::object& kernel_correction) {
+           const py::object& kernel_correction, const std::optional<Elasticity>& elasticity) {
             return make_material(
                 name, MuIRheologyInput{.density = density, .bulk_modulus = bulk_modulus,
                                        .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
@@ -209,7 +273,8 @@ void bind_mu_i_rheology(py::module_& m) {
                                        .grain_density = grain_density, .cohesion = cohesion,
                                        .viscosity_sound_speed = viscosity_sound_speed,
                                        .kernel_correction = to_flag(
-                                           kernel_correction, material_field(name, "kernel_correction"))});
+                                           kernel_correction, material_field(name, "kernel_correction")),
+                                       .elasticity = elasticity_or_linear(elasticity)});
         },
         py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
         py::arg("static_friction"), py::arg("limit_friction"),
@@ -217,13 +282,14 @@ void bind_mu_i_rheology(py::module_& m) {
         py::arg("grain_density"), py::arg("shear_modulus") = py::none(),
         py::arg("poisson_ratio") = py::none(), py::arg("cohesion") = 0.0,
         py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        py::arg("elasticity") = py::none(),
         "mu(I) regolith (Jop, Forterre & Pouliquen 2006) in the form of Chrono's continuum "
         "granular model (Hu et al. 2021): Hooke stress, returned radially onto sqrt(J2) <= "
         "mu p + cohesion, mu following mu(I) = mu_s + (mu_2 - mu_s) / (I_0 / I + 1), "
         "I = gamma_dot d / sqrt(p / rho_s), over the inertial time d / sqrt(p / rho_s) (its "
         "history variable friction_coefficient; docs/guide/physics.md 'mu(I) rheology'). Friction "
         "coefficients static_friction (mu_s) and limit_friction (mu_2), grain_diameter d [m], "
-        "grain_density rho_s [kg/m^3]; SI units.");
+        "grain_density rho_s [kg/m^3]; SI units. elasticity: None (linear) or rs.Houlsby(...).");
 }
 
 // rs.MohrCoulomb (materials/mohr_coulomb.hpp), through make_material.
@@ -269,13 +335,15 @@ void bind_mohr_coulomb(py::module_& m) {
 }  // namespace
 
 void bind_materials(py::module_& m) {
+    bind_elasticity(m);  // first: the signatures below name its class
     bind_material_class(m);
     m.def(
         "DruckerPrager",
         [](const std::string& name, double density, double bulk_modulus, double friction_angle,
            double cohesion, std::optional<double> shear_modulus,
            std::optional<double> poisson_ratio, double dilatancy_angle,
-           double viscosity_sound_speed, const py::object& kernel_correction) {
+           double viscosity_sound_speed, const py::object& kernel_correction,
+           const std::optional<Elasticity>& elasticity) {
             return make_material(
                 name, DruckerPragerInput{.density = density, .bulk_modulus = bulk_modulus,
                                          .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
@@ -283,15 +351,19 @@ void bind_materials(py::module_& m) {
                                          .dilatancy_angle_deg = dilatancy_angle,
                                          .viscosity_sound_speed = viscosity_sound_speed,
                                          .kernel_correction = to_flag(
-                                             kernel_correction, material_field(name, "kernel_correction"))});
+                                             kernel_correction, material_field(name, "kernel_correction")),
+                                         .elasticity = elasticity_or_linear(elasticity)});
         },
         py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
         py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
         py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
         py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        py::arg("elasticity") = py::none(),
         "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees. "
         "kernel_correction: the first-order consistent kernel gradient (Bonet & Lok 1999) in "
-        "its particles' pair terms (True/False, default False; docs/guide/physics.md).");
+        "its particles' pair terms (True/False, default False; docs/guide/physics.md). "
+        "elasticity: None (linear, K and mu constant) or rs.Houlsby(...) (moduli following "
+        "the pressure).");
     m.def(
         "ElasticSolid",
         [](const std::string& name, double density, std::optional<double> bulk_modulus,

@@ -14,6 +14,11 @@ namespace regosph::python {
 void bind_geometry(pybind11::module_& m);
 // Closed triangle meshes (TriangleMesh, a Shape; triangle_mesh). After bind_geometry.
 void bind_mesh(pybind11::module_& m);
+// Particle-free rigid bodies with true shapes and level-set contact (ShapeSystem). After
+// bind_geometry.
+void bind_shape_bodies(pybind11::module_& m);
+// Systems of particle-free spheres (BodySystem; geometry/body_system.hpp) and canonical units.
+void bind_bodies(pybind11::module_& m);
 // Material and its constructors DruckerPrager, ElasticSolid, Rigid.
 void bind_materials(pybind11::module_& m);
 // What a run reports: RunSummary, PhaseTimes, StepReport, Diagnostics. Bound before the

@@ -25,6 +25,8 @@ PYBIND11_MODULE(_core, m) {
 
     python::bind_geometry(m);
     python::bind_mesh(m);
+    python::bind_shape_bodies(m);
+    python::bind_bodies(m);
     python::bind_materials(m);
     python::bind_output(m);
     auto simulation = python::bind_simulation(m);

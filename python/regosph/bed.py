@@ -419,10 +419,12 @@ def _bed_height(sim, bed, up):
 
 def _wave_speed(sim, bed):
     """The largest wave speed [m/s] of the bed's particles, each from its material's model at
-    its density (Material.wave_speed_at; the P-wave speed sqrt((K + 4 mu / 3) / rho0) for
-    Drucker-Prager regolith)."""
-    return max(float(b["material_object"].wave_speed_at(sim.density[sim.body == b["index"]]).max())
-               for b in bed)
+    its density and geostatic stress (Material.wave_speed_at; the P-wave speed
+    sqrt((K + 4 mu / 3) / rho0) for linear Drucker-Prager regolith, growing with the pressure
+    for Houlsby elasticity)."""
+    density, stress = sim.density, sim.stress
+    return max(float(b["material_object"].wave_speed_at(density[on], stress[on]).max())
+               for b in bed for on in [sim.body == b["index"]])
 
 
 def _write_json(path, data):

@@ -91,6 +91,27 @@ Vec3 cross(const Vec3& a, const Vec3& b) {
     return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
 }
 
+// The orientation q turned by the rotation vector phi [rad] (world frame): exp((0, phi) / 2) * q,
+// normalised.
+Quaternion rotated(const Quaternion& q, const Vec3& phi) {
+    const double angle = std::sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]);
+    const double half = 0.5 * angle;
+    const double s = angle > 0.0 ? std::sin(half) / angle : 0.5;  // sin(|phi|/2) / |phi|
+    const Quaternion r{std::cos(half), s * phi[0], s * phi[1], s * phi[2]};
+    Quaternion out{r[0] * q[0] - r[1] * q[1] - r[2] * q[2] - r[3] * q[3],
+                   r[0] * q[1] + r[1] * q[0] + r[2] * q[3] - r[3] * q[2],
+                   r[0] * q[2] - r[1] * q[3] + r[2] * q[0] + r[3] * q[1],
+                   r[0] * q[3] + r[1] * q[2] - r[2] * q[1] + r[3] * q[0]};
+    // |out|^2 as a chain of fused multiply-adds in component order, written out: left to the
+    // compiler, its rounding followed how the caller was vectorised, so that moving this code
+    // changed the rigid bodies' results in the last bit.
+    double n2 = out[0] * out[0];
+    for (int k = 1; k < 4; ++k) n2 = std::fma(out[k], out[k], n2);
+    const double inv = 1.0 / std::sqrt(n2);
+    for (double& v : out) v *= inv;
+    return out;
+}
+
 Mat3 world_inertia(const RigidBody& b, const Quaternion& q) {
     const Eigen::Matrix3d R = to_eigen(rotation_matrix(q));
     return from_eigen(R * to_eigen(b.inertia) * R.transpose());

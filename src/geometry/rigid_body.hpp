@@ -75,6 +75,9 @@ Mat3 rotation_matrix(const Quaternion& q);
 Vec3 rotate(const Mat3& R, const Vec3& v);            // R v
 Vec3 rotate_back(const Mat3& R, const Vec3& v);       // R^T v
 Vec3 cross(const Vec3& a, const Vec3& b);
+// The orientation q turned by the rotation vector phi [rad] (world frame): exp((0, phi) / 2) * q,
+// normalised.
+Quaternion rotated(const Quaternion& q, const Vec3& phi);
 
 // The angular velocity [rad/s] of a body in state s (world frame), prescribed components from
 // its motion at time t (constrained rows solved, see rigid_dynamics.hpp).

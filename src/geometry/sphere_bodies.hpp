@@ -55,6 +55,16 @@ inline double damping_ratio(double e) {
     return -l / std::sqrt(std::numbers::pi * std::numbers::pi + l * l);
 }
 
+// Restitution of a linear spring k [N/m] with a dashpot c [N s/m] between bodies of reduced
+// mass m_star [kg]: e = exp(-pi zeta / sqrt(1 - zeta^2)), zeta = c / (2 sqrt(k m*)), the inverse
+// of damping_ratio; 0 from critical damping on.
+inline double restitution_from_damping(double k, double c, double m_star) {
+    if (!(k > 0.0 && c >= 0.0 && m_star > 0.0))
+        throw std::invalid_argument("restitution_from_damping: stiffness and reduced_mass must be > 0, damping >= 0");
+    const double zeta = c / (2.0 * std::sqrt(k * m_star));
+    return zeta >= 1.0 ? 0.0 : std::exp(-std::numbers::pi * zeta / std::sqrt(1.0 - zeta * zeta));
+}
+
 // Normal force magnitude [N] (positive pushes the bodies apart) for overlap delta [m] and
 // approach rate delta_dot [m/s]. Hooke: k delta + 2 zeta sqrt(k m*) delta_dot, left unclamped
 // so that the rebound ends with exactly e (and e = 0 sticks). Hertz: (4/3) E* sqrt(R*) delta^1.5
@@ -143,21 +153,30 @@ inline vec::V sphere_angular_momentum(const std::vector<SphereBody>& bodies) {
     return h;
 }
 
+// Centre of mass [m] of the bodies.
+inline vec::V barycentre_m(const std::vector<SphereBody>& bodies) {
+    double mass = 0.0;
+    vec::V centre{};
+    for (const SphereBody& b : bodies) {
+        mass += b.mass_kg;
+        for (int k = 0; k < 3; ++k) centre[k] += b.mass_kg * b.x_m[k];
+    }
+    return {centre[0] / mass, centre[1] / mass, centre[2] / mass};
+}
+
+// Total angular momentum about the barycentre [kg m^2/s].
+inline vec::V barycentric_angular_momentum(const std::vector<SphereBody>& bodies) {
+    vec::V momentum{};
+    for (const SphereBody& b : bodies) {
+        for (int k = 0; k < 3; ++k) momentum[k] += b.mass_kg * b.v_m_s[k];
+    }
+    return vec::sub(sphere_angular_momentum(bodies), vec::cross(barycentre_m(bodies), momentum));
+}
+
 // Normalised angular momentum H-bar^2 = H^2 / (G m^3 d) of equal spheres of mass m and
 // diameter d (Levine 2016, eq. 2.12), with H taken about the barycentre.
 inline double normalised_h2(const std::vector<SphereBody>& bodies, double gravitational_constant) {
-    double mass = 0.0;
-    vec::V centre{}, momentum{};
-    for (const SphereBody& b : bodies) {
-        mass += b.mass_kg;
-        for (int k = 0; k < 3; ++k) {
-            centre[k] += b.mass_kg * b.x_m[k];
-            momentum[k] += b.mass_kg * b.v_m_s[k];
-        }
-    }
-    const vec::V h_origin = sphere_angular_momentum(bodies);
-    const vec::V h_centre = vec::cross(vec::V{centre[0] / mass, centre[1] / mass, centre[2] / mass}, momentum);
-    const vec::V h = vec::sub(h_origin, h_centre);
+    const vec::V h = barycentric_angular_momentum(bodies);
     const double m = bodies.at(0).mass_kg, d = 2.0 * bodies.at(0).radius_m;
     return vec::dot(h, h) / (gravitational_constant * m * m * m * d);
 }
@@ -176,7 +195,11 @@ struct TidalLoad {
 
 // Planar tidal torque of child j on parent i, Levine 2016 eq. 3.9:
 // Gamma = sign(phi_dot) (3/2) k2 (3 / (4 pi rho_i))^2 G m_i^2 m_j^2 / r^6 sin(2 epsilon), with
-// phi_dot = psi_dot_i - theta_dot_ij. The parent's spin takes -Gamma, the child the force
+// phi_dot = psi_dot_i - theta_dot_ij. Eq. 3.9 carries R_i^6 = (3 m_i / (4 pi rho_i))^2 where a
+// torque needs R_i^5 (Murray & Dermott: (3/2) k2 G m_j^2 R_i^5 / r^6 sin 2 epsilon); the thesis
+// evaluated it in canonical units with R_i = 1 DU (its sec. 4.3.1), which is this R_i^5 form: its
+// spin-down 3.32766e-15 rad/s^2 (Table 5.3) and Edot -314.28 W follow from it, eq. 3.9 in SI
+// would be R_i [m] times stronger. The parent's spin takes -Gamma, the child the force
 // Gamma / r (Z x r_hat) of eq. 3.18 and the parent its reaction, so that linear and angular
 // momentum are kept and the mechanical energy falls at Gamma |phi_dot| (eqs. 3.12-3.13).
 inline TidalLoad tidal_load(const SphereBody& parent, const SphereBody& child, const TidalParameters& p) {
@@ -186,10 +209,10 @@ inline TidalLoad tidal_load(const SphereBody& parent, const SphereBody& child, c
     const double theta_dot = vec::cross(r, rdot)[2] / r2;
     const double phi_dot = parent.omega_rad_s[2] - theta_dot;
     const double sin_2eps = 1.0 / std::sqrt(1.0 + p.quality_factor_q * p.quality_factor_q);
-    const double shape = 3.0 / (4.0 * std::numbers::pi * p.density_kg_m3);
-    const double mm = parent.mass_kg * child.mass_kg;
-    const double gamma = (phi_dot > 0.0 ? 1.0 : (phi_dot < 0.0 ? -1.0 : 0.0)) * 1.5 * p.love_number_k2 * shape *
-                         shape * p.gravitational_constant * mm * mm / (r2 * r2 * r2) * sin_2eps;
+    const double radius_m = std::cbrt(3.0 * parent.mass_kg / (4.0 * std::numbers::pi * p.density_kg_m3));
+    const double r5 = radius_m * radius_m * radius_m * radius_m * radius_m;
+    const double gamma = (phi_dot > 0.0 ? 1.0 : (phi_dot < 0.0 ? -1.0 : 0.0)) * 1.5 * p.love_number_k2 *
+                         p.gravitational_constant * child.mass_kg * child.mass_kg * r5 / (r2 * r2 * r2) * sin_2eps;
     TidalLoad load;
     load.torque_z_N_m = -gamma;
     load.force_N = {-gamma / rn * r[1] / rn, gamma / rn * r[0] / rn, 0.0};
@@ -284,17 +307,21 @@ inline void system_accelerations(SphereSystem& s, double dt_s) {
     }
 }
 
+// Velocity and spin of every body advanced by dt_s [s] at the given accelerations.
+inline void kick_bodies(std::vector<SphereBody>& bodies, const std::vector<vec::V>& accel_m_s2,
+                        const std::vector<vec::V>& angular_accel_rad_s2, double dt_s) {
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        for (int k = 0; k < 3; ++k) {
+            bodies[i].v_m_s[k] += dt_s * accel_m_s2[i][k];
+            bodies[i].omega_rad_s[k] += dt_s * angular_accel_rad_s2[i][k];
+        }
+    }
+}
+
 // Velocity-Verlet step of a system with walls; call system_accelerations(s, 0) once before the
 // first step.
 inline void system_step(SphereSystem& s, double dt_s) {
-    auto half_kick = [&s, dt_s]() {
-        for (std::size_t i = 0; i < s.bodies.size(); ++i) {
-            for (int k = 0; k < 3; ++k) {
-                s.bodies[i].v_m_s[k] += 0.5 * dt_s * s.accel_m_s2[i][k];
-                s.bodies[i].omega_rad_s[k] += 0.5 * dt_s * s.angular_accel_rad_s2[i][k];
-            }
-        }
-    };
+    auto half_kick = [&s, dt_s]() { kick_bodies(s.bodies, s.accel_m_s2, s.angular_accel_rad_s2, 0.5 * dt_s); };
     half_kick();
     for (auto& b : s.bodies) {
         for (int k = 0; k < 3; ++k) b.x_m[k] += dt_s * b.v_m_s[k];

@@ -22,6 +22,8 @@ Json describe_material(const Material& m) {
     j["viscosity_sound_speed_m_s"] = m.viscosity_sound_speed;
     j["model"] = model_name(m);
     for (const ModelParameter& q : model_parameters(m)) j[q.key] = q.value;
+    // Only when not linear (the same reason as below): the law its elasticity_* values belong to.
+    if (const auto e = elasticity(m); e && !e->linear()) j["elasticity"] = elasticity_name(*e);
     // Only when on: run.json files written before the option stay comparable on restart.
     if (m.kernel_correction) j["kernel_correction"] = true;
     // Only for a model that has them (the same reason): the fields it adds to the particles.

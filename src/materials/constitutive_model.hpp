@@ -136,6 +136,9 @@ concept ConstitutiveModel =
 // Optional:
 // - history(): its history variables, std::vector<HistoryVariable> of at most
 //   kMaxHistoryVariables (none without it);
+// - reference_wave_speed(): for a model whose wave speed follows its stress, the speed at its
+//   reference state (elastic_wave_speed and the artificial viscosity's c, material.hpp);
+// - an `elasticity` member (elasticity.hpp): run.json names its law (elasticity(Material));
 // - correct_range and wave_speed_range, which do what correct and wave_speed do for a run of
 //   particles (PointRun, material.hpp) at once, to the bit, in sweeps that vectorise
 //   (correct_stresses and wave_speeds; ElasticSolid has them).

@@ -33,16 +33,27 @@ constexpr double kTinyDeviator = 1e-12;
 // f >= -kOnSurface * scale counts as "on the yield surface": the stress scaling puts a state
 // exactly on it up to round-off.
 constexpr double kOnSurface = 1e-9;
-}  // namespace
 
-StressRate drucker_prager_stress_rate(const DruckerPrager& m, const DruckerPragerConstants& dp,
-                                      const SymTensor& sigma, const SymTensor& eps_dot) {
-    const double K = m.bulk_modulus;
-    const double mu = m.shear_modulus;
+// Schaefer 2017 eqs. 19-20 with the elastic tangent D (drucker_prager_stress_rate). Coupled:
+// D has Houlsby's rank-one term coupling sigma (sigma : x), which adds to a : D : eps_dot,
+// a : D : b and D : b the terms in a : sigma = alpha_phi I1 + sqrt(J2) and
+// b : sigma = 3 sin(psi) I1 + sqrt(J2) (S : S / (2 sqrt(J2)) = sqrt(J2)). Not coupled: Hooke's
+// D, the operations of eqs. 19-20 as printed.
+template <bool Coupled>
+StressRate plastic_stress_rate(const ElasticTangent& D, double dilatancy_angle,
+                               const DruckerPragerConstants& dp, const SymTensor& sigma,
+                               const SymTensor& eps_dot) {
+    const double K = D.bulk;
+    const double mu = D.shear;
     const double tr_eps = trace(eps_dot);
 
     StressRate out;
     out.rate = hooke_stress_rate(K, mu, eps_dot);
+    double sigma_eps = 0.0;  // sigma : eps_dot [W/m^3]
+    if constexpr (Coupled) {
+        sigma_eps = double_dot(sigma, eps_dot);
+        for (int c = 0; c < kSymComponents; ++c) out.rate[c] += D.coupling * sigma_eps * sigma[c];
+    }
 
     const double I1 = trace(sigma);
     const SymTensor S = deviator(sigma);
@@ -53,38 +64,45 @@ StressRate drucker_prager_stress_rate(const DruckerPrager& m, const DruckerPrage
 
     // Without the call for psi = 0 (non-dilatant soil, the usual case; this runs for every
     // plastic particle and stage).
-    const double sin_psi = m.dilatancy_angle == 0.0 ? 0.0 : std::sin(m.dilatancy_angle);
+    const double sin_psi = dilatancy_angle == 0.0 ? 0.0 : std::sin(dilatancy_angle);
     const bool has_deviator = sqrt_j2 > kTinyDeviator * (scale + K);
     const double mu_over_sqrt_j2 = has_deviator ? mu / sqrt_j2 : 0.0;
-    // Schaefer 2017 eq. 20
-    const double lambda_dot =
-        (3.0 * K * dp.alpha_phi * tr_eps + mu_over_sqrt_j2 * double_dot(S, eps_dot)) /
-        (27.0 * K * dp.alpha_phi * sin_psi + mu);
+    // Schaefer 2017 eq. 20: a : D : eps_dot over a : D : b
+    double loading = 3.0 * K * dp.alpha_phi * tr_eps + mu_over_sqrt_j2 * double_dot(S, eps_dot);
+    double stiffness = 27.0 * K * dp.alpha_phi * sin_psi + mu;
+    double b_sigma = 0.0;  // b : sigma [Pa]
+    if constexpr (Coupled) {
+        const double deviatoric = has_deviator ? sqrt_j2 : 0.0;
+        const double a_sigma = dp.alpha_phi * I1 + deviatoric;
+        b_sigma = 3.0 * sin_psi * I1 + deviatoric;
+        loading += D.coupling * a_sigma * sigma_eps;
+        stiffness += D.coupling * a_sigma * b_sigma;
+    }
+    const double lambda_dot = loading / stiffness;
     if (lambda_dot <= 0.0) return out;  // elastic unloading from the surface
 
-    // Plastic corrector of eq. 19: - lambda_dot (9 K sin(psi) I + mu / sqrt(J2) S)
+    // Plastic corrector of eq. 19: - lambda_dot D : b = - lambda_dot (9 K sin(psi) I + mu / sqrt(J2) S)
     for (int c = 0; c < kSymComponents; ++c) out.rate[c] -= lambda_dot * mu_over_sqrt_j2 * S[c];
     for (int c = XX; c <= ZZ; ++c) out.rate[c] -= lambda_dot * 9.0 * K * sin_psi;
+    if constexpr (Coupled)
+        for (int c = 0; c < kSymComponents; ++c)
+            out.rate[c] -= lambda_dot * D.coupling * b_sigma * sigma[c];
     // sigma : eps_dot^p of the flow just applied (without a deviator only its volumetric part).
     out.dissipation = lambda_dot * ((has_deviator ? sqrt_j2 : 0.0) + 3.0 * sin_psi * I1);
     out.lambda_dot = lambda_dot;
     out.yielding = true;
     return out;
 }
+}  // namespace
 
-SymTensor hooke_stress_rate(double K, double mu, const SymTensor& eps_dot) {
-    SymTensor rate;
-    const double lame = K - 2.0 * mu / 3.0;
-    const double tr_eps = trace(eps_dot);
-    for (int c = 0; c < kSymComponents; ++c) rate[c] = 2.0 * mu * eps_dot[c];
-    for (int c = XX; c <= ZZ; ++c) rate[c] += lame * tr_eps;
-    return rate;
-}
-
-double hooke_strain_energy(double K, double mu, const SymTensor& sigma) {
-    const SymTensor S = deviator(sigma);
-    const double p = -trace(sigma) / 3.0;
-    return double_dot(S, S) / (4.0 * mu) + p * p / (2.0 * K);
+StressRate drucker_prager_stress_rate(const DruckerPrager& m, const DruckerPragerConstants& dp,
+                                      const SymTensor& sigma, const SymTensor& eps_dot) {
+    if (m.elasticity.linear())
+        return plastic_stress_rate<false>({m.bulk_modulus, m.shear_modulus}, m.dilatancy_angle,
+                                          dp, sigma, eps_dot);
+    return plastic_stress_rate<true>(
+        houlsby_tangent(m.elasticity, m.bulk_modulus, m.shear_modulus, sigma), m.dilatancy_angle,
+        dp, sigma, eps_dot);
 }
 
 void DruckerPrager::validate(const std::string& material) const {
@@ -101,12 +119,15 @@ void DruckerPrager::validate(const std::string& material) const {
     if (phi == 0.0 && cohesion == 0.0)
         checks::fail(material, "cohesion", 0.0,
                      "Pa with friction_angle 0: the material would have no strength");
+    regosph::validate(elasticity, material);
 }
 
 void DruckerPrager::prepare(int dim) {
     yield_surface = drucker_prager_constants(friction_angle, cohesion, dim);
-    p_wave_speed = elastic_wave_speed(*this);
+    p_wave_speed = elasticity.linear() ? elastic_wave_speed(*this) : 0.0;
 }
+
+double DruckerPrager::reference_wave_speed() const { return elastic_wave_speed(*this); }
 
 StressRate DruckerPrager::stress_rate(const MaterialState& state, const SymTensor& strain_rate,
                                       const Spin& /*spin*/) const {
@@ -118,13 +139,15 @@ bool DruckerPrager::correct(MaterialState& state, double /*dt*/) const {
 }
 
 double DruckerPrager::strain_energy(double rho, const SymTensor& sigma) const {
-    return hooke_strain_energy(bulk_modulus, shear_modulus, sigma) / rho;
+    return elastic_energy_density(elasticity, bulk_modulus, shear_modulus, sigma) / rho;
 }
 
 std::vector<ModelParameter> DruckerPrager::parameters() const {
-    return {{"density_kg_m3", density},           {"bulk_modulus_Pa", bulk_modulus},
+    std::vector<ModelParameter> out = {{"density_kg_m3", density},           {"bulk_modulus_Pa", bulk_modulus},
             {"shear_modulus_Pa", shear_modulus},  {"friction_angle_deg", radians_to_degrees(friction_angle)},
             {"cohesion_Pa", cohesion},            {"dilatancy_angle_deg", radians_to_degrees(dilatancy_angle)}};
+    append_parameters(elasticity, out);
+    return out;
 }
 
 }  // namespace regosph

@@ -12,6 +12,7 @@
 
 #include "core/tensor.hpp"
 #include "materials/constitutive_model.hpp"
+#include "materials/elasticity.hpp"
 
 namespace regosph {
 
@@ -30,10 +31,14 @@ struct DruckerPrager {
     double friction_angle = 0.0;   // phi [rad], in [0, pi/2)
     double cohesion = 0.0;         // c [Pa], >= 0
     double dilatancy_angle = 0.0;  // psi [rad], in [0, phi]
+    // Linear (K and G constant) or Houlsby's pressure-dependent law, whose moduli at p_r are
+    // bulk_modulus and shear_modulus (elasticity.hpp).
+    Elasticity elasticity{};
     // Derived by prepare(dim) from phi and c, not a user parameter.
     DruckerPragerConstants yield_surface{};
-    // Derived by prepare(dim): c_p [m/s] (elastic_wave_speed), which the Courant limit of
-    // every particle and stage asks for; 0 before prepare.
+    // Derived by prepare(dim) for linear elasticity: c_p [m/s] (elastic_wave_speed), which the
+    // Courant limit of every particle and stage asks for; 0 before prepare and for Houlsby's
+    // law, whose wave speed follows the stress.
     double p_wave_speed = 0.0;
 
     static constexpr const char* kName = "DruckerPrager";
@@ -41,14 +46,15 @@ struct DruckerPrager {
     static constexpr bool kPlastic = true;
     void validate(const std::string& material) const;
     void prepare(int dim);
-    double wave_speed(const MaterialState& state) const;  // c_p, the same in every state [m/s]
+    double wave_speed(const MaterialState& state) const;  // c_p at the state [m/s]
+    double reference_wave_speed() const;  // c_p at zero stress, or at p_r for Houlsby [m/s]
     StressRate stress_rate(const MaterialState& state, const SymTensor& strain_rate,
                            const Spin& spin) const;
     // Bui's corrections (drucker_prager_return), whatever the step.
     bool correct(MaterialState& state, double dt) const;
     // correct() for a run of particles in one vectorised sweep (correct_stresses, material.hpp).
     void correct_range(const PointRun<double>& run, double dt, std::uint8_t* corrected) const;
-    double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg], hooke_strain_energy / rho
+    double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg], elastic_energy_density / rho
     PairOptions pair_options() const { return {}; }
     std::vector<ModelParameter> parameters() const;
 };
@@ -58,12 +64,16 @@ struct DruckerPrager {
 //           alpha = 2 sin(phi) / (sqrt(3) (3 - sin(phi))), k = 6 c cos(phi) / (sqrt(3) (3 - sin(phi))).
 DruckerPragerConstants drucker_prager_constants(double friction_angle, double cohesion, int dim);
 
-// Elastic P-wave speed c_p = sqrt((K + 4 mu / 3) / rho) [m/s] (SPEC.md section 3).
+// Elastic P-wave speed c_p = sqrt((K + 4 mu / 3) / rho) [m/s] (SPEC.md section 3) at the
+// reference density, with the moduli K and mu (at p_r for Houlsby's law).
 double elastic_wave_speed(const DruckerPrager& m);
 
-// Inline: the Courant limit asks for it per particle and stage.
-inline double DruckerPrager::wave_speed(const MaterialState& /*state*/) const {
-    return p_wave_speed > 0.0 ? p_wave_speed : elastic_wave_speed(*this);
+// Inline: the Courant limit asks for it per particle and stage. Houlsby's law: at the
+// particle's stress and density, sqrt(M(sigma) / rho) (p_wave_modulus).
+inline double DruckerPrager::wave_speed(const MaterialState& state) const {
+    if (p_wave_speed > 0.0) return p_wave_speed;
+    if (elasticity.linear()) return elastic_wave_speed(*this);
+    return std::sqrt(p_wave_modulus(elasticity, bulk_modulus, shear_modulus, state.sigma) / state.rho);
 }
 
 // Yield function f = sqrt(J2) + alpha_phi I1 - k_c (Schaefer 2017 eq. 11) [Pa].
@@ -73,20 +83,13 @@ double yield_function(const DruckerPragerConstants& dp, const SymTensor& sigma);
 // plastic multiplier rate lambda_dot [1/s]; plastic flow when f >= 0 and lambda_dot > 0. Its
 // dissipation is sigma : eps_dot^p with the flow direction of the plastic potential g,
 // eps_dot^p = lambda_dot dg/dsigma = lambda_dot (S / (2 sqrt(J2)) + 3 sin(psi) I) (Bui 2008
-// eqs. 21-22): lambda_dot (sqrt(J2) + 3 sin(psi) I1) [W/m^3].
+// eqs. 21-22): lambda_dot (sqrt(J2) + 3 sin(psi) I1) [W/m^3]. The elastic tangent D is the
+// model's elasticity at sigma; eqs. 19-20 are the general elastic-plastic rate
+// D : eps_dot - lambda_dot D : b, lambda_dot = (a : D : eps_dot) / (a : D : b) with a = df/dsigma
+// and b = dg/dsigma, written out for Hooke's D.
 StressRate drucker_prager_stress_rate(const DruckerPrager& m,
                                              const DruckerPragerConstants& dp,
                                              const SymTensor& sigma, const SymTensor& strain_rate);
-
-// The hypoelastic Hooke rate 2 mu eps_dot + (K - 2 mu / 3) tr(eps_dot) I (Schaefer 2017 eq. 19,
-// first terms) [Pa/s], without the rotation terms.
-SymTensor hooke_stress_rate(double bulk_modulus, double shear_modulus, const SymTensor& eps_dot);
-
-// Elastic energy per unit volume of the hypoelastic Hooke law of eq. 19 (Bui 2008 eq. 19),
-// w = S:S / (4 mu) + p^2 / (2 K) with p = -I1 / 3 [J/m^3]: with dS/dt = 2 mu dev(eps_dot^e) and
-// dp/dt = -K tr(eps_dot^e), dw/dt = S : eps_dot^e - p tr(eps_dot^e) = sigma : eps_dot^e (the
-// Jaumann terms do no work, S : (W S - S W) = 0).
-double hooke_strain_energy(double bulk_modulus, double shear_modulus, const SymTensor& sigma);
 
 // Bui's corrections after every stress update, in this order (SPEC.md section 3):
 // tension cracking (move an over-apex state to the apex), then stress scaling back onto

@@ -44,11 +44,31 @@ double reference_density(const Material& m) {
 }
 
 double elastic_wave_speed(const Material& m) {
+    const double reference = std::visit(
+        [](const auto& model) {
+            if constexpr (requires { model.reference_wave_speed(); })
+                return model.reference_wave_speed();
+            else
+                return 0.0;
+        },
+        m.model);
+    if (reference > 0.0) return reference;
     std::array<double, kMaxHistoryVariables> history{};
     const std::vector<HistoryVariable> variables = history_variables(m);
     for (std::size_t k = 0; k < variables.size() && k < history.size(); ++k)
         history[k] = variables[k].initial;
     return wave_speed(m, MaterialState{reference_density(m), {}, history.data()});
+}
+
+std::optional<Elasticity> elasticity(const Material& m) {
+    return std::visit(
+        [](const auto& model) -> std::optional<Elasticity> {
+            if constexpr (requires { model.elasticity; })
+                return model.elasticity;
+            else
+                return std::nullopt;
+        },
+        m.model);
 }
 
 double viscosity_sound_speed(const Material& m) {

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -47,8 +48,12 @@ const char* model_name(const Material& m);      // "DruckerPrager", ... (run.jso
 bool boundary_only(const Material& m);          // only fixed or kinematic bodies may use it
 bool plastic(const Material& m);                // can yield (ConstitutiveModel::kPlastic)
 double reference_density(const Material& m);    // [kg/m^3]
-// [m/s] at the reference state (reference density, no stress, initial history), 0 for Rigid
+// [m/s] at the reference state (reference density, no stress, initial history; a model with
+// pressure-dependent moduli gives its reference_wave_speed(), at its reference pressure),
+// 0 for Rigid
 double elastic_wave_speed(const Material& m);
+// The model's elasticity (elasticity.hpp), nullopt for a model without the choice.
+std::optional<Elasticity> elasticity(const Material& m);
 double viscosity_sound_speed(const Material& m);   // [m/s], the c of eq. 35
 PairOptions pair_options(const Material& m);
 std::vector<ModelParameter> model_parameters(const Material& m);  // run.json description

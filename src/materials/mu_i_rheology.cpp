@@ -2,7 +2,6 @@
 
 #include <limits>
 
-#include "materials/drucker_prager.hpp"
 
 namespace regosph {
 
@@ -23,6 +22,7 @@ void MuIRheology::validate(const std::string& material) const {
     checks::positive(material, "grain_diameter", grain_diameter, "m");
     checks::positive(material, "grain_density", grain_density, "kg/m^3");
     checks::non_negative(material, "cohesion", cohesion, "Pa");
+    regosph::validate(elasticity, material);
 }
 
 double shear_rate(const SymTensor& strain_rate) {
@@ -43,7 +43,7 @@ double mu_of_i(const MuIRheology& m, double gamma_dot, double pressure) {
 StressRate MuIRheology::stress_rate(const MaterialState& state, const SymTensor& strain_rate,
                                     const Spin& /*spin*/) const {
     StressRate out;
-    out.rate = hooke_stress_rate(bulk_modulus, shear_modulus, strain_rate);
+    out.rate = elastic_stress_rate(elasticity, bulk_modulus, shear_modulus, state.sigma, strain_rate);
     // dmu/dt = (mu(I) - mu) / t_i, 1 / t_i = sqrt(p / rho_s) / d (no relaxation without
     // pressure, where the cone has shrunk to its apex anyway).
     const double p = state.pressure();
@@ -80,16 +80,18 @@ bool MuIRheology::correct(MaterialState& state, double /*dt*/) const {
 }
 
 double MuIRheology::strain_energy(double rho, const SymTensor& sigma) const {
-    return hooke_strain_energy(bulk_modulus, shear_modulus, sigma) / rho;
+    return elastic_energy_density(elasticity, bulk_modulus, shear_modulus, sigma) / rho;
 }
 
 std::vector<ModelParameter> MuIRheology::parameters() const {
-    return {{"density_kg_m3", density}, {"bulk_modulus_Pa", bulk_modulus},
+    std::vector<ModelParameter> out = {{"density_kg_m3", density}, {"bulk_modulus_Pa", bulk_modulus},
             {"shear_modulus_Pa", shear_modulus}, {"static_friction", static_friction},
             {"limit_friction", limit_friction},
             {"reference_inertial_number", reference_inertial_number},
             {"grain_diameter_m", grain_diameter}, {"grain_density_kg_m3", grain_density},
             {"cohesion_Pa", cohesion}};
+    append_parameters(elasticity, out);
+    return out;
 }
 
 }  // namespace regosph

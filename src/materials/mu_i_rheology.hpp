@@ -17,6 +17,7 @@
 
 #include "core/tensor.hpp"
 #include "materials/constitutive_model.hpp"
+#include "materials/elasticity.hpp"
 
 namespace regosph {
 
@@ -30,6 +31,9 @@ struct MuIRheology {
     double grain_diameter = 0.0;            // d [m]
     double grain_density = 0.0;             // rho_s [kg/m^3]
     double cohesion = 0.0;                  // c [Pa] >= 0 (Chrono's cohesion_coeff)
+    // Linear (K and G constant) or Houlsby's pressure-dependent law, whose moduli at p_r are
+    // bulk_modulus and shear_modulus (elasticity.hpp).
+    Elasticity elasticity{};
 
     static constexpr const char* kName = "MuIRheology";
     static constexpr bool kBoundaryOnly = false;
@@ -38,7 +42,12 @@ struct MuIRheology {
     std::vector<HistoryVariable> history() const;
     void validate(const std::string& material) const;
     void prepare(int /*dim*/) {}
-    double wave_speed(const MaterialState& /*state*/) const {  // c_p [m/s]
+    double wave_speed(const MaterialState& state) const {  // c_p [m/s] at the state
+        if (elasticity.linear()) return reference_wave_speed();
+        return std::sqrt(p_wave_modulus(elasticity, bulk_modulus, shear_modulus, state.sigma) /
+                         state.rho);
+    }
+    double reference_wave_speed() const {  // c_p at zero stress, or at p_r for Houlsby [m/s]
         return std::sqrt((bulk_modulus + 4.0 * shear_modulus / 3.0) / density);
     }
     StressRate stress_rate(const MaterialState& state, const SymTensor& strain_rate,

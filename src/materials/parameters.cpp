@@ -34,6 +34,7 @@ Material make_material(const std::string& name, const DruckerPragerInput& in) {
     dp.friction_angle = degrees_to_radians(in.friction_angle_deg);
     dp.cohesion = in.cohesion;
     dp.dilatancy_angle = degrees_to_radians(in.dilatancy_angle_deg);
+    dp.elasticity = in.elasticity;
     Material m{name, dp, in.viscosity_sound_speed, in.kernel_correction};
     validate(m);
     return m;
@@ -63,6 +64,7 @@ Material make_material(const std::string& name, const MuIRheologyInput& in) {
     mi.grain_diameter = in.grain_diameter;
     mi.grain_density = in.grain_density;
     mi.cohesion = in.cohesion;
+    mi.elasticity = in.elasticity;
     Material m{name, mi, in.viscosity_sound_speed, in.kernel_correction};
     validate(m);
     return m;

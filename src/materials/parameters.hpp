@@ -22,6 +22,7 @@ struct DruckerPragerInput {
     double dilatancy_angle_deg = 0.0;     // psi [deg]
     double viscosity_sound_speed = 0.0;   // [m/s], 0 = the material's own wave speed
     bool kernel_correction = false;       // Material::kernel_correction
+    Elasticity elasticity{};              // linear, or Houlsby's with K and mu at p_r
 };
 
 // Elastic solid as a user gives it. Exactly two of the four moduli (see elastic_moduli).
@@ -53,6 +54,7 @@ struct MuIRheologyInput {
     double cohesion = 0.0;                  // [Pa]
     double viscosity_sound_speed = 0.0;     // [m/s], 0 = the material's own wave speed
     bool kernel_correction = false;         // Material::kernel_correction
+    Elasticity elasticity{};                // linear, or Houlsby's with K and G at p_r
 };
 
 // Mohr-Coulomb regolith as a user gives it. Exactly one of shear_modulus and poisson_ratio.

@@ -35,27 +35,6 @@ Vec3 angular_acceleration(const RigidBody& b, const RigidState& s, const Vec3& o
     return {a(0), a(1), a(2)};
 }
 
-// The orientation q turned by the rotation vector phi [rad] (world frame): exp((0, phi) / 2) * q,
-// normalised.
-Quaternion rotated(const Quaternion& q, const Vec3& phi) {
-    const double angle = norm(phi);
-    const double half = 0.5 * angle;
-    const double s = angle > 0.0 ? std::sin(half) / angle : 0.5;  // sin(|phi|/2) / |phi|
-    const Quaternion r{std::cos(half), s * phi[0], s * phi[1], s * phi[2]};
-    Quaternion out{r[0] * q[0] - r[1] * q[1] - r[2] * q[2] - r[3] * q[3],
-                   r[0] * q[1] + r[1] * q[0] + r[2] * q[3] - r[3] * q[2],
-                   r[0] * q[2] - r[1] * q[3] + r[2] * q[0] + r[3] * q[1],
-                   r[0] * q[3] + r[1] * q[2] - r[2] * q[1] + r[3] * q[0]};
-    // |out|^2 as a chain of fused multiply-adds in component order, written out: left to the
-    // compiler, its rounding followed how the caller was vectorised, so that moving this code
-    // changed the rigid bodies' results in the last bit.
-    double n2 = out[0] * out[0];
-    for (int k = 1; k < 4; ++k) n2 = std::fma(out[k], out[k], n2);
-    const double inv = 1.0 / std::sqrt(n2);
-    for (double& v : out) v *= inv;
-    return out;
-}
-
 }  // namespace
 
 RigidRates rigid_rates(const RigidBody& b, const RigidState& s, const BodyLoad& regolith,
@@ -166,7 +145,7 @@ void RigidMotion::update(double dt, bool final, double t, int dim) {
     // |phi| about phi / |phi|.
     Vec3 phi;
     for (int d = 0; d < 3; ++d) phi[d] = w1 * a.angular_velocity[d] + w2 * c.angular_velocity[d];
-    s.orientation = rotated(y0.orientation, phi);
+    s.orientation = geometry::rotated(y0.orientation, phi);
     // Prescribed (or locked) translations: exactly on their path.
     const Vec3 disp = b.motion.displacement(t);
     const Vec3 vel = b.motion.translation_velocity(t);

@@ -200,9 +200,8 @@ TEST_CASE("sphere bodies: tidal torque and force (Levine eqs. 3.9, 3.18) dissipa
         const vec::V r = vec::sub(child.x_m, parent.x_m);
         const double r2 = vec::dot(r, r);
         const double theta_dot = vec::cross(r, child.v_m_s)[2] / r2;
-        const double mm = parent.mass_kg * child.mass_kg;
-        const double gamma = 1.5e-5 * std::pow(3.0 / (4.0 * std::numbers::pi * rho), 2) * g * mm * mm /
-                             (r2 * r2 * r2) / std::sqrt(1.0 + 1e4);
+        const double gamma = 1.5e-5 * g * child.mass_kg * child.mass_kg * std::pow(2000.0, 5) / (r2 * r2 * r2) /
+                             std::sqrt(1.0 + 1e4);
         CHECK(std::abs(load.torque_z_N_m) == doctest::Approx(gamma).epsilon(1e-12));
         CHECK(std::abs(load.torque_z_N_m) > 0.0);
         // power of the torque on the spin plus the force on the relative motion
@@ -211,4 +210,24 @@ TEST_CASE("sphere bodies: tidal torque and force (Levine eqs. 3.9, 3.18) dissipa
         // angular momentum: the spin's change cancels the moment of the force pair
         CHECK(load.torque_z_N_m + vec::cross(r, load.force_N)[2] == doctest::Approx(0.0).scale(gamma));
     }
+}
+
+TEST_CASE("sphere bodies: tidal spin-down of touching spheres is the thesis' Table 5.3 rate") {
+    // Euler resting: the centre body touches two (r = d), an outer one touches one and sees the
+    // other at 2 d; thesis 6.55193e-15 and 3.32766e-15 rad/s^2 (Table 5.3).
+    const double g = 6.674e-11, rho = 2000.0, d = 4000.0;
+    std::vector<SphereBody> b(3, make_sphere(0.5 * d, rho));
+    b[1].x_m = {d, 0.0, 0.0};
+    b[2].x_m = {-d, 0.0, 0.0};
+    for (auto& body : b) body.omega_rad_s = {0.0, 0.0, 1e-3};
+    const TidalParameters p{1e-5, 100.0, rho, g};
+    auto spin_down = [&](int i) {
+        double torque = 0.0;
+        for (int j = 0; j < 3; ++j) {
+            if (j != i) torque += tidal_load(b[i], b[j], p).torque_z_N_m;
+        }
+        return -torque / sphere_inertia_kg_m2(b[i]);
+    };
+    CHECK(std::abs(spin_down(0) / 6.55193e-15 - 1.0) < 1e-3);
+    CHECK(std::abs(spin_down(1) / 3.32766e-15 - 1.0) < 1e-3);
 }
