@@ -301,7 +301,8 @@ void bind_mohr_coulomb(py::module_& m) {
            std::optional<double> poisson_ratio, double dilatancy_angle,
            std::optional<double> tensile_strength, double tensile_softening_strain,
            double artificial_stress, double artificial_stress_exponent,
-           double viscosity_sound_speed, const py::object& kernel_correction) {
+           double viscosity_sound_speed, const py::object& kernel_correction,
+           const std::optional<Elasticity>& elasticity) {
             return make_material(
                 name, MohrCoulombInput{.density = density, .bulk_modulus = bulk_modulus,
                                        .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
@@ -313,7 +314,8 @@ void bind_mohr_coulomb(py::module_& m) {
                                        .artificial_stress_exponent = artificial_stress_exponent,
                                        .viscosity_sound_speed = viscosity_sound_speed,
                                        .kernel_correction = to_flag(
-                                           kernel_correction, material_field(name, "kernel_correction"))});
+                                           kernel_correction, material_field(name, "kernel_correction")),
+                                       .elasticity = elasticity_or_linear(elasticity)});
         },
         py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
         py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
@@ -321,6 +323,7 @@ void bind_mohr_coulomb(py::module_& m) {
         py::arg("tensile_strength") = py::none(), py::arg("tensile_softening_strain") = 0.0,
         py::arg("artificial_stress") = 0.0, py::arg("artificial_stress_exponent") = 4.0,
         py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        py::arg("elasticity") = py::none(),
         "Mohr-Coulomb elastic-plastic regolith, true on every stress path (triaxial compression "
         "and extension, plane strain; docs/guide/physics.md 'Strength surfaces'): Hooke stress "
         "returned to (s1 - s3) + (s1 + s3) sin(phi) <= 2 c cos(phi) by the closest-point "
@@ -329,7 +332,8 @@ void bind_mohr_coulomb(py::module_& m) {
         "c cot(phi) bounds the tension), softening linearly to zero over the tensile plastic "
         "strain tensile_softening_strain (0: lost at the first crack). artificial_stress: "
         "Monaghan (2000) epsilon with exponent artificial_stress_exponent against the tensile "
-        "instability of cohesive soil (0 = off). SI units, angles in degrees.");
+        "instability of cohesive soil (0 = off). elasticity: None (linear) or rs.Houlsby(...). "
+        "SI units, angles in degrees.");
 }
 
 }  // namespace

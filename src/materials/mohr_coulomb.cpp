@@ -7,7 +7,6 @@
 #include <numbers>
 
 #include "core/principal_stresses.hpp"
-#include "materials/drucker_prager.hpp"
 
 namespace regosph {
 
@@ -204,19 +203,16 @@ void MohrCoulomb::validate(const std::string& material) const {
     checks::non_negative(material, "tensile_softening_strain", tensile_softening_strain, "-");
     checks::non_negative(material, "artificial_stress", artificial_stress, "-");
     checks::positive(material, "artificial_stress_exponent", artificial_stress_exponent, "-");
+    regosph::validate(elasticity, material);
     if (friction_angle == 0.0 && cohesion == 0.0)
         checks::fail(material, "cohesion", cohesion,
                      "Pa must be positive when friction_angle is 0 (no strength otherwise)");
 }
 
-double MohrCoulomb::wave_speed(const MaterialState& /*state*/) const {
-    return std::sqrt((bulk_modulus + 4.0 * shear_modulus / 3.0) / density);
-}
-
-StressRate MohrCoulomb::stress_rate(const MaterialState& /*state*/, const SymTensor& strain_rate,
+StressRate MohrCoulomb::stress_rate(const MaterialState& state, const SymTensor& strain_rate,
                                     const Spin& /*spin*/) const {
     StressRate out;
-    out.rate = hooke_stress_rate(bulk_modulus, shear_modulus, strain_rate);
+    out.rate = elastic_stress_rate(elasticity, bulk_modulus, shear_modulus, state.sigma, strain_rate);
     return out;
 }
 
@@ -228,7 +224,7 @@ bool MohrCoulomb::correct(MaterialState& state, double /*dt*/) const {
 }
 
 double MohrCoulomb::strain_energy(double rho, const SymTensor& sigma) const {
-    return hooke_strain_energy(bulk_modulus, shear_modulus, sigma) / rho;
+    return elastic_energy_density(elasticity, bulk_modulus, shear_modulus, sigma) / rho;
 }
 
 std::vector<ModelParameter> MohrCoulomb::parameters() const {
@@ -242,6 +238,7 @@ std::vector<ModelParameter> MohrCoulomb::parameters() const {
         p.push_back({"tensile_strength_Pa", tensile_strength});
         p.push_back({"tensile_softening_strain", tensile_softening_strain});
     }
+    append_parameters(elasticity, p);
     if (artificial_stress > 0.0) {
         p.push_back({"artificial_stress", artificial_stress});
         p.push_back({"artificial_stress_exponent", artificial_stress_exponent});

@@ -23,11 +23,13 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/tensor.hpp"
 #include "materials/constitutive_model.hpp"
+#include "materials/elasticity.hpp"
 
 namespace regosph {
 
@@ -47,6 +49,9 @@ struct MohrCoulomb {
     // (PairOptions; elastic_solid.hpp): epsilon [-] (0 = off) and the exponent n of f_ab^n.
     double artificial_stress = 0.0;
     double artificial_stress_exponent = 4.0;
+    // Linear (K and G constant) or Houlsby's pressure-dependent law, whose moduli at p_r are
+    // bulk_modulus and shear_modulus (elasticity.hpp). The return's energy metric takes K and G.
+    Elasticity elasticity{};
 
     static constexpr const char* kName = "MohrCoulomb";
     static constexpr bool kBoundaryOnly = false;
@@ -56,7 +61,14 @@ struct MohrCoulomb {
     std::vector<HistoryVariable> history() const;
     void validate(const std::string& material) const;
     void prepare(int /*dim*/) {}
-    double wave_speed(const MaterialState& /*state*/) const;  // c_p [m/s]
+    double wave_speed(const MaterialState& state) const {  // c_p [m/s] at the state
+        if (elasticity.linear()) return reference_wave_speed();
+        return std::sqrt(p_wave_modulus(elasticity, bulk_modulus, shear_modulus, state.sigma) /
+                         state.rho);
+    }
+    double reference_wave_speed() const {  // c_p at zero stress, or at p_r for Houlsby [m/s]
+        return std::sqrt((bulk_modulus + 4.0 * shear_modulus / 3.0) / density);
+    }
     StressRate stress_rate(const MaterialState& state, const SymTensor& strain_rate,
                            const Spin& spin) const;
     // The closest-point return (mohr_coulomb_return) with the current tensile strength; adds

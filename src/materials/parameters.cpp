@@ -88,6 +88,7 @@ Material make_material(const std::string& name, const MohrCoulombInput& in) {
     mc.tensile_softening_strain = in.tensile_softening_strain;
     mc.artificial_stress = in.artificial_stress;
     mc.artificial_stress_exponent = in.artificial_stress_exponent;
+    mc.elasticity = in.elasticity;
     Material m{name, mc, in.viscosity_sound_speed, in.kernel_correction};
     validate(m);
     return m;

@@ -72,6 +72,7 @@ struct MohrCoulombInput {
     double artificial_stress_exponent = 4.0; // n of f_ab^n [-]
     double viscosity_sound_speed = 0.0;      // [m/s], 0 = the material's own wave speed
     bool kernel_correction = false;          // Material::kernel_correction
+    Elasticity elasticity{};                 // linear, or Houlsby's with K and G at p_r
 };
 
 // A boundary material as a user gives it: the contact properties (rigid.hpp) all together or

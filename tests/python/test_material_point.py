@@ -198,3 +198,19 @@ def test_mohr_coulomb_plane_strain_flow_follows_the_dilatancy_angle():
         d_volume = np.sum(r.strain[-1, :3] - r.strain[-100, :3])
         s = math.sin(math.radians(psi))
         assert d_volume / -d_axial == pytest.approx(2.0 * s / (1.0 - s), abs=1e-6)
+
+
+def test_mohr_coulomb_with_houlsby_elasticity_keeps_its_strength_and_stiffens_with_p():
+    """The strength does not depend on the elasticity: with Houlsby's pressure-dependent law
+    (n = 1/2, p_r = 1 kPa) the failure ratios are Mohr-Coulomb's; the P-wave speed at 4 p_r is
+    4^(n/2) = sqrt(2) times that at p_r (isotropic states)."""
+    houlsby = rs.Houlsby(reference_pressure=CONFINEMENT, exponent=0.5, floor_pressure=0.01)
+    m = rs.MohrCoulomb("mc", density=1500, bulk_modulus=K, poisson_ratio=NU, friction_angle=30.0,
+                       cohesion=0.0, elasticity=houlsby)
+    for path, dim in ((mp.triaxial_compression(RATE), 3), (mp.triaxial_extension(RATE), 3),
+                      (mp.plane_strain(RATE), 2)):
+        r = mp.drive(m, path, steps=1500, dt=1e-5, dim=dim, confinement=CONFINEMENT)
+        major, _, minor = principal_stresses(r.stress[-1])
+        assert major / minor == pytest.approx(mohr_coulomb_ratio(30.0), rel=0.02)
+    speeds = [m.wave_speed_at(1500.0, stress=[-p, -p, -p, 0, 0, 0]) for p in (1e3, 4e3)]
+    assert speeds[1] / speeds[0] == pytest.approx(math.sqrt(2.0), rel=1e-3)
