@@ -86,7 +86,21 @@ bool solve_small(const Eigen::Matrix3d& a, const Eigen::Vector3d& b, int n, std:
 
 }  // namespace
 
-MohrCoulombSurface mohr_coulomb_surface(const MohrCoulomb& m, double tensile_plastic_strain) {
+// Inside the cone inscribed in the pyramid (its radius at the Lode angle of the largest
+// g(theta) = cos(theta) - sin(theta) sin(phi) / sqrt(3), sqrt(1 + sin^2(phi) / 3)) and with the
+// largest principal stress, at most I1/3 + 2 sqrt(J2 / 3), below the cut-off: elastic, without
+// a spectral decomposition. Inline so that the sweep of correct_range vectorises it.
+[[gnu::always_inline]] inline bool surely_elastic(const MohrCoulombSurface& s, const SymTensor& sigma) {
+    const double mean = trace(sigma) / 3.0;
+    const double sqrt_j2 = std::sqrt(second_invariant(sigma));
+    const bool inside_cone = sqrt_j2 * std::sqrt(1.0 + s.sin_phi * s.sin_phi / 3.0) <=
+                             0.5 * s.two_c_cos_phi - mean * s.sin_phi;
+    const bool below_cut_off = s.tensile_strength < 0.0 ||
+                               mean + 2.0 * sqrt_j2 / std::sqrt(3.0) <= s.tensile_strength;
+    return inside_cone && below_cut_off;
+}
+
+MohrCoulombSurface mohr_coulomb_constants(const MohrCoulomb& m) {
     MohrCoulombSurface s;
     s.sin_phi = std::sin(m.friction_angle);
     s.sin_psi = std::sin(m.dilatancy_angle);
@@ -94,16 +108,26 @@ MohrCoulombSurface mohr_coulomb_surface(const MohrCoulomb& m, double tensile_pla
     s.bulk_modulus = m.bulk_modulus;
     s.shear_modulus = m.shear_modulus;
     if (m.has_cut_off()) {
-        const double softening =
-            m.tensile_softening_strain > 0.0
-                ? std::max(0.0, 1.0 - tensile_plastic_strain / m.tensile_softening_strain)
-                : (tensile_plastic_strain > 0.0 ? 0.0 : 1.0);
-        s.tensile_strength = m.tensile_strength * softening;
+        s.tensile_strength = m.tensile_strength;
         // Above the apex c cot(phi) the cut-off would be inactive, and the apex return needs
         // the planes to meet there.
         if (s.sin_phi > 0.0)
             s.tensile_strength = std::min(s.tensile_strength,
                                           m.cohesion / std::tan(m.friction_angle));
+    }
+    return s;
+}
+
+MohrCoulombSurface mohr_coulomb_surface(const MohrCoulomb& m, double tensile_plastic_strain) {
+    MohrCoulombSurface s = m.surface.two_c_cos_phi > 0.0 || m.surface.sin_phi > 0.0
+                               ? m.surface
+                               : mohr_coulomb_constants(m);  // before prepare()
+    if (m.has_cut_off()) {
+        const double softening =
+            m.tensile_softening_strain > 0.0
+                ? std::max(0.0, 1.0 - tensile_plastic_strain / m.tensile_softening_strain)
+                : (tensile_plastic_strain > 0.0 ? 0.0 : 1.0);
+        s.tensile_strength *= softening;
     }
     return s;
 }
@@ -114,16 +138,8 @@ std::array<double, 2> mohr_coulomb_functions(const MohrCoulombSurface& s, const 
 
 MohrCoulombReturn mohr_coulomb_return(const MohrCoulombSurface& s, SymTensor& sigma) {
     MohrCoulombReturn out;
-    // Inside the cone inscribed in the pyramid (its radius at the Lode angle of the largest
-    // g(theta) = cos(theta) - sin(theta) sin(phi) / sqrt(3), sqrt(1 + sin^2(phi) / 3)) and with
-    // the largest principal stress, at most I1/3 + 2 sqrt(J2 / 3), below the cut-off: elastic.
+    if (surely_elastic(s, sigma)) return out;
     const double mean = trace(sigma) / 3.0;
-    const double sqrt_j2 = std::sqrt(second_invariant(sigma));
-    const bool inside_cone = sqrt_j2 * std::sqrt(1.0 + s.sin_phi * s.sin_phi / 3.0) <=
-                             0.5 * s.two_c_cos_phi - mean * s.sin_phi;
-    const bool below_cut_off = s.tensile_strength < 0.0 ||
-                               mean + 2.0 * sqrt_j2 / std::sqrt(3.0) <= s.tensile_strength;
-    if (inside_cone && below_cut_off) return out;
 
     const Principal trial = principal_stresses(sigma);
     const double scale = std::abs(trial.value[0]) + std::abs(trial.value[2]) + s.two_c_cos_phi;
@@ -131,11 +147,30 @@ MohrCoulombReturn mohr_coulomb_return(const MohrCoulombSurface& s, SymTensor& si
     const std::array<double, 2> f0 = functions(s, trial.value);
     if (f0[0] <= tol && f0[1] <= tol) return out;  // on the surface to round-off
 
+    const double lambda_lame = s.bulk_modulus - 2.0 * s.shear_modulus / 3.0;
+    // The common case first: the return onto the main plane (1,3) alone, in closed form:
+    // a . D n = 4 lambda sin(phi) sin(psi) + 4 G (1 + sin(phi) sin(psi)), and D n =
+    // 2 lambda sin(psi) (1, 1, 1) + 2 G (1 + sin(psi), 0, -(1 - sin(psi))). It holds when the
+    // returned stresses keep their order and respect the cut-off.
+    if (f0[0] > 0.0) {
+        const double sp = s.sin_phi * s.sin_psi;
+        const double dgamma = f0[0] / (4.0 * lambda_lame * sp + 4.0 * s.shear_modulus * (1.0 + sp));
+        const double shift = dgamma * 2.0 * lambda_lame * s.sin_psi;
+        const std::array<double, 3> v{
+            trial.value[0] - shift - dgamma * 2.0 * s.shear_modulus * (1.0 + s.sin_psi),
+            trial.value[1] - shift,
+            trial.value[2] - shift + dgamma * 2.0 * s.shear_modulus * (1.0 - s.sin_psi)};
+        if (v[0] >= v[1] && v[1] >= v[2] &&
+            (s.tensile_strength < 0.0 || v[0] <= s.tensile_strength + tol)) {
+            sigma = from_principal(v, trial.direction);
+            out.changed = true;
+            return out;
+        }
+    }
     const std::array<Plane, 6> plane = planes(s);
-    const double lambda = s.bulk_modulus - 2.0 * s.shear_modulus / 3.0;
     std::array<Eigen::Vector3d, 6> d_n;  // D n of each plane [Pa]
     for (int k = 0; k < 6; ++k)
-        d_n[k] = lambda * plane[k].n.sum() * Eigen::Vector3d::Ones() + 2.0 * s.shear_modulus * plane[k].n;
+        d_n[k] = lambda_lame * plane[k].n.sum() * Eigen::Vector3d::Ones() + 2.0 * s.shear_modulus * plane[k].n;
     const Eigen::Vector3d trial_v(trial.value[0], trial.value[1], trial.value[2]);
     const bool cut_off = s.tensile_strength >= 0.0;
     for (const unsigned mask : kActiveSets) {
@@ -181,6 +216,8 @@ MohrCoulombReturn mohr_coulomb_return(const MohrCoulombSurface& s, SymTensor& si
     return out;
 }
 
+void MohrCoulomb::prepare(int /*dim*/) { surface = mohr_coulomb_constants(*this); }
+
 std::vector<HistoryVariable> MohrCoulomb::history() const {
     if (!has_cut_off()) return {};
     return {{"tensile_plastic_strain", "-",
@@ -221,6 +258,35 @@ bool MohrCoulomb::correct(MaterialState& state, double /*dt*/) const {
     const MohrCoulombReturn r = mohr_coulomb_return(mohr_coulomb_surface(*this, kappa), state.sigma);
     if (has_cut_off()) state.history[0] += r.tensile_plastic_strain;
     return r.changed;
+}
+
+void MohrCoulomb::correct_range(const PointRun<double>& run, double /*dt*/,
+                                std::uint8_t* corrected) const {
+    const bool cut_off = has_cut_off();
+    const MohrCoulombSurface base = surface;
+    const std::array<double*, kSymComponents> stress = run.stress;
+    const double* kappa = cut_off ? run.history[0] : nullptr;
+    if (!cut_off) {
+#pragma omp simd
+        for (std::size_t i = 0; i < run.count; ++i) {
+            SymTensor sigma;
+            for (int c = 0; c < kSymComponents; ++c) sigma[c] = stress[c][i];
+            corrected[i] = surely_elastic(base, sigma) ? 0 : 1;
+        }
+    } else {
+        for (std::size_t i = 0; i < run.count; ++i) corrected[i] = 1;
+    }
+    for (std::size_t i = 0; i < run.count; ++i) {
+        if (!corrected[i]) continue;
+        SymTensor sigma;
+        for (int c = 0; c < kSymComponents; ++c) sigma[c] = stress[c][i];
+        const MohrCoulombReturn r =
+            mohr_coulomb_return(cut_off ? mohr_coulomb_surface(*this, kappa[i]) : base, sigma);
+        corrected[i] = r.changed ? 1 : 0;
+        if (!r.changed) continue;
+        for (int c = 0; c < run.components; ++c) stress[c][i] = sigma[c];
+        if (cut_off) run.history[0][i] += r.tensile_plastic_strain;
+    }
 }
 
 double MohrCoulomb::strain_energy(double rho, const SymTensor& sigma) const {

@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,14 @@
 #include "materials/elasticity.hpp"
 
 namespace regosph {
+
+// The yield and potential constants of one evaluation.
+struct MohrCoulombSurface {
+    double sin_phi = 0.0, sin_psi = 0.0;
+    double two_c_cos_phi = 0.0;  // 2 c cos(phi) [Pa]
+    double tensile_strength = -1.0;  // sigma_t [Pa]; < 0: no cut-off
+    double bulk_modulus = 0.0, shear_modulus = 0.0;  // [Pa], the return's elastic metric
+};
 
 struct MohrCoulomb {
     double density = 0.0;          // reference bulk density [kg/m^3]
@@ -52,6 +61,9 @@ struct MohrCoulomb {
     // Linear (K and G constant) or Houlsby's pressure-dependent law, whose moduli at p_r are
     // bulk_modulus and shear_modulus (elasticity.hpp). The return's energy metric takes K and G.
     Elasticity elasticity{};
+    // Derived by prepare(dim): the constants of the return (mohr_coulomb_constants), which
+    // every particle and stage asks for.
+    MohrCoulombSurface surface{};
 
     static constexpr const char* kName = "MohrCoulomb";
     static constexpr bool kBoundaryOnly = false;
@@ -60,7 +72,7 @@ struct MohrCoulomb {
     // With the cut-off: the tensile plastic strain kappa [-], initially 0.
     std::vector<HistoryVariable> history() const;
     void validate(const std::string& material) const;
-    void prepare(int /*dim*/) {}
+    void prepare(int /*dim*/);
     double wave_speed(const MaterialState& state) const {  // c_p [m/s] at the state
         if (elasticity.linear()) return reference_wave_speed();
         return std::sqrt(p_wave_modulus(elasticity, bulk_modulus, shear_modulus, state.sigma) /
@@ -74,6 +86,9 @@ struct MohrCoulomb {
     // The closest-point return (mohr_coulomb_return) with the current tensile strength; adds
     // the tensile plastic strain to the history.
     bool correct(MaterialState& state, double dt) const;
+    // correct() for a run of particles: the elastic test of every particle in one sweep that
+    // vectorises, the return for those outside (correct_stresses, material.hpp); same bits.
+    void correct_range(const PointRun<double>& run, double dt, std::uint8_t* corrected) const;
     double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg]
     PairOptions pair_options() const {
         return {.artificial_stress = artificial_stress,
@@ -89,14 +104,9 @@ struct MohrCoulombReturn {
     double tensile_plastic_strain = 0.0;
 };
 
-// The yield and potential constants of one evaluation.
-struct MohrCoulombSurface {
-    double sin_phi = 0.0, sin_psi = 0.0;
-    double two_c_cos_phi = 0.0;  // 2 c cos(phi) [Pa]
-    double tensile_strength = -1.0;  // sigma_t [Pa]; < 0: no cut-off
-    double bulk_modulus = 0.0, shear_modulus = 0.0;  // [Pa], the return's elastic metric
-};
-
+// The constants of phi, psi, c and the cut-off (trigonometric functions of the angles).
+MohrCoulombSurface mohr_coulomb_constants(const MohrCoulomb& m);
+// The surface at tensile plastic strain kappa: the prepared constants with the softened cut-off.
 MohrCoulombSurface mohr_coulomb_surface(const MohrCoulomb& m, double tensile_plastic_strain);
 
 // Largest value of the Mohr-Coulomb function f and of the Rankine function f_t [Pa] at sigma
