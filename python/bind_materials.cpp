@@ -30,7 +30,7 @@ DoubleArray to_densities(const Material& m, const DoubleArray& rho) {
 }
 
 // The model's wave speed (wave_speeds, material.hpp) at each density [m/s], at zero stress and
-// with no history; a number for a number.
+// with its history variables at their initial values; a number for a number.
 py::object wave_speeds_of(const Material& m, const DoubleArray& rho_in) {
     const DoubleArray rho = to_densities(m, rho_in);
     const auto n = static_cast<std::size_t>(rho.size());
@@ -39,6 +39,12 @@ py::object wave_speeds_of(const Material& m, const DoubleArray& rho_in) {
     PointRun<const double> run;
     run.rho = rho.data();
     for (auto& c : run.stress) c = zero.data();
+    // Its history variables at their initial values (a porous soil's distension).
+    const std::vector<HistoryVariable> variables = history_variables(m);
+    std::vector<std::vector<double>> history;
+    for (const HistoryVariable& v : variables) history.emplace_back(n, v.initial);
+    for (std::size_t k = 0; k < history.size(); ++k) run.history[k] = history[k].data();
+    run.history_count = history.size();
     run.count = n;
     wave_speeds(m, run, speed.mutable_data());
     if (rho.ndim() == 0) return py::float_(speed.at(0));
@@ -158,7 +164,7 @@ void bind_material_class(py::module_& m) {
                                "Elastic (P-wave) speed at the reference density [m/s]; 0 for Rigid.")
         .def_property_readonly("model", [](const Material& x) { return std::string(model_name(x)); },
                                "The constitutive model: 'DruckerPrager', 'ElasticSolid', "
-                               "'Rigid' or 'MuIRheology' (run.json 'model').")
+                               "'Rigid', 'MuIRheology' or 'PorousDruckerPrager' (run.json 'model').")
         .def_property_readonly("plastic", [](const Material& x) { return plastic(x); },
                                "True when the model can yield.")
         .def_property_readonly("boundary_only", [](const Material& x) { return boundary_only(x); },
@@ -226,6 +232,44 @@ void bind_mu_i_rheology(py::module_& m) {
         "grain_density rho_s [kg/m^3]; SI units.");
 }
 
+// rs.PorousDruckerPrager (materials/porous_drucker_prager.hpp), through make_material.
+void bind_porous_drucker_prager(py::module_& m) {
+    m.def(
+        "PorousDruckerPrager",
+        [](const std::string& name, double grain_density, double porosity, double bulk_modulus,
+           double friction_angle, double cohesion, double elastic_strain, double kappa,
+           double transition_distension, std::optional<double> shear_modulus,
+           std::optional<double> poisson_ratio, double dilatancy_angle,
+           double viscosity_sound_speed, const py::object& kernel_correction) {
+            const DruckerPragerInput soil{
+                .bulk_modulus = bulk_modulus, .shear_modulus = shear_modulus,
+                .poisson_ratio = poisson_ratio, .friction_angle_deg = friction_angle,
+                .cohesion = cohesion, .dilatancy_angle_deg = dilatancy_angle,
+                .viscosity_sound_speed = viscosity_sound_speed,
+                .kernel_correction =
+                    to_flag(kernel_correction, material_field(name, "kernel_correction"))};
+            return make_material(
+                name, PorousDruckerPragerInput{.soil = soil, .grain_density = grain_density,
+                                               .porosity = porosity,
+                                               .elastic_strain = elastic_strain, .kappa = kappa,
+                                               .transition_distension = transition_distension});
+        },
+        py::arg("name"), py::kw_only(),
+        py::arg("grain_density"), py::arg("porosity"), py::arg("bulk_modulus"),
+        py::arg("friction_angle"), py::arg("cohesion"), py::arg("elastic_strain"),
+        py::arg("kappa"), py::arg("transition_distension"), py::arg("shear_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        "Porous Drucker-Prager regolith: the Drucker-Prager soil (Bui 2008) with the "
+        "epsilon-alpha porosity (Wuennemann, Collins & Melosh 2006; Collins et al. 2011; "
+        "docs/guide/physics.md 'Porosity and compaction'). grain_density rho_s [kg/m^3] and "
+        "porosity phi0 in [0, 1) give the bulk density rho_s (1 - phi0); bulk_modulus, "
+        "shear_modulus or poisson_ratio, cohesion [Pa] and the angles [deg] are the bulk's at "
+        "phi0, and at distension alpha the moduli and the cohesion are alpha0 / alpha times "
+        "them. Crush curve: elastic_strain eps_e <= 0, kappa in (0, 1], transition_distension "
+        "alpha_x in [1, 1 / (1 - phi0)]. History variables: distension, volumetric_strain.");
+}
+
 }  // namespace
 
 void bind_materials(py::module_& m) {
@@ -282,6 +326,7 @@ void bind_materials(py::module_& m) {
         "epsilon (0 = off); kernel_correction: the first-order consistent kernel gradient "
         "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
     bind_mu_i_rheology(m);
+    bind_porous_drucker_prager(m);
     m.def(
         "Rigid",
         [](const std::string& name, double density, std::optional<double> youngs_modulus,

@@ -11,6 +11,8 @@ namespace regosph {
 Diagnostics compute_diagnostics(const ParticleSet& p, const std::vector<Material>& materials,
                                 const std::array<double, 3>& gravity, const EnergyBudget& budget) {
     Diagnostics g;
+    std::vector<std::vector<int>> columns;  // of each material's history variables
+    for (const Material& m : materials) columns.push_back(history_columns(m, p.history));
     // Serial on purpose: the sums must not depend on the thread count.
     for (std::size_t a = 0; a < p.owned(); ++a) {
         if (p.kind[a] != ParticleKind::dynamic) continue;
@@ -20,9 +22,13 @@ Diagnostics compute_diagnostics(const ParticleSet& p, const std::vector<Material
             v2 += p.v[d][a] * p.v[d][a];
             g.potential_energy -= p.mass[a] * gravity[d] * p.x[d][a];
         }
-        SymTensor sigma;
-        for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
-        g.strain_energy += p.mass[a] * strain_energy(materials[p.material[a]], p.rho[a], sigma);
+        std::array<double, kMaxHistoryVariables> history{};
+        MaterialState state{p.rho[a], {}, history.data()};
+        for (int c = 0; c < kSymComponents; ++c) state.sigma[c] = p.stress[c][a];
+        const std::vector<int>& mine = columns[static_cast<std::size_t>(p.material[a])];
+        for (std::size_t k = 0; k < mine.size(); ++k)
+            history[k] = p.history.values[static_cast<std::size_t>(mine[k])][a];
+        g.strain_energy += p.mass[a] * strain_energy(materials[p.material[a]], state);
         g.mass += p.mass[a];
         g.kinetic_energy += 0.5 * p.mass[a] * v2;
         g.max_speed = std::max(g.max_speed, std::sqrt(v2));
