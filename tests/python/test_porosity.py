@@ -10,6 +10,8 @@ import pytest
 import regosph as rs
 from regosph import material_point as mp
 
+from conftest import load_script
+
 # The MASCOT bed (reference/mascot_first_bounce_report.txt): bulk 1280 kg/m^3 from grains of
 # 2.0-2.5 g/cm^3 (2250 taken); moduli of SPEC.md's regolith at that porosity.
 GRAIN_DENSITY = 2250.0
@@ -140,6 +142,19 @@ def test_porosity_is_a_field_of_the_run(tmp_path):
     sim.run(1e-5, output_dir=str(tmp_path / "run"), snapshot_interval=1e-5)
     snap = rs.post.Run(str(tmp_path / "run")).snapshot(-1)
     assert "distension" in snap.fields and np.all(snap["distension"] <= 1.5)
+
+
+def test_piston_front_satisfies_the_jump_conditions(tmp_path):
+    """Issue 45: a piston driven into a porous column makes a compaction front whose speed
+    satisfies the mass and momentum jump conditions within 5 %
+    (validation/compaction_front/run.py at its spacing, the slower of its two speeds; ~10 s).
+    The crush's work is plastic dissipation, and the energy budget closes."""
+    front = load_script("validation/compaction_front/run.py", "compaction_front")
+    r = front.study(0.0025, 2.0, tmp_path / "run")
+    assert abs(r["mass_jump_error"]) <= 0.05 and abs(r["momentum_jump_error"]) <= 0.05
+    assert r["rho1"] > 1.2 * r["rho0"]   # a real compaction, not an elastic wave
+    assert 0.3 * r["piston_work"] < r["plastic_dissipation"] < r["piston_work"]
+    assert abs(r["energy_residual"]) < 0.02 * r["piston_work"]
 
 
 @pytest.mark.parametrize("field, value, message", [
