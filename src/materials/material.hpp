@@ -141,6 +141,8 @@ inline void wave_speeds(const Material& m, const PointRun<const double>& run, do
 inline double strain_energy(const Material& m, double rho, const SymTensor& sigma) {
     return std::visit([&](const auto& model) { return model.strain_energy(rho, sigma); }, m.model);
 }
+// Whether m's stored energy depends on its history variables (a member strain_energy(state)).
+bool energy_depends_on_history(const Material& m);
 // The same at a particle's state: a model whose stored energy depends on its history variables
 // (the porous soil's distension) has a member strain_energy(state); the others' is that of
 // (rho, sigma).

@@ -2,6 +2,7 @@
 path of the material-point driver against the model's closed form (issue 45: within 1 %),
 irreversible compaction on unloading and reloading, the porosity as a field of a run (history
 variables in snapshots), and its input checks. Single points and one tiny run: seconds."""
+import json
 import math
 
 import numpy as np
@@ -131,6 +132,11 @@ def test_porosity_is_a_field_of_the_run(tmp_path):
     sim.add_body("bed", pts, material=m, spacing=dx, smoothing_length=2.5 * dx,
                  motion="dynamic")
     assert sim.history_variables == ["distension", "volumetric_strain"]
+    described = json.loads(sim.describe())["materials"][0]
+    assert described["model"] == "PorousDruckerPrager"
+    assert described["porosity"] == pytest.approx(POROSITY, rel=1e-12)
+    assert described["grain_density_kg_m3"] == pytest.approx(GRAIN_DENSITY, rel=1e-12)
+    assert (described["kappa"], described["transition_distension"]) == (KAPPA, ALPHA_X)
     np.testing.assert_allclose(sim.history("distension"), ALPHA0, rtol=1e-15)
     np.testing.assert_allclose(sim.density, 1280.0, rtol=1e-12)
     sim.set_history("distension", np.full(len(pts), 1.5))
