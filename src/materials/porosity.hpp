@@ -6,18 +6,18 @@
 // porosity phi = 1 - 1 / alpha) and the volumetric strain eps_v = ln(V / V0), the time integral
 // of tr(eps_dot) (negative in compression), two history variables of the model.
 //
-// The crush curve alpha(eps_v) (W06 eqs. 8-10, with C11's names): elastic regime alpha = alpha0
+// The crush curve alpha(eps_v) (W06, with C11's names): elastic regime alpha = alpha0
 // for eps_v >= eps_e; exponential compaction alpha = alpha0 exp(kappa (eps_v - eps_e)) down to
 // the transition distension alpha_x (at eps_x); a power law
 // alpha = 1 + (alpha_x - 1) ((eps_c - eps_v) / (eps_c - eps_x))^2 from there to full
 // compaction, alpha = 1, at eps_c = eps_x - 2 (alpha_x - 1) / (kappa alpha_x), the strain at
 // which the power law meets alpha = 1 with the slope of the exponential, dalpha/deps =
-// kappa alpha_x, at eps_x (the curve is C1). Compaction is irreversible (W06 section 2.2:
+// kappa alpha_x, at eps_x (the curve is C1). Compaction is irreversible (W06:
 // alpha stays on unloading): alpha = min(alpha, alpha(eps_v)) is the compaction update, and a
 // state unloaded from the curve compacts again only where its strain passes the curve's,
 // crush_curve_strain(alpha) (the curve's inverse).
 //
-// Coupling to the matrix (C11 section 2; Carroll & Holt 1972): the stress in the matrix is alpha
+// Coupling to the matrix (C11; Carroll & Holt 1972): the stress in the matrix is alpha
 // times the bulk stress, sigma_s = alpha sigma. A strength law homogeneous of degree one in the
 // stress and the matrix's moduli K_s, G_s and cohesion give the porous bulk K_s / alpha,
 // G_s / alpha and c_s / alpha with the matrix's friction angle. The crush is a plastic
@@ -34,7 +34,7 @@
 
 namespace regosph {
 
-// The crush curve's parameters (W06 table 1 names) and the strains derived from them.
+// The crush curve's parameters (W06's symbols) and the strains derived from them.
 struct CrushCurve {
     double initial_distension = 1.0;     // alpha0 = 1 / (1 - phi0) [-], >= 1
     double elastic_strain = 0.0;         // eps_e [-], <= 0: end of the elastic regime
@@ -57,7 +57,7 @@ void check_crush_curve(const std::string& material, const CrushCurve& c);
 // The distension alpha0 = 1 / (1 - phi) of a porosity phi in [0, 1) [-].
 inline double distension_of_porosity(double porosity) { return 1.0 / (1.0 - porosity); }
 
-// alpha(eps_v) on the crush curve (W06 eqs. 8-10) [-].
+// alpha(eps_v) on the crush curve (W06) [-].
 inline double crush_curve_distension(const CrushCurve& c, double eps_v) {
     if (eps_v >= c.elastic_strain) return c.initial_distension;
     if (eps_v >= c.transition_strain)
@@ -79,7 +79,7 @@ inline double crush_curve_strain(const CrushCurve& c, double alpha) {
 }
 
 // The compaction update: the distension after the strain has reached eps_v from a state of
-// distension alpha, min(alpha, alpha(eps_v)) (compaction is irreversible, W06 section 2.2).
+// distension alpha, min(alpha, alpha(eps_v)) (compaction is irreversible, W06).
 inline double compacted_distension(const CrushCurve& c, double alpha, double eps_v) {
     return std::min(alpha, crush_curve_distension(c, eps_v));
 }
@@ -87,7 +87,7 @@ inline double compacted_distension(const CrushCurve& c, double alpha, double eps
 // The bulk stress after a crush from distension alpha to alpha_new <= alpha: the matrix stress
 // alpha sigma loses the plastic volumetric strain ln(alpha_new / alpha) (its diagonal gains
 // -K_s ln(alpha_new / alpha), tension positive: compression relaxes), and the bulk stress is
-// the matrix's divided by alpha_new (C11 section 2). matrix_bulk_modulus K_s [Pa].
+// the matrix's divided by alpha_new (C11). matrix_bulk_modulus K_s [Pa].
 inline SymTensor compaction_stress_update(double matrix_bulk_modulus, double alpha,
                                           double alpha_new, const SymTensor& sigma) {
     const double relief = -matrix_bulk_modulus * std::log(alpha_new / alpha);

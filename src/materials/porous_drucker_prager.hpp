@@ -5,7 +5,7 @@
 // (alpha0 = 1 / (1 - phi0)); the matrix (grains) has alpha0 times them (K_s = alpha0 K,
 // G_s = alpha0 G, c_s = alpha0 c, rho_s = alpha0 rho), and at distension alpha the bulk has the
 // matrix's divided by alpha (the matrix stress is alpha times the bulk stress, Collins et al.
-// 2011 section 2): K alpha0 / alpha, G alpha0 / alpha, c alpha0 / alpha, the same friction and
+// 2011): K alpha0 / alpha, G alpha0 / alpha, c alpha0 / alpha, the same friction and
 // dilatancy angles (the Drucker-Prager cone is homogeneous of degree one in the stress). So a
 // bed compacts, stiffens and strengthens together, and the P-wave speed
 // sqrt((K_s + 4 G_s / 3) / (alpha rho)) = sqrt((K_s + 4 G_s / 3) / rho_s) follows the matrix's.

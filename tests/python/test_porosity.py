@@ -32,7 +32,7 @@ def porous(**changes):
 
 
 def crush_curve(eps):
-    """alpha(eps_v) of Wuennemann et al. (2006) eqs. 8-10, written out here independently."""
+    """alpha(eps_v) of Wuennemann et al. (2006), written out here independently."""
     eps_x = EPS_E + math.log(ALPHA_X / ALPHA0) / KAPPA
     eps_c = eps_x - 2.0 * (ALPHA_X - 1.0) / (KAPPA * ALPHA_X)
     if eps >= EPS_E:
@@ -94,7 +94,7 @@ def test_oedometer_matches_the_closed_form():
 
 
 def test_compaction_is_irreversible_and_resumes_on_the_curve():
-    """Unloading keeps the distension (Wuennemann et al. 2006 section 2.2); reloading is
+    """Unloading keeps the distension (Wuennemann et al. 2006); reloading is
     elastic until the strain passes the curve's again, then compacts along it."""
     m = porous()
     rate, dt, steps = 1.0, 2e-4, 250    # eps_v to -0.05, back to 0, again to -0.05
