@@ -180,7 +180,8 @@ void bind_material_class(py::module_& m) {
                                "(Houlsby elasticity: at its reference pressure) [m/s]; 0 for Rigid.")
         .def_property_readonly("model", [](const Material& x) { return std::string(model_name(x)); },
                                "The constitutive model: 'DruckerPrager', 'ElasticSolid', "
-                               "'Rigid', 'MuIRheology' or 'MohrCoulomb' (run.json 'model').")
+                               "'Rigid', 'MuIRheology', 'PorousDruckerPrager' or 'MohrCoulomb' (run.json "
+                               "'model').")
         .def_property_readonly("plastic", [](const Material& x) { return plastic(x); },
                                "True when the model can yield.")
         .def_property_readonly("boundary_only", [](const Material& x) { return boundary_only(x); },
@@ -336,6 +337,44 @@ void bind_mohr_coulomb(py::module_& m) {
         "SI units, angles in degrees.");
 }
 
+// rs.PorousDruckerPrager (materials/porous_drucker_prager.hpp), through make_material.
+void bind_porous_drucker_prager(py::module_& m) {
+    m.def(
+        "PorousDruckerPrager",
+        [](const std::string& name, double grain_density, double porosity, double bulk_modulus,
+           double friction_angle, double cohesion, double elastic_strain, double kappa,
+           double transition_distension, std::optional<double> shear_modulus,
+           std::optional<double> poisson_ratio, double dilatancy_angle,
+           double viscosity_sound_speed, const py::object& kernel_correction) {
+            const DruckerPragerInput soil{
+                .bulk_modulus = bulk_modulus, .shear_modulus = shear_modulus,
+                .poisson_ratio = poisson_ratio, .friction_angle_deg = friction_angle,
+                .cohesion = cohesion, .dilatancy_angle_deg = dilatancy_angle,
+                .viscosity_sound_speed = viscosity_sound_speed,
+                .kernel_correction =
+                    to_flag(kernel_correction, material_field(name, "kernel_correction"))};
+            return make_material(
+                name, PorousDruckerPragerInput{.soil = soil, .grain_density = grain_density,
+                                               .porosity = porosity,
+                                               .elastic_strain = elastic_strain, .kappa = kappa,
+                                               .transition_distension = transition_distension});
+        },
+        py::arg("name"), py::kw_only(),
+        py::arg("grain_density"), py::arg("porosity"), py::arg("bulk_modulus"),
+        py::arg("friction_angle"), py::arg("cohesion"), py::arg("elastic_strain"),
+        py::arg("kappa"), py::arg("transition_distension"), py::arg("shear_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        "Porous Drucker-Prager regolith: the Drucker-Prager soil (Bui 2008) with the "
+        "epsilon-alpha porosity (Wuennemann, Collins & Melosh 2006; Collins et al. 2011; "
+        "docs/guide/physics.md 'Porosity and compaction'). grain_density rho_s [kg/m^3] and "
+        "porosity phi0 in [0, 1) give the bulk density rho_s (1 - phi0); bulk_modulus, "
+        "shear_modulus or poisson_ratio, cohesion [Pa] and the angles [deg] are the bulk's at "
+        "phi0, and at distension alpha the moduli and the cohesion are alpha0 / alpha times "
+        "them. Crush curve: elastic_strain eps_e <= 0, kappa in (0, 1], transition_distension "
+        "alpha_x in [1, 1 / (1 - phi0)]. History variables: distension, volumetric_strain.");
+}
+
 }  // namespace
 
 void bind_materials(py::module_& m) {
@@ -398,6 +437,7 @@ void bind_materials(py::module_& m) {
         "epsilon (0 = off); kernel_correction: the first-order consistent kernel gradient "
         "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
     bind_mu_i_rheology(m);
+    bind_porous_drucker_prager(m);
     bind_mohr_coulomb(m);
     m.def(
         "Rigid",

@@ -2,6 +2,8 @@
 // SI units.
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "bindings.hpp"
@@ -244,6 +246,13 @@ void bind_particle_fields(py::class_<Simulation>& sim) {
     });
 }
 
+// "a, b, c"
+std::string join(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
 // The constitutive models' history variables (core/history.hpp), which a run registers from
 // its materials: by name.
 void bind_history(py::class_<Simulation>& sim) {
@@ -257,15 +266,34 @@ void bind_history(py::class_<Simulation>& sim) {
             [](const Simulation& s, const std::string& name) {
                 const HistoryColumns& h = s.particles().history;
                 const int k = h.find(name);
-                if (k < 0) {
-                    std::string known;
-                    for (const std::string& n : h.names()) known += (known.empty() ? "" : ", ") + n;
+                if (k < 0)
                     throw py::key_error("no history variable '" + name + "' (the run has: " +
-                                        (known.empty() ? "none" : known) + ")");
-                }
+                                        (h.size() ? join(h.names()) : std::string("none")) + ")");
                 return copy_vector(h.values[static_cast<std::size_t>(k)]);
             },
-            py::arg("name"), "Values of one history variable, one per particle (a copy).");
+            py::arg("name"), "Values of one history variable, one per particle (a copy).")
+        .def(
+            "set_history",
+            [](Simulation& s, const std::string& name, const DoubleArray& values) {
+                HistoryColumns& h = s.particles().history;
+                const int k = h.find(name);
+                if (k < 0)
+                    throw py::key_error("no history variable '" + name + "' (the run has: " +
+                                        (h.size() ? join(h.names()) : std::string("none")) + ")");
+                std::vector<double>& column = h.values[static_cast<std::size_t>(k)];
+                const auto n = static_cast<py::ssize_t>(column.size());
+                if (values.ndim() != 1 || values.shape(0) != n)
+                    throw py::value_error("history '" + name + "': expected an array of shape (" +
+                                          std::to_string(n) + ",), got shape " + shape_text(values));
+                for (py::ssize_t i = 0; i < n; ++i)
+                    if (!std::isfinite(values.data()[i]))
+                        throw py::value_error("history '" + name + "': entry " +
+                                              std::to_string(i) + " is not finite");
+                std::copy(values.data(), values.data() + n, column.begin());
+            },
+            py::arg("name"), py::arg("values"),
+            "Sets one history variable of every particle (e.g. a prepared bed's distension, "
+            "regosph.load_bed), one value per particle, before the run.");
 }
 
 }  // namespace

@@ -90,6 +90,7 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     MohrCoulomb,
     MuIRheology,
     PhysicsParameters,
+    PorousDruckerPrager,
     Rigid,
     RunSummary,
     Shape,
@@ -144,6 +145,7 @@ for _name, _value in list(globals().items()):
 for _cls in (Simulation, Kinematics, TriangleMesh, Material, Shape):
     _forgiving_class(_cls)
 DruckerPrager = _checked_material(DruckerPrager.__wrapped__, soil=True)
+PorousDruckerPrager = _checked_material(PorousDruckerPrager.__wrapped__, soil=True)
 ElasticSolid = _checked_material(ElasticSolid.__wrapped__, soil=False)
 MohrCoulomb = _checked_material(MohrCoulomb.__wrapped__, soil=True)
 Rigid = _checked_material(Rigid.__wrapped__, soil=False)

@@ -57,6 +57,7 @@ PROFILE_FILE = "bed_profile.csv"
 _BED_MOTIONS = ("dynamic", "fixed")
 # K0 is raised to (1 + K0_MARGIN) times the smallest at-rest ratio inside the yield cone.
 K0_MARGIN = 0.05
+DISTENSION = "distension"  # the history variable of a porous model (rs.PorousDruckerPrager)
 
 
 def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
@@ -74,7 +75,8 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
 
     Writes a run directory (run.json, snapshots, diagnostics.csv of the check, a checkpoint)
     plus bed.json (the report) and bed_profile.csv (stress against depth). Returns the report:
-    a dict with bulk_density [kg/m^3], gravity [m/s^2], k0, relaxation (steps, resets, time),
+    a dict with bulk_density [kg/m^3], porosity (min, mean, max of a porous model's bed, e.g.
+    rs.PorousDruckerPrager at its porosity; None for others), gravity [m/s^2], k0, relaxation (steps, resets, time),
     residual (kinetic energy [J, 2D J/m], its ratio to the strain energy, max speed [m/s] and
     its ratio to g H / c_p, at_rest), stress (max_error_v, mean_k, ...) and the profile rows.
     Raises ValueError naming the field on bad input, before anything is written, and
@@ -106,7 +108,8 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
                     speed_ratio=float(speed.max() / v_scale), check_duration=check)
     residual["at_rest"] = bool(residual["energy_ratio"] <= REST_ENERGY_FRACTION
                                and residual["speed_ratio"] <= REST_SPEED_FRACTION)
-    report = dict(bulk_density=stress["bulk_density"], gravity=g, k0=str(k0),
+    report = dict(bulk_density=stress["bulk_density"], porosity=bed_porosity(run.snapshot(-1), bed),
+                  gravity=g, k0=str(k0),
                   k0_values=coefficient, height=height, wave_speed=wave_speed,
                   strain_energy=strain_energy, relaxation=relaxation, residual=residual,
                   stress=stress, profile=profile.to_dict(orient="list"))
@@ -115,6 +118,17 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
         _write_json(os.path.join(output_dir, REPORT_FILE), report)
     _wait_for_every_rank(sim)  # every rank returns with bed.json written
     return report
+
+
+def bed_porosity(snap, bed):
+    """{min, mean, max} of the bed particles' porosity 1 - 1 / alpha in a snapshot, for a bed
+    of a porous model (rs.PorousDruckerPrager: its history variable distension alpha); None
+    without one."""
+    if DISTENSION not in snap.fields:
+        return None
+    selected = np.isin(snap["body"], [b["index"] for b in bed])
+    porosity = 1.0 - 1.0 / snap[DISTENSION][selected]
+    return dict(min=float(porosity.min()), mean=float(porosity.mean()), max=float(porosity.max()))
 
 
 def _wait_for_every_rank(sim):
@@ -250,7 +264,8 @@ def load_bed(sim, bed_dir):
     built by the same setup code: its first bodies must be the bed's bodies (same names,
     motions, materials with the same parameters, spacings, support radii and particle
     counts, or fewer where a body took carve_bed's positions) and its gravity the bed's. Sets
-    positions, velocities, stress and density of those particles from the bed's last snapshot; add new bodies (landers, tools) after this call, so
+    positions, velocities, stress, density and the models' history variables (a porous bed's
+    distension) of those particles from the bed's last snapshot; add new bodies (landers, tools) after this call, so
     that they are checked against the settled surface. Returns the bed's report (bed.json).
     Raises ValueError naming the field or file that does not match."""
     run = Run(bed_dir)
@@ -273,6 +288,12 @@ def load_bed(sim, bed_dir):
         values = getattr(sim, name)
         values[:n] = setter_rows
         setattr(sim, name, values)
+    # The models' history variables (a porous bed's distension and volumetric strain): the
+    # same materials (_match_setup) declare the same ones.
+    for name in sim.history_variables:
+        values = sim.history(name)
+        values[:n] = snap[name][order]
+        sim.set_history(name, values)
     with open(report_path) as f:
         return json.load(f)
 

@@ -139,10 +139,11 @@ def check_plausible(material, values, soil):
         v = values.get(key)
         if v is not None and 0 < v < MIN_PLAUSIBLE_MODULUS_PA:
             slips.append(f"{key} = {v:g} Pa (moduli are in Pa; {v:g} MPa would be {v * 1e6:g} Pa)")
-    v = values.get("density")
-    if soil and v is not None and 0 < v < MIN_PLAUSIBLE_SOIL_DENSITY:
-        slips.append(f"density = {v:g} kg/m^3 (densities are in kg/m^3; {v:g} g/cm^3 would be "
-                     f"{v * 1e3:g} kg/m^3)")
+    for key in ("density", "grain_density"):
+        v = values.get(key)
+        if soil and v is not None and 0 < v < MIN_PLAUSIBLE_SOIL_DENSITY:
+            slips.append(f"{key} = {v:g} kg/m^3 (densities are in kg/m^3; {v:g} g/cm^3 would "
+                         f"be {v * 1e3:g} kg/m^3)")
     for slip in slips:
         warnings.warn(f"material '{material}': {slip}; silence with warnings.filterwarnings("
                       "'ignore', category=regosph.PlausibilityWarning) if meant",

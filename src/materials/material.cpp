@@ -75,6 +75,14 @@ double viscosity_sound_speed(const Material& m) {
     return m.viscosity_sound_speed > 0.0 ? m.viscosity_sound_speed : elastic_wave_speed(m);
 }
 
+bool energy_depends_on_history(const Material& m) {
+    return std::visit(
+        [](const auto& model) {
+            return requires(const MaterialState& s) { model.strain_energy(s); };
+        },
+        m.model);
+}
+
 PairOptions pair_options(const Material& m) {
     return std::visit([](const auto& model) { return model.pair_options(); }, m.model);
 }

@@ -20,11 +20,13 @@
 #include "materials/elastic_solid.hpp"
 #include "materials/mohr_coulomb.hpp"
 #include "materials/mu_i_rheology.hpp"
+#include "materials/porous_drucker_prager.hpp"
 #include "materials/rigid.hpp"
 
 namespace regosph {
 
-using Model = std::variant<DruckerPrager, ElasticSolid, Rigid, MuIRheology, MohrCoulomb>;
+using Model = std::variant<DruckerPrager, ElasticSolid, Rigid, MuIRheology, PorousDruckerPrager,
+                           MohrCoulomb>;
 
 struct Material {
     std::string name;
@@ -141,9 +143,25 @@ inline void wave_speeds(const Material& m, const PointRun<const double>& run, do
         },
         m.model);
 }
-// Stored elastic energy per unit mass [J/kg] (the model's strain_energy).
+// Stored elastic energy per unit mass [J/kg] (the model's strain_energy) at the reference
+// state of its history variables.
 inline double strain_energy(const Material& m, double rho, const SymTensor& sigma) {
     return std::visit([&](const auto& model) { return model.strain_energy(rho, sigma); }, m.model);
+}
+// Whether m's stored energy depends on its history variables (a member strain_energy(state)).
+bool energy_depends_on_history(const Material& m);
+// The same at a particle's state: a model whose stored energy depends on its history variables
+// (the porous soil's distension) has a member strain_energy(state); the others' is that of
+// (rho, sigma).
+inline double strain_energy(const Material& m, const MaterialState& state) {
+    return std::visit(
+        [&](const auto& model) {
+            if constexpr (requires { model.strain_energy(state); })
+                return model.strain_energy(state);
+            else
+                return model.strain_energy(state.rho, state.sigma);
+        },
+        m.model);
 }
 
 }  // namespace regosph

@@ -1,5 +1,6 @@
 #include "materials/parameters.hpp"
 
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -36,6 +37,23 @@ Material make_material(const std::string& name, const DruckerPragerInput& in) {
     dp.dilatancy_angle = degrees_to_radians(in.dilatancy_angle_deg);
     dp.elasticity = in.elasticity;
     Material m{name, dp, in.viscosity_sound_speed, in.kernel_correction};
+    validate(m);
+    return m;
+}
+
+Material make_material(const std::string& name, const PorousDruckerPragerInput& in) {
+    checks::positive(name, "grain_density", in.grain_density, "kg/m^3");
+    if (!(std::isfinite(in.porosity) && in.porosity >= 0.0 && in.porosity < 1.0))
+        checks::fail(name, "porosity", in.porosity, "must lie in [0, 1)");
+    DruckerPragerInput soil = in.soil;
+    soil.density = in.grain_density * (1.0 - in.porosity);
+    const Material dp = make_material(name, soil);
+    PorousDruckerPrager model;
+    model.soil = std::get<DruckerPrager>(dp.model);
+    model.density = soil.density;
+    model.crush = make_crush_curve(distension_of_porosity(in.porosity), in.elastic_strain,
+                                   in.kappa, in.transition_distension);
+    Material m{name, model, dp.viscosity_sound_speed, dp.kernel_correction};
     validate(m);
     return m;
 }

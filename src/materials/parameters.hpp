@@ -25,6 +25,18 @@ struct DruckerPragerInput {
     Elasticity elasticity{};              // linear, or Houlsby's with K and mu at p_r
 };
 
+// Porous Drucker-Prager regolith (porous_drucker_prager.hpp) as a user gives it: the soil's
+// parameters as DruckerPragerInput's at the initial porosity, whose bulk density is
+// grain_density (1 - porosity), and the epsilon-alpha crush curve (porosity.hpp).
+struct PorousDruckerPragerInput {
+    DruckerPragerInput soil;              // its density is ignored: it follows from the two below
+    double grain_density = 0.0;           // rho_s [kg/m^3]
+    double porosity = 0.0;                // phi0 [-], in [0, 1)
+    double elastic_strain = 0.0;          // eps_e [-], <= 0
+    double kappa = 0.0;                   // [-], in (0, 1]
+    double transition_distension = 1.0;   // alpha_x [-], in [1, 1 / (1 - porosity)]
+};
+
 // Elastic solid as a user gives it. Exactly two of the four moduli (see elastic_moduli).
 struct ElasticSolidInput {
     double density = 0.0;                  // rho0 [kg/m^3]
@@ -91,6 +103,7 @@ Material make_material(const std::string& name, const DruckerPragerInput& in);
 Material make_material(const std::string& name, const ElasticSolidInput& in);
 Material make_material(const std::string& name, const MuIRheologyInput& in);
 Material make_material(const std::string& name, const MohrCoulombInput& in);
+Material make_material(const std::string& name, const PorousDruckerPragerInput& in);
 Material make_material(const std::string& name, const Rigid& in);
 Material make_material(const std::string& name, const RigidInput& in);
 

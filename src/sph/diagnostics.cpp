@@ -29,6 +29,24 @@ Diagnostics compute_diagnostics(const ParticleSet& p, const std::vector<Material
         g.yielding += p.yielding[a];
         ++g.dynamic_particles;
     }
+    // A model whose stored energy depends on its history variables (the porous soil's on its
+    // distension, strain_energy(state)) has it replace the (rho, sigma) one above. A pass of
+    // its own: the loop above stays the same arithmetic for the other models.
+    for (std::size_t m = 0; m < materials.size(); ++m) {
+        if (!energy_depends_on_history(materials[m])) continue;
+        const std::vector<int> columns = history_columns(materials[m], p.history);
+        for (std::size_t a = 0; a < p.owned(); ++a) {
+            if (p.kind[a] != ParticleKind::dynamic || static_cast<std::size_t>(p.material[a]) != m)
+                continue;
+            std::array<double, kMaxHistoryVariables> history{};
+            MaterialState state{p.rho[a], {}, history.data()};
+            for (int c = 0; c < kSymComponents; ++c) state.sigma[c] = p.stress[c][a];
+            for (std::size_t k = 0; k < columns.size(); ++k)
+                history[k] = p.history.values[static_cast<std::size_t>(columns[k])][a];
+            g.strain_energy += p.mass[a] * (strain_energy(materials[m], state) -
+                                            strain_energy(materials[m], state.rho, state.sigma));
+        }
+    }
     // Over the ranks (identity on one rank).
     std::vector<double> sums = {g.mass,        g.kinetic_energy,   g.momentum[0],
                                 g.momentum[1], g.momentum[2],      g.potential_energy,

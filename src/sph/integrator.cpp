@@ -244,6 +244,7 @@ struct AdaptiveHeun::StartState {
     const double* mass;
     const double* rho;
     std::array<const double*, kSymComponents> stress;
+    std::vector<const double*> history;  // per column of ParticleSet::history
 };
 
 // Predictor (final == false): y = y0 + dt k1. Corrector (final == true):
@@ -272,8 +273,10 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     const bool save = !final && !start_saved_;
     if (save) size_start(p);
     list_stage_arrays(p, mt, final);
-    StartState start{start_of(p.mass), start_of(p.rho), {}};
+    StartState start{start_of(p.mass), start_of(p.rho), {}, {}};
     for (int c = 0; c < kSymComponents; ++c) start.stress[c] = start_of(p.stress[c]);
+    for (const std::vector<double>& column : p.history.values)
+        start.history.push_back(start_of(column));
     const ParticleKind* kind = p.kind.data();
     double worst = 0.0;
     // Each thread updates its own part of the particles first, mostly those whose rates it
@@ -321,8 +324,9 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
             if (now || predictor_corrected_[a]) {
                 SymTensor sigma;
                 for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
-                correction_loss_[a] =
-                    correction_work(mt.materials[p.material[a]], start, a, dt, sigma, p);
+                correction_loss_[a] = correction_work(mt.materials[p.material[a]],
+                                                      mt.history_columns[p.material[a]], start, a,
+                                                      dt, sigma, p);
             }
             p.yielding[a] = (k2_.yielding[a] || now) ? 1 : 0;
         }
@@ -339,13 +343,21 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
 // it; this returns the rest [J]. (The elastic energy the correction removes, E_el(before) -
 // E_el(after), is not it: where a stage creates stress beyond the surface, e.g. tension at a
 // cohesionless apex, the trapezoidal stress power never paid that energy in.)
-double AdaptiveHeun::correction_work(const Material& material, const StartState& start,
-                                     std::size_t a, double dt, const SymTensor& sigma,
-                                     const ParticleSet& p) const {
-    SymTensor sigma0;
-    for (int c = 0; c < kSymComponents; ++c) sigma0[c] = start.stress[c][a];
-    const double e0 = start.mass[a] * strain_energy(material, start.rho[a], sigma0);
-    const double e1 = p.mass[a] * strain_energy(material, p.rho[a], sigma);
+double AdaptiveHeun::correction_work(const Material& material, const std::vector<int>& columns,
+                                     const StartState& start, std::size_t a, double dt,
+                                     const SymTensor& sigma, const ParticleSet& p) const {
+    // The stored energy at the start and at the end, each at its own history (the porous
+    // soil's depends on its distension).
+    std::array<double, kMaxHistoryVariables> h0{}, h1{};
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+        const auto column = static_cast<std::size_t>(columns[k]);
+        h0[k] = start.history[column][a];
+        h1[k] = p.history.values[column][a];
+    }
+    MaterialState s0{start.rho[a], {}, h0.data()};
+    for (int c = 0; c < kSymComponents; ++c) s0.sigma[c] = start.stress[c][a];
+    const double e0 = start.mass[a] * strain_energy(material, s0);
+    const double e1 = p.mass[a] * strain_energy(material, MaterialState{p.rho[a], sigma, h1.data()});
     const double stored = 0.5 * dt * (k1_.stress_power[a] - k1_.power[kPlasticPower][a] +
                                       k2_.stress_power[a] - k2_.power[kPlasticPower][a]);
     return e0 + stored - e1;

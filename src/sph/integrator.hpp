@@ -172,8 +172,9 @@ private:
     double stage_update(ParticleSet& p, const MaterialTable& mt, const parallel::Partition& part,
                         double dt, bool final);
     struct StartState;  // pointers to the step start of what correction_work reads
-    double correction_work(const Material& material, const StartState& start, std::size_t a,
-                           double dt, const SymTensor& sigma, const ParticleSet& p) const;
+    double correction_work(const Material& material, const std::vector<int>& columns,
+                           const StartState& start, std::size_t a, double dt,
+                           const SymTensor& sigma, const ParticleSet& p) const;
     // The accepted step's increment of the energy budget, this rank's share; `part`: the
     // owned particles' partition (NeighbourList::partition), whose threads sum it.
     EnergyIncrement energy_increment(const parallel::Partition& part, double dt, double power_1,

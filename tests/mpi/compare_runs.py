@@ -49,7 +49,9 @@ def compare(ref, run):
             if dx > TOLERANCE * size:
                 raise SystemExit(f"{fb}: positions differ by {dx:.3e} m "
                                  f"> {TOLERANCE:g} x domain size {size:.3f} m")
-            for name in ("velocity", "density", "stress"):
+            # The models' history variables (datasets marked history_variable) too.
+            history = [n for n in pa if "history_variable" in pa[n].attrs]
+            for name in ("velocity", "density", "stress", *history):
                 u, w = pa[name][:], pb[name][:]
                 scale = max(float(np.max(np.abs(u))), 1e-300)
                 if np.max(np.abs(u - w)) > TOLERANCE * scale:

@@ -212,3 +212,51 @@ def test_density_is_settable_only_with_positive_values():
     rho[0] = 1234.5
     sim.density = rho
     assert sim.density[0] == 1234.5
+
+
+def porous_bed_setup():
+    """A 10 cm bed of the MASCOT regolith (1280 kg/m^3 from 2250 kg/m^3 grains) as
+    rs.PorousDruckerPrager, prepared regolith's strength and moduli, in a fixed box."""
+    sim = rs.Simulation(dim=2)
+    sim.physics.gravity = (0.0, -9.81, 0.0)
+    r = prepared_bed.REGOLITH
+    soil = sim.add_material(rs.PorousDruckerPrager(
+        "porous", grain_density=2250.0, porosity=1.0 - 1280.0 / 2250.0,
+        bulk_modulus=r["bulk_modulus"], shear_modulus=r["shear_modulus"],
+        friction_angle=r["friction_angle"], cohesion=r["cohesion"], elastic_strain=-1e-5,
+        kappa=0.98, transition_distension=1.2))
+    wall = sim.add_material(rs.Rigid("wall", density=1300.0))
+    sim.add_body("bed", rs.lattice_fill(rs.rectangle((0, 0), (0.2, 0.1)), DX), material=soil,
+                 motion="dynamic", spacing=DX, smoothing_length=2.5 * DX)
+    box = rs.subtract(rs.rectangle((-0.03, -0.03), (0.23, 0.15)), rs.rectangle((0, 0), (0.2, 1)))
+    sim.add_body("box", rs.lattice_fill(box, DX), material=wall, motion="fixed", spacing=DX,
+                 smoothing_length=2.5 * DX)
+    return sim
+
+
+def test_a_porous_bed_is_prepared_at_its_porosity_and_loaded_with_it(tmp_path):
+    """A bed of a porous model keeps its porosity at rest (bulk density rho_s (1 - phi)), the
+    report gives it, and load_bed puts the distension back with the stress."""
+    sim = porous_bed_setup()
+    report = rs.prepare_bed(sim, str(tmp_path / "porous"))
+    phi = 1.0 - 1280.0 / 2250.0
+    assert report["residual"]["at_rest"], report["residual"]
+    assert report["porosity"]["mean"] == pytest.approx(phi, abs=1e-3)
+    assert report["porosity"]["max"] == pytest.approx(phi, abs=1e-12)
+    assert report["bulk_density"] == pytest.approx(1280.0, rel=0.01)
+    snap = post.Run(tmp_path / "porous").snapshot(-1)
+    order = np.argsort(snap["id"])
+    fresh = porous_bed_setup()
+    fresh.set_history("distension", np.full(len(fresh.ids), 1.0))  # overwritten by the bed
+    rs.load_bed(fresh, str(tmp_path / "porous"))
+    n = int((snap["body"] == 0).sum())
+    np.testing.assert_array_equal(fresh.history("distension")[:n],
+                                  snap["distension"][order][:n])
+    np.testing.assert_array_equal(fresh.history("volumetric_strain")[:n],
+                                  snap["volumetric_strain"][order][:n])
+    assert report_written(tmp_path / "porous")["porosity"] == report["porosity"]
+
+
+def report_written(bed_dir):
+    with open(bed_dir / "bed.json") as f:
+        return json.load(f)
