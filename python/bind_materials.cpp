@@ -180,7 +180,8 @@ void bind_material_class(py::module_& m) {
                                "(Houlsby elasticity: at its reference pressure) [m/s]; 0 for Rigid.")
         .def_property_readonly("model", [](const Material& x) { return std::string(model_name(x)); },
                                "The constitutive model: 'DruckerPrager', 'ElasticSolid', "
-                               "'Rigid', 'MuIRheology' or 'PorousDruckerPrager' (run.json 'model').")
+                               "'Rigid', 'MuIRheology', 'PorousDruckerPrager' or 'MohrCoulomb' (run.json "
+                               "'model').")
         .def_property_readonly("plastic", [](const Material& x) { return plastic(x); },
                                "True when the model can yield.")
         .def_property_readonly("boundary_only", [](const Material& x) { return boundary_only(x); },
@@ -292,6 +293,50 @@ void bind_mu_i_rheology(py::module_& m) {
         "grain_density rho_s [kg/m^3]; SI units. elasticity: None (linear) or rs.Houlsby(...).");
 }
 
+// rs.MohrCoulomb (materials/mohr_coulomb.hpp), through make_material.
+void bind_mohr_coulomb(py::module_& m) {
+    m.def(
+        "MohrCoulomb",
+        [](const std::string& name, double density, double bulk_modulus, double friction_angle,
+           double cohesion, std::optional<double> shear_modulus,
+           std::optional<double> poisson_ratio, double dilatancy_angle,
+           std::optional<double> tensile_strength, double tensile_softening_strain,
+           double artificial_stress, double artificial_stress_exponent,
+           double viscosity_sound_speed, const py::object& kernel_correction,
+           const std::optional<Elasticity>& elasticity) {
+            return make_material(
+                name, MohrCoulombInput{.density = density, .bulk_modulus = bulk_modulus,
+                                       .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
+                                       .friction_angle_deg = friction_angle, .cohesion = cohesion,
+                                       .dilatancy_angle_deg = dilatancy_angle,
+                                       .tensile_strength = tensile_strength,
+                                       .tensile_softening_strain = tensile_softening_strain,
+                                       .artificial_stress = artificial_stress,
+                                       .artificial_stress_exponent = artificial_stress_exponent,
+                                       .viscosity_sound_speed = viscosity_sound_speed,
+                                       .kernel_correction = to_flag(
+                                           kernel_correction, material_field(name, "kernel_correction")),
+                                       .elasticity = elasticity_or_linear(elasticity)});
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
+        py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
+        py::arg("tensile_strength") = py::none(), py::arg("tensile_softening_strain") = 0.0,
+        py::arg("artificial_stress") = 0.0, py::arg("artificial_stress_exponent") = 4.0,
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        py::arg("elasticity") = py::none(),
+        "Mohr-Coulomb elastic-plastic regolith, true on every stress path (triaxial compression "
+        "and extension, plane strain; docs/guide/physics.md 'Strength surfaces'): Hooke stress "
+        "returned to (s1 - s3) + (s1 + s3) sin(phi) <= 2 c cos(phi) by the closest-point "
+        "projection in principal stresses with the flow rule of dilatancy_angle. "
+        "tensile_strength [Pa]: a Rankine cut-off s1 <= sigma_t (None: none, the apex "
+        "c cot(phi) bounds the tension), softening linearly to zero over the tensile plastic "
+        "strain tensile_softening_strain (0: lost at the first crack). artificial_stress: "
+        "Monaghan (2000) epsilon with exponent artificial_stress_exponent against the tensile "
+        "instability of cohesive soil (0 = off). elasticity: None (linear) or rs.Houlsby(...). "
+        "SI units, angles in degrees.");
+}
+
 // rs.PorousDruckerPrager (materials/porous_drucker_prager.hpp), through make_material.
 void bind_porous_drucker_prager(py::module_& m) {
     m.def(
@@ -393,6 +438,7 @@ void bind_materials(py::module_& m) {
         "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
     bind_mu_i_rheology(m);
     bind_porous_drucker_prager(m);
+    bind_mohr_coulomb(m);
     m.def(
         "Rigid",
         [](const std::string& name, double density, std::optional<double> youngs_modulus,

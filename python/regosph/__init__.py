@@ -87,6 +87,7 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     IntegratorOptions,
     Kinematics,
     Material,
+    MohrCoulomb,
     MuIRheology,
     PhysicsParameters,
     PorousDruckerPrager,
@@ -146,6 +147,7 @@ for _cls in (Simulation, Kinematics, TriangleMesh, Material, Shape):
 DruckerPrager = _checked_material(DruckerPrager.__wrapped__, soil=True)
 PorousDruckerPrager = _checked_material(PorousDruckerPrager.__wrapped__, soil=True)
 ElasticSolid = _checked_material(ElasticSolid.__wrapped__, soil=False)
+MohrCoulomb = _checked_material(MohrCoulomb.__wrapped__, soil=True)
 Rigid = _checked_material(Rigid.__wrapped__, soil=False)
 _simulation_run = Simulation.run
 
@@ -166,5 +168,5 @@ KIND_DYNAMIC, KIND_BOUNDARY = 0, 1
 
 
 from .ranks import is_root, mpi_script  # noqa: E402,F401
-from .bed import carve_bed, load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest)
+from .bed import carve_bed, geostatic_stress, load_bed, prepare_bed  # noqa: E402,F401  (prepared beds at rest)
 from . import material_point  # noqa: E402,F401  (element tests of a constitutive model)

@@ -172,7 +172,12 @@ def smallest_k0_inside_yield(parameters, dim):
     I1 = -(1 + 2 K0) |sigma_v|, so K0 >= (1 - sqrt(3) alpha) / (1 + 2 sqrt(3) alpha). Jaky's
     K0 can lie below it (plane strain, phi = 42 deg: 0.331 against 0.372), and a bed started
     there yields while it relaxes; cohesion only widens the cone. ValueError for a plastic
-    model without a friction angle (no cone to stay inside)."""
+    model without a friction angle (no cone to stay inside). For Mohr-Coulomb the state is a
+    triaxial-compression one (sigma_v the major principal stress) and the bound is Rankine's
+    active ratio (1 - sin phi) / (1 + sin phi)."""
+    if parameters.get("model") == "MohrCoulomb":
+        s = math.sin(math.radians(parameters["friction_angle_deg"]))
+        return (1.0 - s) / (1.0 + s)
     alpha, _ = drucker_prager_constants(_parameter(parameters, "friction_angle_deg",
                                                    "the at-rest bound inside the yield cone"),
                                         0.0, dim)
@@ -370,6 +375,21 @@ def _check_bed_setup(sim, output_dir, overwrite):
     if os.path.exists(os.path.join(output_dir, "run.json")) and not overwrite:
         raise ValueError(f"output_dir: {output_dir} already holds a run (overwrite=True "
                          "replaces it)")
+    return _bed_bodies(sim)
+
+
+def geostatic_stress(sim, k0="jaky"):
+    """Gives the dynamic bodies of `sim` (dynamic regolith and fixed walls only, not yet run)
+    the geostatic stress of the module's method, step 1, without relaxing them: the start of a
+    setup whose free surfaces are not level (a cut, a slope) and which is meant to move.
+    Returns {material name: K0 used}."""
+    bed = _bed_bodies(sim)
+    return set_geostatic_stress(sim, bed, up_direction(sim.physics.gravity),
+                                float(np.linalg.norm(sim.physics.gravity)), k0)
+
+
+def _bed_bodies(sim):
+    """The dynamic bodies of a bed to prepare with their material parameters."""
     if sim.step != 0:
         raise ValueError("prepare_bed: the simulation has already run; build a new one")
     setup = json.loads(sim.describe())

@@ -175,11 +175,12 @@ def _solve_held(step, state, rate, held, target, scale):
             probe = rate.copy()
             probe[c] += h
             tangent[:, j] = (step(state, probe)[1][held] - out[1][held]) / h
-        try:
-            rate[held] = rate[held] - np.linalg.solve(tangent, residual)
-        except np.linalg.LinAlgError:
+        if not np.any(tangent):
             raise ValueError("path.held: the stress of the held components does not depend on "
-                             "their strain rate at this state (singular tangent)") from None
+                             "their strain rate at this state (zero tangent)")
+        # Least squares: on an edge of a yield surface (a triaxial corner of Mohr-Coulomb) the
+        # held stresses move together and the tangent is singular, yet the target is reachable.
+        rate[held] = rate[held] - np.linalg.lstsq(tangent, residual, rcond=None)[0]
         out = step(state, rate)
     raise ValueError(f"path.held: Newton did not hold {[COMPONENTS[c] for c in held]} within "
                      f"{TOLERANCE:g} of the stress scale in {MAX_ITERATIONS} iterations; "

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/eigen.hpp"
+#include "core/principal_stresses.hpp"
 
 namespace regosph {
 
@@ -44,14 +45,7 @@ SymTensor artificial_stress(double epsilon, const SymTensor& sigma, double rho, 
     // of -sigma is >= 0 (Sylvester's criterion for semidefinite matrices). Then R = 0 without
     // the eigen-decomposition (~150 ns of trigonometric functions), which is most of a
     // compressed body, and all of one at rest with sigma = 0.
-    const bool compressive =
-        sigma[XX] <= 0.0 && sigma[YY] <= 0.0 && sigma[ZZ] <= 0.0 &&
-        sigma[XX] * sigma[YY] - sigma[XY] * sigma[XY] >= 0.0 &&
-        sigma[XX] * sigma[ZZ] - sigma[XZ] * sigma[XZ] >= 0.0 &&
-        sigma[YY] * sigma[ZZ] - sigma[YZ] * sigma[YZ] >= 0.0 &&
-        sigma[XX] * (sigma[YY] * sigma[ZZ] - sigma[YZ] * sigma[YZ]) -
-                sigma[XY] * (sigma[XY] * sigma[ZZ] - sigma[YZ] * sigma[XZ]) +
-                sigma[XZ] * (sigma[XY] * sigma[YZ] - sigma[YY] * sigma[XZ]) <= 0.0;
+    const bool compressive = principal_values_at_most(sigma, 0.0);
     if (compressive) return r;
     const double inv_rho2 = 1.0 / (rho * rho);
     Eigen::Matrix3d s;

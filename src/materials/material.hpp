@@ -18,13 +18,15 @@
 #include "materials/constitutive_model.hpp"
 #include "materials/drucker_prager.hpp"
 #include "materials/elastic_solid.hpp"
+#include "materials/mohr_coulomb.hpp"
 #include "materials/mu_i_rheology.hpp"
 #include "materials/porous_drucker_prager.hpp"
 #include "materials/rigid.hpp"
 
 namespace regosph {
 
-using Model = std::variant<DruckerPrager, ElasticSolid, Rigid, MuIRheology, PorousDruckerPrager>;
+using Model = std::variant<DruckerPrager, ElasticSolid, Rigid, MuIRheology, PorousDruckerPrager,
+                           MohrCoulomb>;
 
 struct Material {
     std::string name;

@@ -88,6 +88,30 @@ Material make_material(const std::string& name, const MuIRheologyInput& in) {
     return m;
 }
 
+Material make_material(const std::string& name, const MohrCoulombInput& in) {
+    MohrCoulomb mc;
+    mc.density = in.density;
+    mc.bulk_modulus = in.bulk_modulus;
+    mc.shear_modulus = shear_modulus_of(name, in.bulk_modulus, in.shear_modulus, in.poisson_ratio);
+    mc.friction_angle = degrees_to_radians(in.friction_angle_deg);
+    mc.cohesion = in.cohesion;
+    mc.dilatancy_angle = degrees_to_radians(in.dilatancy_angle_deg);
+    if (in.tensile_strength) {
+        // A cut-off is a non-negative strength; "none" is the way to have no cut-off.
+        if (!(*in.tensile_strength >= 0.0))
+            checks::fail(name, "tensile_strength", *in.tensile_strength,
+                         "Pa must be non-negative (None: no cut-off)");
+        mc.tensile_strength = *in.tensile_strength;
+    }
+    mc.tensile_softening_strain = in.tensile_softening_strain;
+    mc.artificial_stress = in.artificial_stress;
+    mc.artificial_stress_exponent = in.artificial_stress_exponent;
+    mc.elasticity = in.elasticity;
+    Material m{name, mc, in.viscosity_sound_speed, in.kernel_correction};
+    validate(m);
+    return m;
+}
+
 Material make_material(const std::string& name, const Rigid& in) {
     Material m{name, in, 0.0};
     validate(m);

@@ -69,6 +69,24 @@ struct MuIRheologyInput {
     Elasticity elasticity{};                // linear, or Houlsby's with K and G at p_r
 };
 
+// Mohr-Coulomb regolith as a user gives it. Exactly one of shear_modulus and poisson_ratio.
+struct MohrCoulombInput {
+    double density = 0.0;                    // [kg/m^3]
+    double bulk_modulus = 0.0;               // K [Pa]
+    std::optional<double> shear_modulus;     // G [Pa]
+    std::optional<double> poisson_ratio;     // nu [-]
+    double friction_angle_deg = 0.0;         // phi [deg]
+    double cohesion = 0.0;                   // c [Pa]
+    double dilatancy_angle_deg = 0.0;        // psi [deg]
+    std::optional<double> tensile_strength;  // Rankine cut-off sigma_t [Pa]; none: no cut-off
+    double tensile_softening_strain = 0.0;   // [-]
+    double artificial_stress = 0.0;          // Monaghan (2000) epsilon [-]
+    double artificial_stress_exponent = 4.0; // n of f_ab^n [-]
+    double viscosity_sound_speed = 0.0;      // [m/s], 0 = the material's own wave speed
+    bool kernel_correction = false;          // Material::kernel_correction
+    Elasticity elasticity{};                 // linear, or Houlsby's with K and G at p_r
+};
+
 // A boundary material as a user gives it: the contact properties (rigid.hpp) all together or
 // none: youngs_modulus, restitution and friction are then required.
 struct RigidInput {
@@ -84,6 +102,7 @@ struct RigidInput {
 Material make_material(const std::string& name, const DruckerPragerInput& in);
 Material make_material(const std::string& name, const ElasticSolidInput& in);
 Material make_material(const std::string& name, const MuIRheologyInput& in);
+Material make_material(const std::string& name, const MohrCoulombInput& in);
 Material make_material(const std::string& name, const PorousDruckerPragerInput& in);
 Material make_material(const std::string& name, const Rigid& in);
 Material make_material(const std::string& name, const RigidInput& in);

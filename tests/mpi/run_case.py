@@ -18,8 +18,8 @@ into a new run with a rigid block dropped on it, for 0.05 s. corrected: two elas
 meeting head-on with the kernel gradient correction and Balsara's switch, for 0.03 s (the
 gradient pre-pass's values of halo copies come from their owners, Domain::update_halo_values).
 riemann: the collapse with the Riemann solver's dissipation (physics.dissipation) for 0.3 s.
-houlsby: the rigid case with pressure-dependent soil moduli (elasticity=rs.Houlsby), for
-0.03 s.
+houlsby: the rigid case with Mohr-Coulomb soil (Rankine cut-off, its tensile plastic strain a
+history variable) of pressure-dependent moduli (elasticity=rs.Houlsby), for 0.03 s.
 porous: the piston of validation/compaction_front/run.py driven into the porous column at 5 mm
 for 15 ms (the compaction front crosses the ranks' cuts; the distension and volumetric strain,
 history variables, travel with migrating particles and halo copies).
@@ -73,13 +73,17 @@ def sampler3d():
     return sim, 0.01, 0.005
 
 
-def rigid(elasticity=None):
+def rigid(elasticity=None, mohr_coulomb=False):
     dx = 5e-3
     sim = rs.Simulation(dim=2)
     sim.physics.gravity = (0.0, -9.81, 0.0)
-    soil = sim.add_material(rs.DruckerPrager("soil", density=1500, bulk_modulus=1e6,
-                                             poisson_ratio=0.3, friction_angle=30, cohesion=500,
-                                             elasticity=elasticity))
+    soil_parameters = dict(density=1500, bulk_modulus=1e6, poisson_ratio=0.3, friction_angle=30,
+                           cohesion=500, elasticity=elasticity)
+    if mohr_coulomb:  # with the Rankine cut-off: a history variable that softens
+        soil = sim.add_material(rs.MohrCoulomb("soil", **soil_parameters, tensile_strength=200.0,
+                                               tensile_softening_strain=1e-3))
+    else:
+        soil = sim.add_material(rs.DruckerPrager("soil", **soil_parameters))
     steel = sim.add_material(rs.Rigid("steel", density=3000, youngs_modulus=1e6, restitution=0.5,
                                       friction=0.5))
     wall = sim.add_material(rs.Rigid("wall", density=1500))
@@ -102,7 +106,9 @@ def houlsby():
     # The moduli follow the pressure: each particle's wave speed, and so the step, follows its
     # stress (elasticity=rs.Houlsby; SPEC.md's soil at p_r = 1 kPa, n = 1/2). Until the disc
     # has entered the bed.
-    sim, _, _ = rigid(rs.Houlsby(reference_pressure=1e3, exponent=0.5, floor_pressure=0.01))
+    # The soil is Mohr-Coulomb with its tension cut-off.
+    sim, _, _ = rigid(rs.Houlsby(reference_pressure=1e3, exponent=0.5, floor_pressure=0.01),
+                      mohr_coulomb=True)
     return sim, 0.03, 0.01
 
 

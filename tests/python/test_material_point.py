@@ -153,3 +153,64 @@ def test_bad_input_names_the_field():
     for call, field in cases:
         with pytest.raises(ValueError, match=field):
             call()
+
+
+def mohr_coulomb(phi, psi, cohesion=0.0):
+    return rs.MohrCoulomb(f"mc{phi:g}", density=1500, bulk_modulus=K, poisson_ratio=NU,
+                          friction_angle=phi, cohesion=cohesion, dilatancy_angle=psi)
+
+
+def principal_stresses(row):
+    """The principal stresses of a stress row (xx yy zz xy xz yz), ascending."""
+    s = np.array([[row[0], row[3], row[4]], [row[3], row[1], row[5]], [row[4], row[5], row[2]]])
+    return np.linalg.eigvalsh(s)
+
+
+@pytest.mark.parametrize("phi", ANGLES)
+@pytest.mark.parametrize("dilatant", (False, True))
+def test_mohr_coulomb_fails_at_its_ratio_on_every_path(phi, dilatant):
+    """Issue 45's acceptance at a material point: sigma1/sigma3 = (1 + sin phi)/(1 - sin phi)
+    within 2 % in triaxial compression, extension and plane strain (2D and 3D), psi = 0 and
+    psi = phi; no tension in extension at c = 0."""
+    m = mohr_coulomb(phi, phi if dilatant else 0.0)
+    paths = (("triaxial compression", mp.triaxial_compression(RATE), 3, 1500, 1e-5),
+             ("triaxial extension", mp.triaxial_extension(RATE), 3, 1500, 1e-5),
+             ("plane strain 3D", mp.plane_strain(RATE), 3, 1500, 1e-5),
+             ("plane strain 2D", mp.plane_strain(RATE), 2, 1500, 1e-5))
+    for name, path, dim, steps, dt in paths:
+        r = mp.drive(m, path, steps=steps, dt=dt, dim=dim, confinement=CONFINEMENT)
+        assert r.yielding[-1], name
+        major, _, minor = principal_stresses(r.stress[-1])  # most compressive first
+        ratio = major / minor
+        print(f"Mohr-Coulomb {name} phi={phi:g} psi={'phi' if dilatant else '0'}: "
+              f"sigma1/sigma3 = {ratio:.4f} (closed form {mohr_coulomb_ratio(phi):.4f})")
+        assert ratio == pytest.approx(mohr_coulomb_ratio(phi), rel=0.02), name
+        assert principal_stresses(r.stress[-1])[-1] < 0.0, name  # no tension
+
+
+def test_mohr_coulomb_plane_strain_flow_follows_the_dilatancy_angle():
+    """In steady plane-strain flow the plastic volume change per unit axial strain is set by psi
+    alone: zero for psi = 0, 2 sin psi / (1 - sin psi) of the axial strain for psi = phi."""
+    for psi in (0.0, 30.0):
+        r = mp.drive(mohr_coulomb(30.0, psi), mp.plane_strain(RATE), steps=1500, dt=1e-5,
+                     dim=2, confinement=CONFINEMENT)
+        d_axial = r.strain[-1, 1] - r.strain[-100, 1]  # compression negative
+        d_volume = np.sum(r.strain[-1, :3] - r.strain[-100, :3])
+        s = math.sin(math.radians(psi))
+        assert d_volume / -d_axial == pytest.approx(2.0 * s / (1.0 - s), abs=1e-6)
+
+
+def test_mohr_coulomb_with_houlsby_elasticity_keeps_its_strength_and_stiffens_with_p():
+    """The strength does not depend on the elasticity: with Houlsby's pressure-dependent law
+    (n = 1/2, p_r = 1 kPa) the failure ratios are Mohr-Coulomb's; the P-wave speed at 4 p_r is
+    4^(n/2) = sqrt(2) times that at p_r (isotropic states)."""
+    houlsby = rs.Houlsby(reference_pressure=CONFINEMENT, exponent=0.5, floor_pressure=0.01)
+    m = rs.MohrCoulomb("mc", density=1500, bulk_modulus=K, poisson_ratio=NU, friction_angle=30.0,
+                       cohesion=0.0, elasticity=houlsby)
+    for path, dim in ((mp.triaxial_compression(RATE), 3), (mp.triaxial_extension(RATE), 3),
+                      (mp.plane_strain(RATE), 2)):
+        r = mp.drive(m, path, steps=1500, dt=1e-5, dim=dim, confinement=CONFINEMENT)
+        major, _, minor = principal_stresses(r.stress[-1])
+        assert major / minor == pytest.approx(mohr_coulomb_ratio(30.0), rel=0.02)
+    speeds = [m.wave_speed_at(1500.0, stress=[-p, -p, -p, 0, 0, 0]) for p in (1e3, 4e3)]
+    assert speeds[1] / speeds[0] == pytest.approx(math.sqrt(2.0), rel=1e-3)
