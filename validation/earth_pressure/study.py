@@ -140,6 +140,13 @@ def report_md(df, args):
                      f"{r.k_measured:.4f} | {100 * r.force_spread:.0f} % | "
                      f"{r.k_a:.4f} | {100 * r.error:+.1f} % | {r.failure_ratio:.3f} | "
                      f"{r.mohr_coulomb_ratio:.3f} | {r.wall_time_s:.0f} |")
+    lines += ["", "Reading the table: *spread* is the standard deviation of the wall force over the "
+              "window relative to its mean. Above ~10 % the bank does not settle into a steady "
+              "active state: with psi = 0 (isochoric plastic flow) the wall force oscillates as "
+              "the active wedge slides, for both laws, and its mean is not K_a. With psi = phi "
+              "the force is steady and Mohr-Coulomb gives K_a within a few per cent; Bui's "
+              "Drucker-Prager with psi = phi blows up in this test. 3D runs (--dims 3) extrude "
+              "the bank over DEPTH_ROWS rows between smooth side walls."]
     return "\n".join(lines) + "\n"
 
 
