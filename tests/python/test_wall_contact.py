@@ -95,3 +95,11 @@ def test_a_compressed_contact_is_the_bonded_one(tmp_path):
     assert np.abs(u_b).max() > DX / 2  # it slumps
     np.testing.assert_array_equal(u_u, u_b)
     np.testing.assert_array_equal(s_u, s_b)
+
+
+def test_bad_contact_options_are_named(tmp_path):
+    sim = rs.Simulation(dim=2)
+    with pytest.raises(ValueError, match="physics.wall_contact.*bonded or unilateral"):
+        sim.physics.wall_contact = "glued"
+    with pytest.raises(ValueError, match="wall_adhesion"):
+        block_on_floor("unilateral", adhesion=-1.0).run(0.01, output_dir=str(tmp_path))
