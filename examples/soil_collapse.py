@@ -40,26 +40,24 @@ WALL_HEIGHT = 0.12        # m
 
 # The strength laws the collapse can run (docs/guide/physics.md, "Strength surfaces"): Bui's
 # Drucker-Prager with its plane-strain constants, and Mohr-Coulomb, exact in plane strain.
-LAWS = ("drucker-prager", "mohr-coulomb")
+LAWS = ("DruckerPrager", "MohrCoulomb")
 
 
-def soil_material(law="drucker-prager", dilatancy_angle=None, **options):
+def soil_material(law="DruckerPrager", dilatancy_angle=None, **options):
     """The aluminium bars as the strength law `law` (LAWS) with SOIL's constants; dilatancy_angle
     [deg] replaces SOIL's psi = 0 (Bui's) when given. options go to the material (its
     viscosity_sound_speed, kernel_correction)."""
     soil = dict(SOIL)
     if dilatancy_angle is not None:
         soil["dilatancy_angle"] = dilatancy_angle
-    if law == "drucker-prager":
-        return rs.DruckerPrager("aluminium bars", **soil, **options)
-    if law == "mohr-coulomb":
-        return rs.MohrCoulomb("aluminium bars", **soil, **options)
-    raise ValueError(f"law = {law!r} is not one of {', '.join(LAWS)}")
+    if law not in LAWS:
+        raise ValueError(f"law = {law!r} is not one of {', '.join(LAWS)}")
+    return getattr(rs, law)("aluminium bars", **soil, **options)
 
 
 def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, depth=None,
           kernel_correction=False, av_balsara=False, dissipation="monaghan",
-          law="drucker-prager", dilatancy_angle=None, gravity=GRAVITY, geostatic=False):
+          law="DruckerPrager", dilatancy_angle=None, gravity=GRAVITY, geostatic=False):
     """The collapse setup at the given particle spacing [m]: plane strain, or with depth [m]
     the block extruded in z between two fixed side walls (examples/soil_collapse_3d.py).
 

@@ -26,7 +26,7 @@ def test_the_paper_setting_is_the_default():
 
 @pytest.mark.parametrize("psi", [None, 19.8])
 def test_mohr_coulomb_with_its_dilatancy(psi):
-    sim = soil_collapse.build(SPACING, law="mohr-coulomb", dilatancy_angle=psi)
+    sim = soil_collapse.build(SPACING, law="MohrCoulomb", dilatancy_angle=psi)
     soil = soil_of(sim)
     assert soil["model"] == "MohrCoulomb"
     assert soil["friction_angle_deg"] == pytest.approx(soil_collapse.SOIL["friction_angle"])
@@ -47,7 +47,7 @@ def test_geostatic_start_carries_the_overburden():
     plus half a spacing) and sigma_xx = K0 sigma_yy with Jaky's K0 = 1 - sin(phi), at 1 g and
     at g/1000 alike."""
     for g in (soil_collapse.GRAVITY, soil_collapse.GRAVITY / 1000):
-        sim = soil_collapse.build(SPACING, law="mohr-coulomb", gravity=g, geostatic=True)
+        sim = soil_collapse.build(SPACING, law="MohrCoulomb", gravity=g, geostatic=True)
         soil = sim.kind == rs.KIND_DYNAMIC
         y, s = sim.positions[soil, 1], sim.stress[soil]
         top = y.max() + 0.5 * SPACING

@@ -4,7 +4,7 @@
     /usr/bin/python3 validation/soil_collapse/run.py --output runs/soil_collapse [--overwrite]
         [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
         [--kernel-correction] [--av-balsara] [--dissipation riemann]
-        [--law mohr-coulomb] [--dilatancy-angle 19.8] [--gravity 9.81e-3] [--geostatic]
+        [--law MohrCoulomb] [--dilatancy-angle 19.8] [--gravity 9.81e-3] [--geostatic]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
 report.json, report.txt into the output directory. Exit status: 0 the comparison passed; 1 the
@@ -38,7 +38,7 @@ def numerics_text(args):
     """The physics and numerics options the figure's title names, when any differs from the
     paper's setting."""
     on = [name for name, flag in (
-        ("Mohr-Coulomb", args.law == "mohr-coulomb"),
+        ("Mohr-Coulomb", args.law == "MohrCoulomb"),
         (f"psi = {args.dilatancy_angle} deg", args.dilatancy_angle is not None),
         (f"g = {args.gravity:g} m/s^2", args.gravity != soil_collapse.GRAVITY),
         ("geostatic start", args.geostatic),
@@ -70,7 +70,7 @@ def main(argv=None):
     ap.add_argument("--riemann-limiter", type=float, default=None,
                     help="eta of the Riemann solver's limiter (default: physics.riemann_limiter, "
                          "Zhang et al.'s 3)")
-    ap.add_argument("--law", choices=soil_collapse.LAWS, default="drucker-prager",
+    ap.add_argument("--law", choices=soil_collapse.LAWS, default="DruckerPrager",
                     help="the soil's strength law: Drucker-Prager with the plane-strain "
                          "constants (default, the paper's) or Mohr-Coulomb (exact in plane "
                          "strain; docs/guide/physics.md 'Strength surfaces')")
@@ -111,7 +111,7 @@ def main(argv=None):
             metadata["av_balsara"] = "on"
         if args.dissipation != "monaghan":
             metadata["dissipation"] = args.dissipation
-        if args.law != "drucker-prager":
+        if args.law != "DruckerPrager":
             metadata["law"] = args.law
         if args.dilatancy_angle is not None:
             metadata["dilatancy_angle_deg"] = repr(args.dilatancy_angle)
