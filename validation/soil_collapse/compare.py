@@ -248,6 +248,8 @@ def write_report(metrics, directory):
         lines.append(f"  dissipation      {share * 100:5.1f} % of the released "
                      f"{metrics['released_energy']:.3g} J/m by the numerical scheme, "
                      f"{metrics['plastic_share'] * 100:.1f} % plastic{flag}")
+    if (directory / "run.json").is_file():
+        lines += ["  " + line[2:] for line in validation.physics_section([directory])[2:]]
     lines.append(f"  result: {validation.verdict(acceptance(metrics))}")
     text = "\n".join(lines) + "\n"
     (directory / "report.txt").write_text(text)
