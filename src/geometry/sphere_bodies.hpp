@@ -1,7 +1,8 @@
 // Rigid spheres that need no SPH particles (issue 48): mass properties from radius and density,
 // mutual Newtonian gravity (exact for spheres), normal contact (Hertz or Hooke with viscous
-// damping set from a restitution e in [0, 1]) and a velocity-Verlet (leapfrog) step. A system of
-// these bodies costs O(N^2) pair terms per step and nothing else.
+// damping set from a restitution e in [0, 1]), plane walls with Cundall-Strack friction and the
+// planar tides of Levine 2016. The system that integrates them is BodySystem (body_system.hpp);
+// it costs O(N^2) pair terms per step and nothing else.
 #pragma once
 
 #include <algorithm>
@@ -108,22 +109,6 @@ inline std::vector<vec::V> sphere_accelerations(const std::vector<SphereBody>& b
         }
     }
     return a;
-}
-
-// One velocity-Verlet step of dt [s] (symplectic for the conservative forces; the dashpot uses
-// the half-step velocity). `a` holds the accelerations at the current state and is updated.
-inline void sphere_verlet_step(std::vector<SphereBody>& bodies, const SphereContactLaw& c, double dt,
-                               std::vector<vec::V>& a) {
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
-        for (int k = 0; k < 3; ++k) {
-            bodies[i].v_m_s[k] += 0.5 * dt * a[i][k];
-            bodies[i].x_m[k] += dt * bodies[i].v_m_s[k];
-        }
-    }
-    a = sphere_accelerations(bodies, c);
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
-        for (int k = 0; k < 3; ++k) bodies[i].v_m_s[k] += 0.5 * dt * a[i][k];
-    }
 }
 
 // Kinetic (translation and spin) plus mutual gravitational energy [J]; contact and wall
@@ -240,16 +225,6 @@ struct WallContactState {
     bool sliding = false;
 };
 
-struct SphereSystem {
-    std::vector<SphereBody> bodies;
-    std::vector<PlaneWall> walls;
-    SphereContactLaw law;
-    FrictionLaw friction;
-    std::vector<WallContactState> wall_history;  // bodies.size() * walls.size(), body-major
-    std::vector<vec::V> accel_m_s2;              // at the current state
-    std::vector<vec::V> angular_accel_rad_s2;
-};
-
 // Force [N] and torque [N m] of a plane wall on a sphere; dt_s advances the tangential spring
 // by the contact-point slip v_t dt (Cundall-Strack), after turning it into the tangent plane.
 inline void wall_contact(const SphereBody& b, const PlaneWall& w, const SphereContactLaw& c, const FrictionLaw& f,
@@ -288,25 +263,6 @@ inline void wall_contact(const SphereBody& b, const PlaneWall& w, const SphereCo
     for (int k = 0; k < 3; ++k) torque[k] += t[k];
 }
 
-// Linear and angular accelerations of the system's bodies at its current state.
-inline void system_accelerations(SphereSystem& s, double dt_s) {
-    s.accel_m_s2 = sphere_accelerations(s.bodies, s.law);
-    s.angular_accel_rad_s2.assign(s.bodies.size(), vec::V{});
-    s.wall_history.resize(s.bodies.size() * s.walls.size());
-    for (std::size_t i = 0; i < s.bodies.size(); ++i) {
-        vec::V force{}, torque{};
-        for (std::size_t w = 0; w < s.walls.size(); ++w) {
-            wall_contact(s.bodies[i], s.walls[w], s.law, s.friction, s.wall_history[i * s.walls.size() + w], dt_s,
-                         force, torque);
-        }
-        const double inertia = sphere_inertia_kg_m2(s.bodies[i]);
-        for (int k = 0; k < 3; ++k) {
-            s.accel_m_s2[i][k] += force[k] / s.bodies[i].mass_kg;
-            s.angular_accel_rad_s2[i][k] = s.bodies[i].rotation_locked ? 0.0 : torque[k] / inertia;
-        }
-    }
-}
-
 // Velocity and spin of every body advanced by dt_s [s] at the given accelerations.
 inline void kick_bodies(std::vector<SphereBody>& bodies, const std::vector<vec::V>& accel_m_s2,
                         const std::vector<vec::V>& angular_accel_rad_s2, double dt_s) {
@@ -316,18 +272,6 @@ inline void kick_bodies(std::vector<SphereBody>& bodies, const std::vector<vec::
             bodies[i].omega_rad_s[k] += dt_s * angular_accel_rad_s2[i][k];
         }
     }
-}
-
-// Velocity-Verlet step of a system with walls; call system_accelerations(s, 0) once before the
-// first step.
-inline void system_step(SphereSystem& s, double dt_s) {
-    auto half_kick = [&s, dt_s]() { kick_bodies(s.bodies, s.accel_m_s2, s.angular_accel_rad_s2, 0.5 * dt_s); };
-    half_kick();
-    for (auto& b : s.bodies) {
-        for (int k = 0; k < 3; ++k) b.x_m[k] += dt_s * b.v_m_s[k];
-    }
-    system_accelerations(s, dt_s);
-    half_kick();
 }
 
 }  // namespace regosph::geometry
