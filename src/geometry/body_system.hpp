@@ -56,7 +56,7 @@ struct BodySystem {
     FrictionLaw friction;                // at the walls (the spheres meet each other frictionless)
     // tangential springs of the sphere-wall contacts, bodies.size() * walls.size(), body-major;
     // part of the state a restart must keep
-    std::vector<WallContactState> wall_history;
+    std::vector<TangentialSpring> wall_history;
     BodyIntegratorOptions options;
     double time_s = 0.0;
     double dissipated_J = 0.0;  // taken by dashpots, tides and impacts since the start
@@ -356,7 +356,7 @@ inline std::vector<std::pair<std::size_t, std::size_t>> new_contacts(const std::
 // dashpot's jump from zero to c v at first touch. Returns the step length; `error` takes the
 // error estimate of that step (dopri45).
 inline double land_on_contact(BodySystem& s, BodyRates& r, const std::vector<SphereBody>& start,
-                              const std::vector<WallContactState>& start_walls, const BodyRates& r_start, double h,
+                              const std::vector<TangentialSpring>& start_walls, const BodyRates& r_start, double h,
                               const std::vector<std::pair<std::size_t, std::size_t>>& pairs, double& error) {
     auto nearest = [&pairs](const std::vector<SphereBody>& b) {
         double g = std::numeric_limits<double>::infinity();
@@ -364,7 +364,7 @@ inline double land_on_contact(BodySystem& s, BodyRates& r, const std::vector<Sph
         return g;
     };
     std::vector<SphereBody> lo_bodies = start;
-    std::vector<WallContactState> lo_walls = start_walls;
+    std::vector<TangentialSpring> lo_walls = start_walls;
     BodyRates lo_r = r_start;
     double lo_dissipated = 0.0;
     error = 0.0;
@@ -436,7 +436,7 @@ inline void body_step(BodySystem& s, BodyRates& r, double h_max) {
     const bool clamped = h_max < h_wanted;
     double h = std::min(h_wanted, h_max);
     const std::vector<SphereBody> start = s.bodies;
-    const std::vector<WallContactState> start_walls = s.wall_history;
+    const std::vector<TangentialSpring> start_walls = s.wall_history;
     const BodyRates r_start = r;
     std::vector<std::pair<std::size_t, std::size_t>> pairs;
     bool rejected = false;
@@ -560,7 +560,7 @@ inline void rescale_body_system(BodySystem& s, double length, double mass, doubl
     for (PlaneWall& w : s.walls) {
         for (int k = 0; k < 3; ++k) w.point_m[k] /= length;
     }
-    for (WallContactState& h : s.wall_history) {
+    for (TangentialSpring& h : s.wall_history) {
         for (int k = 0; k < 3; ++k) h.spring_m[k] /= length;
     }
     s.friction.tangential_stiffness_N_m *= force * length;

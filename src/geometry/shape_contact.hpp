@@ -56,9 +56,7 @@ struct ShapeContactLaw {
 // zeta = -ln e / sqrt(pi^2 + ln^2 e).
 double damping_ratio_power_law(double e, double p);
 
-struct NodeSpring {
-    vec::V spring_m{};
-    bool sliding = false;
+struct NodeSpring : TangentialSpring {
     bool touched = false;  // met in the current evaluation
 };
 // Key: contact (body pair or body-wall), direction and node; see contact_key.
@@ -84,11 +82,5 @@ ContactSummary body_contact(const ShapeBody& a, const ShapeBody& b, std::uint64_
 ContactSummary wall_contact(const ShapeBody& a, const PlaneWall& w, std::uint64_t contact_id,
                             const ShapeContactLaw& law, ContactHistory& history, double dt_s,
                             vec::V& force_a, vec::V& torque_a);
-
-// One Cundall-Strack update of a tangential spring (Luding 2008): the spring turned into the
-// plane normal to n, stretched by the slip v_t dt, force -k_t xi - c_t v_t capped at
-// mu_static f_n while stuck and at mu_dynamic f_n while sliding. Returns the force [N].
-vec::V cundall_strack(NodeSpring& h, const vec::V& n, const vec::V& v_t, double f_n, double k_t, double c_t,
-                      double mu_static, double mu_dynamic, double dt_s);
 
 }  // namespace regosph::geometry

@@ -218,20 +218,28 @@ struct FrictionLaw {
     double mu_dynamic = 0.0;
 };
 
-// History of one sphere-wall contact; part of the state a checkpoint must keep for an exact
-// restart.
-struct WallContactState {
+// History of one tangential contact (a sphere on a wall, a node of a shape body); part of the
+// state a checkpoint must keep for an exact restart.
+struct TangentialSpring {
     vec::V spring_m{};
     bool sliding = false;
 };
 
+// One Cundall-Strack update of a tangential spring (Luding 2008): the spring turned into the
+// plane normal to n, stretched by the slip v_t dt, force -k_t xi - c_t v_t capped at
+// mu_static f_n while stuck and at mu_dynamic f_n while sliding (the spring then set to match
+// the capped force). Returns the force [N]. Out of line (shape_contact.cpp): the sphere walls
+// and the shape bodies' nodes call one compiled update.
+vec::V cundall_strack(TangentialSpring& h, const vec::V& n, const vec::V& v_t, double f_n, double k_t, double c_t,
+                      double mu_static, double mu_dynamic, double dt_s);
+
 // Force [N] and torque [N m] of a plane wall on a sphere; dt_s advances the tangential spring
 // by the contact-point slip v_t dt (Cundall-Strack), after turning it into the tangent plane.
 inline void wall_contact(const SphereBody& b, const PlaneWall& w, const SphereContactLaw& c, const FrictionLaw& f,
-                         WallContactState& h, double dt_s, vec::V& force, vec::V& torque) {
+                         TangentialSpring& h, double dt_s, vec::V& force, vec::V& torque) {
     const double delta = b.radius_m - vec::dot(vec::sub(b.x_m, w.point_m), w.normal);
     if (delta <= 0.0) {
-        h = WallContactState{};
+        h = TangentialSpring{};
         return;
     }
     const vec::V arm{-b.radius_m * w.normal[0], -b.radius_m * w.normal[1], -b.radius_m * w.normal[2]};
@@ -239,25 +247,11 @@ inline void wall_contact(const SphereBody& b, const PlaneWall& w, const SphereCo
     const vec::V vc{b.v_m_s[0] + spin[0], b.v_m_s[1] + spin[1], b.v_m_s[2] + spin[2]};
     const double vn = vec::dot(vc, w.normal);
     const double fn = std::max(normal_force_N(c, delta, -vn, b.mass_kg, b.radius_m), 0.0);
-    const double xi_n = vec::dot(h.spring_m, w.normal);
     // tangential dashpot with the normal law's damping ratio, so that a stuck contact settles
     const double c_t = 2.0 * damping_ratio(c.restitution) * std::sqrt(f.tangential_stiffness_N_m * b.mass_kg);
-    vec::V ft{}, vt{};
-    for (int k = 0; k < 3; ++k) {
-        vt[k] = vc[k] - vn * w.normal[k];
-        h.spring_m[k] += -xi_n * w.normal[k] + vt[k] * dt_s;
-        ft[k] = -f.tangential_stiffness_N_m * h.spring_m[k] - c_t * vt[k];
-    }
-    const double ft_norm = vec::norm(ft);
-    const double limit = (h.sliding ? f.mu_dynamic : f.mu_static) * fn;
-    h.sliding = ft_norm > limit;
-    if (h.sliding) {
-        const double mu_fn = f.mu_dynamic * fn;
-        for (int k = 0; k < 3; ++k) {
-            ft[k] *= mu_fn / ft_norm;
-            h.spring_m[k] = -(ft[k] + c_t * vt[k]) / f.tangential_stiffness_N_m;  // Luding 2008
-        }
-    }
+    const vec::V vt{vc[0] - vn * w.normal[0], vc[1] - vn * w.normal[1], vc[2] - vn * w.normal[2]};
+    const vec::V ft = cundall_strack(h, w.normal, vt, fn, f.tangential_stiffness_N_m, c_t, f.mu_static,
+                                     f.mu_dynamic, dt_s);
     for (int k = 0; k < 3; ++k) force[k] += fn * w.normal[k] + ft[k];
     const vec::V t = vec::cross(arm, ft);
     for (int k = 0; k < 3; ++k) torque[k] += t[k];
