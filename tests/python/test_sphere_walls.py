@@ -12,7 +12,7 @@ import regosph as rs
 BETA, G, K = math.radians(30.0), 9.81, 1e5
 
 
-def sphere_on_plane(mu, rolls=False):
+def sphere_on_plane(mu, method="verlet"):
     """A 5 cm sphere (2500 kg/m^3) resting on the plane with Hooke contact k = 1e5 N/m, e = 0.5;
     returns the system and the downslope unit vector."""
     n = np.array([math.sin(BETA), 0.0, math.cos(BETA)])
@@ -24,12 +24,13 @@ def sphere_on_plane(mu, rolls=False):
     s.uniform_gravity = (0.0, 0.0, -G)
     s.add_wall((0.0, 0.0, 0.0), n)
     s.friction(2.0 / 7.0 * K, mu)
-    s.integrator("verlet", dt=1e-4)
+    s.integrator(method, dt=1e-4)
     return s, np.array([math.cos(BETA), 0.0, -math.sin(BETA)])
 
 
-def test_sphere_rolls_at_mu_08_and_slides_at_mu_01():
-    s, t = sphere_on_plane(0.8)
+@pytest.mark.parametrize("method", ["verlet", "yoshida4"])
+def test_sphere_rolls_at_mu_08_and_slides_at_mu_01(method):
+    s, t = sphere_on_plane(0.8, method)
     rec = s.integrate(1.0, 0.5)
     v = rec["velocity"][:, 0] @ t
     assert (v[2] - v[1]) / 0.5 == pytest.approx(5.0 / 7.0 * G * math.sin(BETA), rel=0.01)
@@ -37,7 +38,7 @@ def test_sphere_rolls_at_mu_08_and_slides_at_mu_01():
     n = np.array([math.sin(BETA), 0.0, math.cos(BETA)])
     contact = rec["velocity"][-1, 0] + np.cross(rec["spin"][-1, 0], -0.05 * n)
     assert abs(contact @ t) < 1e-3 * v[2]
-    s, t = sphere_on_plane(0.1)
+    s, t = sphere_on_plane(0.1, method)
     rec = s.integrate(1.0, 0.5)
     v = rec["velocity"][:, 0] @ t
     assert (v[2] - v[1]) / 0.5 == pytest.approx(G * (math.sin(BETA) - 0.1 * math.cos(BETA)), rel=0.01)
