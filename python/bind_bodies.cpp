@@ -222,7 +222,7 @@ void bind_bodies(py::module_& m) {
              "viscous damping from the restitution e in [0, 1].")
         .def("add_wall", &add_wall, py::arg("point"), py::arg("normal"),
              "A fixed plane through point [m] with normal pointing to the side the spheres are on; its "
-             "contacts take the contact law and the friction (verlet or yoshida4 only).")
+             "contacts take the contact law and the friction (integrator verlet only).")
         .def("friction", &set_friction, py::arg("tangential_stiffness"), py::arg("mu_static"),
              py::arg("mu_dynamic") = py::none(),
              "Cundall-Strack friction at the walls: tangential spring [N/m], static and dynamic Coulomb "
