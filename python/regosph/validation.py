@@ -88,3 +88,65 @@ def finish(text, checks, out, name=REPORT_FILE):
     status from its checks."""
     print(write_report(text, out, name), end="")
     return exit_status(checks)
+
+
+# The numerical share of the dissipation (issue 44): the work of the pair dissipation the
+# scheme adds (Monaghan's artificial viscosity or the Riemann solver's) against all the
+# dissipation of the energy budget: plasticity, the walls' friction and extrapolated stress,
+# the artificial stress and the scheme's own. A result whose share exceeds
+# NUMERICAL_SHARE_FLAG is flagged in its report: the scheme, not the soil, shaped it.
+SCHEME_TERMS = ("viscous_dissipation", "riemann_dissipation")
+DISSIPATION_TERMS = SCHEME_TERMS + ("plastic_dissipation", "wall_dissipation",
+                                    "artificial_stress_dissipation")
+NUMERICAL_SHARE_FLAG = 0.25
+
+
+@dataclass(frozen=True)
+class DissipationShare:
+    """The energy budget's cumulative dissipation at the end of a run [J, J/m in 2D]: the
+    scheme's (viscous + Riemann) and the total (every term of DISSIPATION_TERMS)."""
+    scheme: float
+    total: float
+
+    @property
+    def share(self):
+        """The scheme's fraction of the total dissipation (0 when nothing dissipated)."""
+        return self.scheme / self.total if self.total > 0.0 else 0.0
+
+    @property
+    def flagged(self):
+        return self.share > NUMERICAL_SHARE_FLAG
+
+    def text(self, unit="J"):
+        """'12.0 % of 3.4 J' (unit: 'J/m' in 2D), followed by a FLAG when the share exceeds
+        NUMERICAL_SHARE_FLAG."""
+        flag = (f" (FLAG: above {100 * NUMERICAL_SHARE_FLAG:.0f} %: the scheme, not the soil, shapes "
+                "this result)" if self.flagged else "")
+        return f"{100 * self.share:.1f} % of {self.total:.3g} {unit}{flag}"
+
+
+def dissipation_share(diagnostics):
+    """The DissipationShare of a run's end: `diagnostics` is sim.diagnostics() (or anything
+    with the budget's attributes), a diagnostics.csv path, or its DataFrame (the last row)."""
+    if isinstance(diagnostics, (str, Path)):
+        import pandas as pd
+
+        diagnostics = pd.read_csv(diagnostics)
+    if hasattr(diagnostics, "columns"):
+        last = diagnostics.rename(columns=lambda c: c.split(" [")[0]).iloc[-1]
+        value = lambda name: float(last[name]) if name in last.index else 0.0  # noqa: E731
+    else:
+        value = lambda name: float(getattr(diagnostics, name, 0.0))  # noqa: E731
+    scheme = sum(value(n) for n in SCHEME_TERMS)
+    return DissipationShare(scheme, scheme + sum(value(n) for n in DISSIPATION_TERMS
+                                                 if n not in SCHEME_TERMS))
+
+
+def numerical_share_check(name, shares):
+    """A non-required Check that no run's numerical share exceeds NUMERICAL_SHARE_FLAG:
+    `shares` maps run names to DissipationShare; the detail names the largest."""
+    worst = max(shares, key=lambda k: shares[k].share)
+    return Check(f"{name}: the scheme's share of the dissipation <= "
+                 f"{100 * NUMERICAL_SHARE_FLAG:.0f} %",
+                 not any(s.flagged for s in shares.values()),
+                 f"largest {worst}: {100 * shares[worst].share:.1f} %", required=False)
