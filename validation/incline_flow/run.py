@@ -32,8 +32,8 @@ beside it (boundary.hpp), so it resists with the layer's yield stress whatever t
 jump, and the layer slips on it (--smooth-base: 0.11-0.28 m/s at the base against Bagnold's
 0.02-0.09 m/s, validation/incline_flow/report.md). Elastic constants: the
 rheology is rigid-plastic; K = 200 kPa keeps the elastic strain below 1e-3 (p <= 150 Pa) with a
-wave speed (15 m/s) about 10 times the fastest flow. Prints one JSON line of results (and writes results.json
-into --output when given). Exit status: 0 done, 2 bad input, 3 blow-up.
+wave speed (15 m/s) about 10 times the fastest flow. Prints one JSON line of results (and
+writes results.json into --output when given). Exit status: 0 done, 2 bad input, 3 blow-up.
 """
 import argparse
 import json
@@ -204,7 +204,8 @@ def run_case(angle_deg, dissipation="monaghan", spacing=1e-3, length=0.6, end_ti
     result = halves[-1]
     share = validation.DissipationShare(scheme, total)
     result.update(dissipation=dissipation, spacing_m=spacing, length_m=length,
-                  end_time_s=end_time, rough_base=rough, half_time_mean_m_s=halves[0]["mean_velocity_m_s"],
+                  end_time_s=end_time, rough_base=rough,
+                  half_time_mean_m_s=halves[0]["mean_velocity_m_s"],
                   numerical_share=share.share, dissipation_J_per_m=share.total,
                   steps=steps, wall_seconds=wall)
     return result

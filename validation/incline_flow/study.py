@@ -45,8 +45,7 @@ def checks_of(rows):
             all(b < a for a, b in zip(stops, stops[1:])),
             ", ".join(f"{s * 1e3:.2f} mm" for s in stops), required=scheme == "riemann"))
         checks.append(validation.numerical_share_check(
-            scheme, {f"{r['angle_deg']:g} deg": validation.DissipationShare(
-                r["numerical_share"] * r["dissipation_J_per_m"], r["dissipation_J_per_m"])
+            scheme, {f"{r['angle_deg']:g} deg": validation.DissipationShare.from_row(r)
                 for r in mine}))
     return checks
 
@@ -57,8 +56,7 @@ def report_text(rows, checks):
             "scheme's share | wall [s] |")
     table = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
-        share = validation.DissipationShare(r["numerical_share"] * r["dissipation_J_per_m"],
-                                            r["dissipation_J_per_m"])
+        share = validation.DissipationShare.from_row(r)
         table.append(
             f"| {r['angle_deg']:g} | {r['dissipation']} | {r['thickness_m'] * 1e3:.2f} | "
             f"{r['solid_fraction']:.3f} | {r['mean_velocity_m_s']:.3f} "
@@ -91,7 +89,8 @@ def report_text(rows, checks):
         "layer's measured solid fraction (the continuity equation lets the density drift under "
         "shear). 'base u' is the first row's mean velocity (between the base's teeth) against "
         "Bagnold's at its height; the profile RMS is relative to the surface speed, in brackets "
-        "that of u - u(first row). A local mu(I) has no h_stop of its own: h_stop(theta) is Pouliquen's "
+        "that of u - u(first row). A local mu(I) has no h_stop of its own: h_stop(theta) is "
+        "Pouliquen's "
         "definition, and the checked h_stop is the one the measured flow rule implies, "
         "beta h / Fr.", "",
         *table, "",
