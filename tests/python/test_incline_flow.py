@@ -21,7 +21,7 @@ def test_flow_rule_is_bagnolds_mean(angle):
     assert froude == pytest.approx(beta * h / incline.h_stop(angle), rel=1e-12)
     assert beta == pytest.approx(incline.BETA, rel=0.02)
     assert incline.bagnold_velocity([0.0, h], h, angle)[1] == pytest.approx(
-        2.5 * incline.bagnold_mean(h, angle), rel=1e-12)
+        5.0 / 3.0 * incline.bagnold_mean(h, angle), rel=1e-12)
 
 
 def test_angles_without_steady_flow_are_refused():

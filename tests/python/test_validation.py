@@ -52,7 +52,10 @@ def test_numerical_share_from_diagnostics_and_csv(tmp_path):
                   "plastic_dissipation [J]": [0.0, 9.0]}).to_csv(csv, index=False)
     s = validation.dissipation_share(csv)
     assert s.share == 0.1 and not s.flagged and "FLAG" not in s.text()
+    assert validation.dissipation_share(pd.read_csv(csv).iloc[-1]) == s
     check = validation.numerical_share_check("collapse", {
         "a": s, "b": validation.DissipationShare(3.0, 10.0)})
     assert not check.passed and not check.required and "largest b: 30.0 %" in check.detail
     assert validation.DissipationShare(0.0, 0.0).share == 0.0
+    d.wall_dissipation = -2.0  # fed energy in: not dissipation
+    assert validation.dissipation_share(d).total == 4.5
