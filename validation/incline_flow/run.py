@@ -155,6 +155,9 @@ def measure(sim, angle_deg, length, spacing, rough=True):
     window = (WINDOW[1] - WINDOW[0]) * length
     h = float(volume[inside].sum() / window) + (0.5 * spacing if rough else 0.0)
     phi = float(sim.mass[dynamic][inside].sum() / (GRAIN_DENSITY * volume[inside].sum()))
+    # The thickness the layer's weight would have at the theory's phi_s: what sets p and I.
+    h_mass = float(sim.mass[dynamic][inside].sum() / (PHI_S * GRAIN_DENSITY * window)) + (
+        0.5 * spacing if rough else 0.0)
     mean = float(np.average(uw, weights=volume[inside]))
     layers = np.clip((xw[:, 1] / spacing).astype(int), 0, None)
     # Rows of at least 5 particles (a grain thrown above the surface is no row).
@@ -174,6 +177,8 @@ def measure(sim, angle_deg, length, spacing, rough=True):
                 mean_error=mean / bagnold_mean(h, angle_deg) - 1.0,
                 froude=froude, h_stop_m=h_stop(angle_deg),
                 beta=froude * h_stop(angle_deg) / h, beta_theory=beta_theory,
+                thickness_mass_m=h_mass, beta_mass=mean / math.sqrt(G * h_mass) *
+                h_stop(angle_deg) / h_mass,
                 beta_theory_at_phi=beta_theory * math.sqrt(phi / PHI_S),
                 base_velocity_m_s=float(profile[0]), base_bagnold_m_s=float(theory[0]),
                 profile_rms_error=float(np.sqrt(np.mean((profile - theory) ** 2)) /

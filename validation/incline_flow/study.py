@@ -39,6 +39,12 @@ def checks_of(rows):
             all(abs(r["beta"] / incline.BETA - 1.0) <= TOLERANCE for r in mine),
             f"worst {worst['angle_deg']:g} deg: {worst['beta']:.3f}",
             required=scheme == "riemann"))
+        worst_m = max(mine, key=lambda r: abs(r["beta_mass"] / incline.BETA - 1.0))
+        checks.append(validation.Check(
+            f"{scheme}: beta at the weight's thickness h_m within {100 * TOLERANCE:.0f} % of "
+            f"{incline.BETA} at every angle",
+            all(abs(r["beta_mass"] / incline.BETA - 1.0) <= TOLERANCE for r in mine),
+            f"worst {worst_m['angle_deg']:g} deg: {worst_m['beta_mass']:.3f}", required=False))
         stops = [inferred_h_stop(r) for r in mine]
         checks.append(validation.Check(
             f"{scheme}: h_stop from the measured flow rule decreases with the angle",
@@ -52,7 +58,8 @@ def checks_of(rows):
 
 def report_text(rows, checks):
     head = ("| angle [deg] | scheme | h [mm] | phi | u_mean [m/s] (half time) | Bagnold [m/s] | "
-            "Fr | h/h_stop | beta | base u / Bagnold's [m/s] | profile RMS (shear part) | "
+            "Fr | h/h_stop | beta | h_m [mm] | beta at h_m | base u / Bagnold's [m/s] | "
+            "profile RMS (shear part) | "
             "scheme's share | wall [s] |")
     table = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
@@ -62,6 +69,7 @@ def report_text(rows, checks):
             f"{r['solid_fraction']:.3f} | {r['mean_velocity_m_s']:.3f} "
             f"({r['half_time_mean_m_s']:.3f}) | {r['bagnold_mean_m_s']:.3f} | "
             f"{r['froude']:.3f} | {r['thickness_m'] / r['h_stop_m']:.2f} | {r['beta']:.3f} | "
+            f"{r['thickness_mass_m'] * 1e3:.2f} | {r['beta_mass']:.3f} | "
             f"{r['base_velocity_m_s']:.3f} / {r['base_bagnold_m_s']:.3f} | "
             f"{100 * r['profile_rms_error']:.1f} % ({100 * r['shear_profile_rms_error']:.1f} %) | "
             f"{share.text('J/m')} | {r['wall_seconds']:.0f} |")
@@ -87,7 +95,9 @@ def report_text(rows, checks):
         "(2/5) I0 A sqrt(phi_s cos theta) (0.1374, 0.136, 0.1345 at 24, 26, 28 deg); 'beta' "
         "below is the measured Fr h_stop/h, h the particles' volume per length and phi the "
         "layer's measured solid fraction (the continuity equation lets the density drift under "
-        "shear). 'base u' is the first row's mean velocity (between the base's teeth) against "
+        "shear). h_m is the thickness the layer's weight would have at phi_s (mass / (phi_s "
+        "rho_s) per length), which sets the pressure and I, and 'beta at h_m' the flow rule "
+        "measured with it (a check that is not required). 'base u' is the first row's mean velocity (between the base's teeth) against "
         "Bagnold's at its height; the profile RMS is relative to the surface speed, in brackets "
         "that of u - u(first row). A local mu(I) has no h_stop of its own: h_stop(theta) is "
         "Pouliquen's "
