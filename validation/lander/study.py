@@ -103,6 +103,8 @@ def analyse(run_dir):
     for key in ("e_n", "e_t", "e", "outgoing_angle_deg", "energy_ratio", "peak_acceleration",
                 "contact_start", "contact_duration", "penetration", "outgoing_at"):
         row[key] = b[key]
+    share = validation.dissipation_share(run.diagnostics)
+    row.update(numerical_share=share.share, dissipation_J=share.total)
     row["omega_out_rad_s"] = b["omega_out"][-1]  # about z
     row["vx_in"], row["vy_in"] = b["v_in"][:2]
     row["vx_out"], row["vy_out"] = b["v_out"][:2]
@@ -229,10 +231,11 @@ def main():
     rows = [analyse(d) for d in runs]
     table = validation.save_results(rows, out)
     plots(runs, out)
-    results = checks(rows)
+    results = checks(rows) + [validation.numerical_share_check("every run", {
+        r["run"]: validation.DissipationShare.from_row(r, "dissipation_J") for r in rows})]
     columns = ["run", "wall_contact", "cohesion_Pa", "friction_angle_deg", "e_n", "e_t", "e",
                "outgoing_angle_deg", "omega_out_rad_s", "energy_ratio", "peak_acceleration",
-               "contact_duration", "penetration", "outgoing_at"]
+               "contact_duration", "penetration", "outgoing_at", "numerical_share"]
     text = ["# Lander first bounce, " + ("plane strain (quick case)" if args.dim == 2 else
                                          "3D (half lander, symmetry plane z = 0)"), "",
             f"Spacing {args.spacing} m, end time {args.end_time} s, gravity "

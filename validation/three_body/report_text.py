@@ -48,6 +48,8 @@ def intro(report):
         "", "    PYTHONPATH=build/python OMP_NUM_THREADS=2 /usr/bin/python3 validation/three_body/run.py", "",
         "which writes this file and `report.json` (every figure below) in %.0f s of wall time on the shared"
         " 2-core machine%s." % (wall, " (**--quick: every run ten times shorter, not the study**)" if report["quick"] else ""),
+        "No SPH particles: the tides and the contacts' dashpots and impacts dissipate everything, "
+        "the numerical scheme's share of the dissipation is 0.",
         "", "## Model, as the thesis ran it", "",
         "- Bodies (Table 5.1): d = 4 km, rho = 2 g/cm^3 (m = 6.7021e13 kg), k2 = 1e-5, Q = 100 "
         "(sin 2 eps = 1/sqrt(1 + Q^2)), G = 6.674e-11 m^3 kg^-1 s^-2, planar motion, no friction.",
