@@ -191,12 +191,20 @@ def dissipation_line(physics):
     return f"{physics['dissipation']} (limiter {physics.get('riemann_limiter', float('nan')):.3g})"
 
 
+def contact_line(physics):
+    """How soil meets walls, tools and bodies, from a run.json's physics section."""
+    if physics.get("wall_contact", "bonded") == "bonded":
+        return "bonded (the walls take the soil's stress, tension included)"
+    return (f"{physics['wall_contact']} (pairs that open drop out; adhesion "
+            f"{physics.get('wall_adhesion_Pa', 0.0):.4g} Pa)")
+
+
 def physics_section(run_dirs, heading="## Physics"):
     """The report's lines naming the laws its runs used, read from their run.json: every
-    deformable material's constitutive law with its parameters, and the dissipation scheme.
-    Runs that differ show each distinct line once."""
+    deformable material's constitutive law with its parameters, the soil-wall contact and the
+    dissipation scheme. Runs that differ show each distinct line once."""
     import json
-    materials, schemes = [], []
+    materials, contacts, schemes = [], [], []
     for run_dir in run_dirs:
         with open(Path(run_dir) / "run.json") as f:
             record = json.load(f)
@@ -204,10 +212,12 @@ def physics_section(run_dirs, heading="## Physics"):
             line = material_line(m)
             if m["model"] != "Rigid" and line not in materials:
                 materials.append(line)
-        scheme = dissipation_line(record["physics"])
-        if scheme not in schemes:
-            schemes.append(scheme)
+        for line, seen in ((contact_line(record["physics"]), contacts),
+                           (dissipation_line(record["physics"]), schemes)):
+            if line not in seen:
+                seen.append(line)
     if not materials and not schemes:
         raise ValueError("physics_section: no runs given")
     return [heading, ""] + [f"- material {m}" for m in materials] + \
+        [f"- wall contact: {c}" for c in contacts] + \
         [f"- numerical dissipation: {s}" for s in schemes]
