@@ -138,6 +138,61 @@ void set_body_vectors(BodySystem& s, const DoubleArray& a, const std::string& fi
     }
 }
 
+// What a restart needs to continue bit for bit (a dict): time, the spheres' positions,
+// velocities and spins, the walls' tangential springs, the dissipated energy and the step
+// control. The impact log is not part of it (a restart's log starts anew).
+py::dict system_state(const BodySystem& s) {
+    py::dict d;
+    d["time"] = s.time_s;
+    d["position"] = body_vectors(s, [](const SphereBody& b) { return b.x_m; });
+    d["velocity"] = body_vectors(s, [](const SphereBody& b) { return b.v_m_s; });
+    d["spin"] = body_vectors(s, [](const SphereBody& b) { return b.omega_rad_s; });
+    const auto springs = static_cast<py::ssize_t>(s.wall_history.size());
+    py::array_t<double> spring({springs, py::ssize_t{3}});
+    py::array_t<bool> sliding(springs);
+    for (py::ssize_t i = 0; i < springs; ++i) {
+        for (int k = 0; k < 3; ++k) spring.mutable_at(i, k) = s.wall_history[static_cast<std::size_t>(i)].spring_m[k];
+        sliding.mutable_at(i) = s.wall_history[static_cast<std::size_t>(i)].sliding;
+    }
+    d["wall_spring"] = spring;
+    d["wall_sliding"] = sliding;
+    d["dissipated"] = s.dissipated_J;
+    d["next_step"] = s.next_step_s;
+    d["steps"] = s.steps;
+    d["rejected_steps"] = s.rejected_steps;
+    return d;
+}
+
+void restore_system_state(BodySystem& s, const py::dict& d) {
+    for (const char* key : {"time", "position", "velocity", "spin", "wall_spring", "wall_sliding",
+                            "dissipated", "next_step", "steps", "rejected_steps"}) {
+        if (!d.contains(key)) throw std::invalid_argument(std::string("BodySystem.set_state: state has no '") + key + "'");
+    }
+    const auto spring = d["wall_spring"].cast<DoubleArray>();
+    const auto sliding = d["wall_sliding"].cast<py::array_t<bool, py::array::c_style | py::array::forcecast>>();
+    const std::size_t n = static_cast<std::size_t>(spring.ndim() == 2 ? spring.shape(0) : -1);
+    if (spring.ndim() != 2 || spring.shape(1) != 3 || sliding.ndim() != 1 ||
+        static_cast<std::size_t>(sliding.shape(0)) != n ||
+        (n != 0 && n != s.bodies.size() * s.walls.size()))
+        throw std::invalid_argument("BodySystem.set_state: wall_spring (" + shape_text(spring) +
+                                    ") and wall_sliding must hold one spring per body and wall (" +
+                                    std::to_string(s.bodies.size() * s.walls.size()) + ") or none");
+    set_body_vectors(s, d["position"].cast<DoubleArray>(), "position", [](SphereBody& b) -> auto& { return b.x_m; });
+    set_body_vectors(s, d["velocity"].cast<DoubleArray>(), "velocity", [](SphereBody& b) -> auto& { return b.v_m_s; });
+    set_body_vectors(s, d["spin"].cast<DoubleArray>(), "spin", [](SphereBody& b) -> auto& { return b.omega_rad_s; });
+    s.wall_history.assign(n, {});
+    for (std::size_t i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k) s.wall_history[i].spring_m[k] = spring.at(static_cast<py::ssize_t>(i), k);
+        s.wall_history[i].sliding = sliding.at(static_cast<py::ssize_t>(i));
+    }
+    s.time_s = d["time"].cast<double>();
+    s.dissipated_J = d["dissipated"].cast<double>();
+    s.next_step_s = d["next_step"].cast<double>();
+    s.steps = d["steps"].cast<long long>();
+    s.rejected_steps = d["rejected_steps"].cast<long long>();
+    s.impacts.clear();
+}
+
 void set_contact(BodySystem& s, const std::string& law, double stiffness, double youngs_modulus,
                  double poisson_ratio, double restitution) {
     if (law == "hooke") {
@@ -258,6 +313,11 @@ void bind_bodies(py::module_& m) {
         .def("rescale", [](BodySystem& s, double l, double mass, double t) { geometry::rescale_body_system(s, l, mass, t); },
              py::arg("length"), py::arg("mass"), py::arg("time"),
              "Expresses the system in units of length, mass and time these multiples of the present ones.")
+        .def("state", &system_state,
+             "What a restart needs (a dict): time, position, velocity, spin, the walls' tangential "
+             "springs (wall_spring, wall_sliding), dissipated, the step control.")
+        .def("set_state", &restore_system_state, py::arg("state"),
+             "Continues from state() of a system set up alike, bit for bit; the impact log starts anew.")
         .def_property_readonly("time", [](const BodySystem& s) { return s.time_s; })
         .def_property_readonly("dissipated", [](const BodySystem& s) { return s.dissipated_J; })
         .def_property_readonly("energy", &geometry::body_system_energy_J)
