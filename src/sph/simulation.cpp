@@ -144,7 +144,6 @@ int Simulation::add_filled_body(const std::string& name, int material, const std
     if (fill.shape->dim() != particles_.dim)
         throw std::invalid_argument(where + "shape is " + std::to_string(fill.shape->dim()) +
                                     "D, the simulation " + std::to_string(particles_.dim) + "D");
-    begin_split_setup();
     const auto fill_points = [&](const std::function<void(const geometry::Point&)>& visit) {
         return geometry::for_each_lattice_point(*fill.shape, spacing, fill.origin, fill.lattice,
                                                 visit);
@@ -156,6 +155,9 @@ int Simulation::add_filled_body(const std::string& name, int material, const std
         fill_points([&](const geometry::Point& x) { positions.push_back(x); });
         if (positions.empty())
             throw std::invalid_argument(where + "shape: no lattice point lies inside it (empty body)");
+        make_body(name, material, motion, positions, spacing, smoothing_length, velocity,
+                  kinematics, rigid_spec);  // its checks, before the setup is split
+        begin_split_setup();
         return add_body(name, material, motion, positions, spacing, smoothing_length, velocity,
                         kinematics, rigid_spec);
     }
@@ -175,6 +177,7 @@ int Simulation::add_filled_body(const std::string& name, int material, const std
     // The lattice has the body's spacing: only the support radius is left to check. Its
     // points do not overlap each other.
     check_resolution(where, {}, spacing, smoothing_length, particles_.dim);
+    begin_split_setup();
     agree([&] { check_overlap(name, spacing, false, [&](const auto& visit) { fill_points(visit); }); });
     return append_body(std::move(body), motion, velocity, total, share, [&](const auto& visit) {
         for (const auto& x : mine) visit(x);
