@@ -1,6 +1,7 @@
 # regosph: the two commands of the README, and a few more.
 #   make run    bootstrap, build, run the soil-collapse validation at the paper's resolution
 #   make test   bootstrap, build, run every test (C++ unit, MPI, Python), then `make sanitize`
+#               (whose build overlaps the tests)
 #   make install [PREFIX=/usr/local]  the package and the `regosph` command (docs/install.md)
 #   make docs   the documentation site into build/docs/html (open build/docs/html/index.html)
 #   make sanitize  ASan+UBSan build in build-asan: the C++ unit tests and a short collapse
@@ -15,7 +16,7 @@ RUN_DIR ?= runs/soil_collapse
 ENV     := PYTHONPATH=$(CURDIR)/$(BUILD)/python OMP_NUM_THREADS=$(THREADS) \
            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-.PHONY: all bootstrap configure build build-python run test install docs sanitize bench bench-collapse bench-sampler bench-rings bench-blocks3d bench-machine bench-mpi clean
+.PHONY: all bootstrap configure build build-python run test install docs sanitize sanitize-build sanitize-run bench bench-collapse bench-sampler bench-rings bench-blocks3d bench-machine bench-mpi clean
 
 all: build
 
@@ -36,9 +37,16 @@ build-python: configure
 run: build-python
 	$(ENV) $(PYTHON) validation/soil_collapse/run.py --output $(RUN_DIR) --overwrite
 
+# The tests run two at a time (the Python suite, the longest, first); meanwhile the sanitizer
+# build compiles at the lowest priority, on what CPU time the tests leave idle (its log is shown
+# only if it fails), and its tests run after them.
 test: build
-	cd $(BUILD) && $(ENV) ctest --output-on-failure -j 1
-	@$(MAKE) --no-print-directory sanitize
+	@nice -n 19 $(MAKE) --no-print-directory sanitize-build > $(BUILD)/sanitize-build.log 2>&1 & \
+	san=$$!; \
+	(cd $(BUILD) && $(ENV) ctest --output-on-failure -j 2); status=$$?; \
+	if ! wait $$san; then cat $(BUILD)/sanitize-build.log; echo "sanitize: FAILED: the build"; exit 1; fi; \
+	[ $$status -eq 0 ] || exit $$status
+	@$(MAKE) --no-print-directory sanitize-run
 
 docs: build-python
 	$(ENV) $(PYTHON) -m sphinx -W --keep-going -q -b html -d $(BUILD)/docs/doctrees docs $(BUILD)/docs/html
@@ -74,12 +82,17 @@ SAN_REPORT := runtime error|AddressSanitizer|LeakSanitizer|ASan runtime
 # vectors are returned differently without AVX-512; every unit of this build has the same flags.
 SAN_ARCH  := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo -march=x86-64-v3)
 
-sanitize: bootstrap
+sanitize: sanitize-build
+	@$(MAKE) --no-print-directory sanitize-run
+
+sanitize-build: bootstrap
 	@cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DREGOSPH_SANITIZE=ON \
 	  -DREGOSPH_NATIVE=$(if $(SAN_ARCH),OFF,ON) -DCMAKE_CXX_FLAGS="$(SAN_ARCH) -Wno-psabi" \
 	  -DPython3_EXECUTABLE=$(PYTHON) > /dev/null
 	@cmake --build $(SAN_BUILD) -j $(JOBS) --target unit_tests _core
+
+sanitize-run:
 	@echo "sanitize: C++ unit tests under ASan+UBSan"
 	@log=$$(mktemp); \
 	$(SAN_ENV) ASAN_OPTIONS=detect_leaks=1 $(SAN_BUILD)/unit_tests > $$log 2>&1; \

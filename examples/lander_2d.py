@@ -86,6 +86,7 @@ def case_metadata(setup, incidence, spacing, bed_depth, **regolith):
     return {"setup": setup, "incidence_deg": str(incidence), "spacing_m": str(spacing),
             "bed_depth_m": str(bed_depth), "cohesion_Pa": repr(soil["cohesion"]),
             "friction_angle_deg": repr(soil["friction_angle"]),
+            "law": soil.get("law", "DruckerPrager"),
             "surface_m": repr(round(bed_depth / spacing) * spacing)}
 
 
@@ -107,12 +108,14 @@ def main(setup=None):
     ap.add_argument("--cohesion", type=float, default=prepared_bed.REGOLITH["cohesion"])
     ap.add_argument("--friction-angle", type=float,
                     default=prepared_bed.REGOLITH["friction_angle"])
+    ap.add_argument("--law", choices=sorted(prepared_bed.LAWS), default="DruckerPrager",
+                    help="the soil's constitutive law (prepared_bed.build)")
     ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
     ap.add_argument("--end-time", type=float, default=2.0, help="[s]")
     ap.add_argument("--output", required=True)
     run_control.add_arguments(ap)
     args = ap.parse_args()
-    regolith = dict(cohesion=args.cohesion, friction_angle=args.friction_angle)
+    regolith = dict(cohesion=args.cohesion, friction_angle=args.friction_angle, law=args.law)
     try:
         setup.ensure_bed(args.bed, args.spacing, args.bed_depth, **regolith)
         sim = setup.build(args.bed, args.incidence, args.spacing, args.bed_depth, **regolith)

@@ -32,12 +32,21 @@ SMOOTHING_FACTOR = 2.5   # support radius h / spacing
 WALL_FREEBOARD = 2       # wall rows above the bed's surface [spacings]
 
 
+# The soil laws a bed can be made of (docs/guide/physics.md, "Strength surfaces"), with the
+# parameters each takes beyond REGOLITH's.
+LAWS = {"DruckerPrager": (), "MohrCoulomb": ("tensile_strength", "tensile_softening_strain",
+                                              "artificial_stress", "artificial_stress_exponent")}
+
+
 def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction="no-slip",
-          symmetry_planes=(), breadth=None, bed_positions=None, split_setup=False, **regolith):
+          symmetry_planes=(), breadth=None, bed_positions=None, law="DruckerPrager",
+          split_setup=False, **regolith):
     """The bed and its box as a Simulation, not yet run: `width` along x, `depth` along y
     and, in 3D, `breadth` along z (default: width). regolith: overrides of REGOLITH (e.g.
     cohesion=10.0, friction_angle=30.0), and elasticity=rs.Houlsby(...) for moduli that follow
-    the pressure. symmetry_planes: axes among "x" and "z" (3D) whose walls on the negative
+    the pressure. law: the soil's constitutive law, "DruckerPrager" (Bui's cone, the
+    default) or "MohrCoulomb" (true on every stress path; then also tensile_strength,
+    tensile_softening_strain and artificial_stress among the overrides). symmetry_planes: axes among "x" and "z" (3D) whose walls on the negative
     side (x < 0, z < 0) become a separate free-slip body "symmetry": the bed is then one half
     (or quarter) of a bed mirrored about those planes. bed_positions:
     the bed's particles instead of its lattice (rs.carve_bed's, for a tool buried in it).
@@ -57,13 +66,16 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
     breadth = width if breadth is None else breadth
     if not (isinstance(breadth, (int, float)) and math.isfinite(breadth) and breadth > 0):
         raise ValueError(f"breadth = {breadth!r} must be a positive number")
-    unknown = set(regolith) - set(REGOLITH) - {"elasticity"}
+    if law not in LAWS:
+        raise ValueError(f"law = {law!r}: one of {sorted(LAWS)}")
+    known = sorted(REGOLITH) + ["elasticity", *LAWS[law]]
+    unknown = set(regolith) - set(known)
     if unknown:
-        raise ValueError(f"regolith: unknown parameter(s) {sorted(unknown)} "
-                         f"(known: {sorted(REGOLITH) + ['elasticity']})")
+        raise ValueError(f"regolith: unknown parameter(s) {sorted(unknown)} for {law} "
+                         f"(known: {known})")
     sim = rs.Simulation(dim=dim)
     sim.physics.gravity = (0.0, -gravity, 0.0)
-    soil = sim.add_material(rs.DruckerPrager("regolith", **{**REGOLITH, **regolith}))
+    soil = sim.add_material(getattr(rs, law)("regolith", **{**REGOLITH, **regolith}))
     wall = sim.add_material(rs.Rigid("wall", density=REGOLITH["density"]))
     h = SMOOTHING_FACTOR * spacing
     t = math.ceil(h / spacing) * spacing             # wall thickness: at least h
@@ -119,11 +131,13 @@ def main():
     ap.add_argument("--cohesion", type=float, default=REGOLITH["cohesion"], help="[Pa]")
     ap.add_argument("--friction-angle", type=float, default=REGOLITH["friction_angle"],
                     help="[deg]")
+    ap.add_argument("--law", choices=sorted(LAWS), default="DruckerPrager",
+                    help="the soil's constitutive law")
     ap.add_argument("--output", required=True)
     ap.add_argument("--overwrite", action="store_true")
     args = ap.parse_args()
     try:
-        sim = build(args.depth, args.width, args.gravity, args.spacing, args.dim,
+        sim = build(args.depth, args.width, args.gravity, args.spacing, args.dim, law=args.law,
                     cohesion=args.cohesion, friction_angle=args.friction_angle)
         report = rs.prepare_bed(sim, args.output, overwrite=args.overwrite)
     except ValueError as e:

@@ -38,8 +38,26 @@ FLOOR_LENGTH = 0.60       # m, beyond the runout (~0.45 m)
 WALL_HEIGHT = 0.12        # m
 
 
+# The strength laws the collapse can run (docs/guide/physics.md, "Strength surfaces"): Bui's
+# Drucker-Prager with its plane-strain constants, and Mohr-Coulomb, exact in plane strain.
+LAWS = ("DruckerPrager", "MohrCoulomb")
+
+
+def soil_material(law="DruckerPrager", dilatancy_angle=None, **options):
+    """The aluminium bars as the strength law `law` (LAWS) with SOIL's constants; dilatancy_angle
+    [deg] replaces SOIL's psi = 0 (Bui's) when given. options go to the material (its
+    viscosity_sound_speed, kernel_correction)."""
+    soil = dict(SOIL)
+    if dilatancy_angle is not None:
+        soil["dilatancy_angle"] = dilatancy_angle
+    if law not in LAWS:
+        raise ValueError(f"law = {law!r} is not one of {', '.join(LAWS)}")
+    return getattr(rs, law)("aluminium bars", **soil, **options)
+
+
 def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, depth=None,
-          kernel_correction=False, av_balsara=False, dissipation="monaghan"):
+          kernel_correction=False, av_balsara=False, dissipation="monaghan",
+          law="DruckerPrager", dilatancy_angle=None, gravity=GRAVITY, geostatic=False):
     """The collapse setup at the given particle spacing [m]: plane strain, or with depth [m]
     the block extruded in z between two fixed side walls (examples/soil_collapse_3d.py).
 
@@ -48,6 +66,10 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
     av_balsara: the numerics options of docs/guide/physics.md (both off by default).
     dissipation: the pair dissipation, "monaghan" (the paper's artificial viscosity) or
     "riemann" (the Riemann solver of Zhang et al. 2017; docs/guide/physics.md).
+    law, dilatancy_angle: the soil's strength law and psi [deg] (soil_material; default Bui's
+    Drucker-Prager with psi = 0). gravity [m/s^2]: its magnitude (the experiment's 9.81).
+    geostatic: the block starts at rest in its own weight, as behind the gate before its
+    release (rs.geostatic_stress, Jaky's K0 = 1 - sin phi); otherwise stress-free (the paper's).
     """
     if not (math.isfinite(spacing) and spacing > 0.0):
         raise ValueError(f"spacing = {spacing!r} m must be a positive, finite length")
@@ -55,14 +77,16 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
         raise ValueError(f"depth = {depth!r} m must be finite and at least one spacing "
                          f"({spacing!r} m)")
     sim = rs.Simulation(dim=2 if depth is None else 3)
-    sim.physics.gravity = (0.0, -GRAVITY, 0.0)
+    if not (math.isfinite(gravity) and gravity > 0.0):
+        raise ValueError(f"gravity = {gravity!r} m/s^2 must be a positive, finite acceleration")
+    sim.physics.gravity = (0.0, -gravity, 0.0)
     sim.physics.av_alpha, sim.physics.av_beta = 0.3, 0.7
     sim.physics.av_balsara = av_balsara
     sim.physics.dissipation = dissipation
 
-    soil = sim.add_material(rs.DruckerPrager(
-        "aluminium bars", **SOIL, viscosity_sound_speed=viscosity_sound_speed,
-        kernel_correction=kernel_correction))
+    soil = sim.add_material(soil_material(law, dilatancy_angle,
+                                          viscosity_sound_speed=viscosity_sound_speed,
+                                          kernel_correction=kernel_correction))
     wall = sim.add_material(rs.Rigid("wall", density=SOIL["density"]))
 
     # Whole particles only: floor(L / spacing) columns and rows (77 x 38 at the paper's spacing).
@@ -84,6 +108,8 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
                  spacing=spacing, smoothing_length=h)
     sim.add_body("walls", rs.lattice_fill(outer - inside, spacing), material=wall,
                  motion="fixed", spacing=spacing, smoothing_length=h)
+    if geostatic:
+        rs.geostatic_stress(sim)
     return sim
 
 

@@ -88,3 +88,53 @@ def finish(text, checks, out, name=REPORT_FILE):
     status from its checks."""
     print(write_report(text, out, name), end="")
     return exit_status(checks)
+
+
+# The strength and stiffness parameters a report names for each law (run.json keys, shown as
+# "name value unit").
+_LAW_PARAMETERS = (("friction_angle_deg", "phi", "deg"), ("dilatancy_angle_deg", "psi", "deg"),
+                   ("cohesion_Pa", "c", "Pa"), ("tensile_strength_Pa", "sigma_t", "Pa"),
+                   ("static_friction", "mu_s", ""), ("limit_friction", "mu_2", ""),
+                   ("grain_diameter_m", "d", "m"), ("porosity", "porosity", ""),
+                   ("bulk_modulus_Pa", "K", "Pa"), ("shear_modulus_Pa", "G", "Pa"))
+
+
+def material_line(material):
+    """'name: Model (phi 42 deg, c 0 Pa, ..., Houlsby elasticity)' of one run.json material."""
+    shown = [f"{label} {material[key]:.4g}{' ' + unit if unit else ''}"
+             for key, label, unit in _LAW_PARAMETERS if key in material]
+    if "elasticity_exponent" in material:
+        shown.append(f"Houlsby elasticity (n {material['elasticity_exponent']:.3g}, "
+                     f"p_r {material['elasticity_reference_pressure_Pa']:.4g} Pa)")
+    return f"{material['name']}: {material['model']}" + (f" ({', '.join(shown)})" if shown else "")
+
+
+def dissipation_line(physics):
+    """The numerical dissipation scheme of a run.json's physics section."""
+    if physics.get("dissipation", "monaghan") == "monaghan":
+        return (f"Monaghan artificial viscosity (alpha {physics['av_alpha']:.3g}, "
+                f"beta {physics['av_beta']:.3g}"
+                + (", Balsara switch" if physics.get("av_balsara") else "") + ")")
+    return f"{physics['dissipation']} (limiter {physics.get('riemann_limiter', float('nan')):.3g})"
+
+
+def physics_section(run_dirs, heading="## Physics"):
+    """The report's lines naming the laws its runs used, read from their run.json: every
+    deformable material's constitutive law with its parameters, and the dissipation scheme.
+    Runs that differ show each distinct line once."""
+    import json
+    materials, schemes = [], []
+    for run_dir in run_dirs:
+        with open(Path(run_dir) / "run.json") as f:
+            record = json.load(f)
+        for m in record["materials"]:
+            line = material_line(m)
+            if m["model"] != "Rigid" and line not in materials:
+                materials.append(line)
+        scheme = dissipation_line(record["physics"])
+        if scheme not in schemes:
+            schemes.append(scheme)
+    if not materials and not schemes:
+        raise ValueError("physics_section: no runs given")
+    return [heading, ""] + [f"- material {m}" for m in materials] + \
+        [f"- numerical dissipation: {s}" for s in schemes]

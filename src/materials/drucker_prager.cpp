@@ -19,7 +19,7 @@ DruckerPragerConstants drucker_prager_constants(double phi, double c, int dim) {
 }
 
 double elastic_wave_speed(const DruckerPrager& m) {
-    return std::sqrt((m.bulk_modulus + 4.0 * m.shear_modulus / 3.0) / m.density);
+    return hooke_wave_speed(m.bulk_modulus, m.shear_modulus, m.density);
 }
 
 double yield_function(const DruckerPragerConstants& dp, const SymTensor& sigma) {

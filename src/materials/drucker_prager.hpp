@@ -72,8 +72,7 @@ double elastic_wave_speed(const DruckerPrager& m);
 // particle's stress and density, sqrt(M(sigma) / rho) (p_wave_modulus).
 inline double DruckerPrager::wave_speed(const MaterialState& state) const {
     if (p_wave_speed > 0.0) return p_wave_speed;
-    if (elasticity.linear()) return elastic_wave_speed(*this);
-    return std::sqrt(p_wave_modulus(elasticity, bulk_modulus, shear_modulus, state.sigma) / state.rho);
+    return soil_wave_speed(elasticity, bulk_modulus, shear_modulus, density, state.rho, state.sigma);
 }
 
 // Yield function f = sqrt(J2) + alpha_phi I1 - k_c (Schaefer 2017 eq. 11) [Pa].

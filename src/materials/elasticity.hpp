@@ -144,4 +144,17 @@ inline double p_wave_modulus(const Elasticity& e, double K, double G, const SymT
     return D.bulk + 4.0 * D.shear / 3.0 + D.coupling * s * s;
 }
 
+// The P-wave speed c_p = sqrt((K + 4 G / 3) / rho) [m/s] (SPEC.md section 3).
+inline double hooke_wave_speed(double K, double G, double rho) {
+    return std::sqrt((K + 4.0 * G / 3.0) / rho);
+}
+
+// A soil's P-wave speed [m/s] at density rho and stress sigma: for linear elasticity its
+// reference speed at rho0, for Houlsby's law sqrt(M(sigma) / rho) (p_wave_modulus).
+inline double soil_wave_speed(const Elasticity& e, double K, double G, double rho0, double rho,
+                              const SymTensor& sigma) {
+    if (e.linear()) return hooke_wave_speed(K, G, rho0);
+    return std::sqrt(p_wave_modulus(e, K, G, sigma) / rho);
+}
+
 }  // namespace regosph

@@ -107,6 +107,7 @@ MohrCoulombSurface mohr_coulomb_constants(const MohrCoulomb& m) {
     s.two_c_cos_phi = 2.0 * m.cohesion * std::cos(m.friction_angle);
     s.bulk_modulus = m.bulk_modulus;
     s.shear_modulus = m.shear_modulus;
+    s.prepared = true;
     if (m.has_cut_off()) {
         s.tensile_strength = m.tensile_strength;
         // Above the apex c cot(phi) the cut-off would be inactive, and the apex return needs
@@ -119,9 +120,7 @@ MohrCoulombSurface mohr_coulomb_constants(const MohrCoulomb& m) {
 }
 
 MohrCoulombSurface mohr_coulomb_surface(const MohrCoulomb& m, double tensile_plastic_strain) {
-    MohrCoulombSurface s = m.surface.two_c_cos_phi > 0.0 || m.surface.sin_phi > 0.0
-                               ? m.surface
-                               : mohr_coulomb_constants(m);  // before prepare()
+    MohrCoulombSurface s = m.surface.prepared ? m.surface : mohr_coulomb_constants(m);
     if (m.has_cut_off()) {
         const double softening =
             m.tensile_softening_strain > 0.0

@@ -40,6 +40,7 @@ struct MohrCoulombSurface {
     double two_c_cos_phi = 0.0;  // 2 c cos(phi) [Pa]
     double tensile_strength = -1.0;  // sigma_t [Pa]; < 0: no cut-off
     double bulk_modulus = 0.0, shear_modulus = 0.0;  // [Pa], the return's elastic metric
+    bool prepared = false;  // set by mohr_coulomb_constants: the fields above hold the model's
 };
 
 struct MohrCoulomb {
@@ -74,12 +75,11 @@ struct MohrCoulomb {
     void validate(const std::string& material) const;
     void prepare(int /*dim*/);
     double wave_speed(const MaterialState& state) const {  // c_p [m/s] at the state
-        if (elasticity.linear()) return reference_wave_speed();
-        return std::sqrt(p_wave_modulus(elasticity, bulk_modulus, shear_modulus, state.sigma) /
-                         state.rho);
+        return soil_wave_speed(elasticity, bulk_modulus, shear_modulus, density, state.rho,
+                               state.sigma);
     }
     double reference_wave_speed() const {  // c_p at zero stress, or at p_r for Houlsby [m/s]
-        return std::sqrt((bulk_modulus + 4.0 * shear_modulus / 3.0) / density);
+        return hooke_wave_speed(bulk_modulus, shear_modulus, density);
     }
     StressRate stress_rate(const MaterialState& state, const SymTensor& strain_rate,
                            const Spin& spin) const;

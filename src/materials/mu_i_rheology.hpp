@@ -43,12 +43,11 @@ struct MuIRheology {
     void validate(const std::string& material) const;
     void prepare(int /*dim*/) {}
     double wave_speed(const MaterialState& state) const {  // c_p [m/s] at the state
-        if (elasticity.linear()) return reference_wave_speed();
-        return std::sqrt(p_wave_modulus(elasticity, bulk_modulus, shear_modulus, state.sigma) /
-                         state.rho);
+        return soil_wave_speed(elasticity, bulk_modulus, shear_modulus, density, state.rho,
+                               state.sigma);
     }
     double reference_wave_speed() const {  // c_p at zero stress, or at p_r for Houlsby [m/s]
-        return std::sqrt((bulk_modulus + 4.0 * shear_modulus / 3.0) / density);
+        return hooke_wave_speed(bulk_modulus, shear_modulus, density);
     }
     StressRate stress_rate(const MaterialState& state, const SymTensor& strain_rate,
                            const Spin& spin) const;

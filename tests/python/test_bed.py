@@ -260,3 +260,23 @@ def test_a_porous_bed_is_prepared_at_its_porosity_and_loaded_with_it(tmp_path):
 def report_written(bed_dir):
     with open(bed_dir / "bed.json") as f:
         return json.load(f)
+
+
+def test_a_bed_of_mohr_coulomb_soil_relaxes_and_reports_name_its_law(tmp_path):
+    # prepared_bed's law= chooses the soil's constitutive law; a study's report names it from
+    # the run's record (validation.physics_section)
+    from regosph import validation
+    out = tmp_path / "mc"
+    report = rs.prepare_bed(prepared_bed.build(0.1, 0.2, 9.81, DX, law="MohrCoulomb",
+                                               tensile_strength=0.0), str(out),
+                            progress_interval=0)
+    assert report["residual"]["at_rest"]
+    assert report["stress"]["max_error_v"] <= 0.02
+    lines = validation.physics_section([out])
+    assert lines[2].startswith("- material regolith: MohrCoulomb (phi 42 deg, psi 0 deg, c 0 Pa, "
+                               "sigma_t 0 Pa")
+    assert lines[-1].startswith("- numerical dissipation: Monaghan artificial viscosity")
+    with pytest.raises(ValueError, match="law = 'MohrCoulmb': one of"):
+        prepared_bed.build(0.1, 0.1, 9.81, DX, law="MohrCoulmb")
+    with pytest.raises(ValueError, match="tensile_strength.* for DruckerPrager"):
+        prepared_bed.build(0.1, 0.1, 9.81, DX, tensile_strength=0.0)

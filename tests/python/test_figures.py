@@ -60,8 +60,10 @@ def test_failure_line_is_the_boundary_of_what_moved(compare):
     np.testing.assert_allclose(y, [e[1] for e in expected])
 
 
-def test_collapse_figure_draws_both_failure_lines_on_a_log_scale(compare):
+def test_collapse_figure_draws_both_failure_lines_on_a_log_scale(compare, monkeypatch):
     from matplotlib.colors import LogNorm
+
+    monkeypatch.syspath_prepend(str(COLLAPSE))  # run.py imports compare as its script would
 
     initial, final, _ = slumped_block()
     metrics = compare.compare(initial, final, 0.01, 0.025)

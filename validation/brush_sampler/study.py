@@ -174,6 +174,7 @@ def report(table, found, out, runs_dir, discussion=None):
         text, required, ok, detail = f.name, f.required, f.passed, f.detail
         lines.append(f"| {text} | {'yes' if required else 'no'} | {'yes' if ok else '**no**'} | "
                      f"{detail} |")
+    lines += ["", *validation.physics_section(Path(runs_dir) / r for r in table["run"])]
     lines += ["", "![tray count](tray_count.png)", ""]
     lines += [f"![{name} at {t:g} s](speed_{name}_{t:.3f}s.png)" for name, t in SPEED_FIGURES]
     lines += [""]

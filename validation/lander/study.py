@@ -225,7 +225,8 @@ def main():
             f"Spacing {args.spacing} m, end time {args.end_time} s, gravity "
             f"{post.RYUGU_GRAVITY:.3g} m/s^2 (Ryugu), impact 0.19 m/s. Escape speed "
             f"{post.RYUGU_ESCAPE_SPEED:.3f} m/s.", "",
-            validation.results_table(table, columns), "", *validation.acceptance_section(results)]
+            validation.results_table(table, columns), "", *validation.acceptance_section(results),
+            "", *validation.physics_section(runs)]
     ejecta = [c for c in rows[0] if c.startswith(("mass_above_", "escaping_mass_"))]
     text += ["", "## Ejecta", "", "M(>v): the largest regolith mass seen in a snapshot faster "
              f"than v ({EJECTA_UNITS[args.dim][2]}); escaping: faster than Ryugu's escape "

@@ -15,6 +15,8 @@ Metrics (SI units):
   initial column; RMS against the measured line, and the fraction of particles on the side of
   the measured line they should be (moved above it, at rest below it). The figure draws the
   simulated line through every column (failure_line) next to the measured one.
+- x90: the x that 90 % of the soil's particles (equal masses) lie behind: the body of the
+  deposit, which a front one particle thick does not move.
 - numerical share: the pair dissipation's work (Monaghan's viscosity or the Riemann solver's,
   diagnostics.csv) as a fraction of the potential energy released, flagged above
   NUMERICAL_SHARE_FLAG.
@@ -79,6 +81,11 @@ def runout(pos, spacing, support_radius):
     return float(end + 0.5 * spacing)
 
 
+def x90(pos):
+    """The x [m] behind which 90 % of the particles (N, 2) lie."""
+    return float(np.sort(pos[:, 0])[int(0.9 * len(pos)) - 1])
+
+
 def failure_height(initial, moved, x, spacing):
     """Simulated failure height [m] in the initial column at x (particles within spacing/2):
     the lowest initial y of a moved particle; the column's top when none moved (NaN for an
@@ -127,6 +134,7 @@ def compare(initial, final, spacing, support_radius, reference=REFERENCE):
         "runout_error_m": runout_sim - runout_ref,
         "runout_limit_m": RUNOUT_LIMIT,
         "farthest_particle_m": float(final[:, 0].max() + 0.5 * spacing),
+        "x90_m": x90(final),
         "top_at_wall_m": float(surface_height(final, np.array([0.5 * spacing]), spacing)[0]),
         "failure_line_rms_m": failure_rms,
         "failure_classification_agreement": agreement,
@@ -226,7 +234,8 @@ def write_report(metrics, directory):
         f"  runout           {metrics['runout_m']:7.3f} m    (experiment "
         f"{metrics['runout_experiment_m']:.3f} m, error {metrics['runout_error_m'] * 1e2:+.1f} cm, "
         f"limit {metrics['runout_limit_m'] * 1e2:.0f} cm)",
-        f"  farthest particle {metrics['farthest_particle_m']:6.3f} m\n"
+        f"  farthest particle {metrics['farthest_particle_m']:6.3f} m; x90 "
+        f"{metrics['x90_m']:.3f} m\n"
         f"  top at the wall  {metrics['top_at_wall_m']:7.4f} m    (experiment ~0.099 m)",
         f"  failure line RMS {metrics['failure_line_rms_m'] * 1e3:7.2f} mm; "
         f"{metrics['failure_classification_agreement'] * 100:.1f} % of particles on the "
@@ -239,6 +248,8 @@ def write_report(metrics, directory):
         lines.append(f"  dissipation      {share * 100:5.1f} % of the released "
                      f"{metrics['released_energy']:.3g} J/m by the numerical scheme, "
                      f"{metrics['plastic_share'] * 100:.1f} % plastic{flag}")
+    if (directory / "run.json").is_file():
+        lines += ["  " + line[2:] for line in validation.physics_section([directory])[2:]]
     lines.append(f"  result: {validation.verdict(acceptance(metrics))}")
     text = "\n".join(lines) + "\n"
     (directory / "report.txt").write_text(text)

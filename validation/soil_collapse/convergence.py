@@ -104,7 +104,7 @@ def collect(root, spacing):
         "runout_error_m": report["runout_error_m"],
         "farthest_particle_m": report["farthest_particle_m"],
         "deposit_edge_m": deposit_edge(final, spacing),
-        "x90_m": float(np.sort(final[:, 0])[int(0.9 * len(final)) - 1]),
+        "x90_m": compare.x90(final),
         "failure_line_rms_m": report["failure_line_rms_m"],
         "passed": report["passed"],
         "_surface": np.array(report["surface_points"]["simulation_m"]),

@@ -4,6 +4,7 @@
     /usr/bin/python3 validation/soil_collapse/run.py --output runs/soil_collapse [--overwrite]
         [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
         [--kernel-correction] [--av-balsara] [--dissipation riemann]
+        [--law MohrCoulomb] [--dilatancy-angle 19.8] [--gravity 9.81e-3] [--geostatic]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
 report.json, report.txt into the output directory. Exit status: 0 the comparison passed; 1 the
@@ -34,11 +35,15 @@ def viscosity_text(sound_speed):
 
 
 def numerics_text(args):
-    """The numerics options the figure's title names, when any is on."""
-    on = [name for name, flag in (("kernel correction", args.kernel_correction),
-                                  ("Balsara switch", args.av_balsara),
-                                  ("Riemann dissipation", args.dissipation == "riemann"))
-          if flag]
+    """The physics and numerics options the figure's title names, when any differs from the
+    paper's setting."""
+    on = [name for name, flag in (
+        ("Mohr-Coulomb", args.law == "MohrCoulomb"),
+        (f"psi = {args.dilatancy_angle} deg", args.dilatancy_angle is not None),
+        (f"g = {args.gravity:g} m/s^2", args.gravity != soil_collapse.GRAVITY),
+        ("geostatic start", args.geostatic),
+        ("kernel correction", args.kernel_correction), ("Balsara switch", args.av_balsara),
+        ("Riemann dissipation", args.dissipation == "riemann")) if flag]
     return ", " + " + ".join(on) if on else ""
 
 
@@ -62,6 +67,21 @@ def main(argv=None):
                     help="the pair dissipation: Monaghan's artificial viscosity (default, the "
                          "paper's) or the Riemann solver of Zhang et al. 2017 (README "
                          "'Numerics')")
+    ap.add_argument("--riemann-limiter", type=float, default=None,
+                    help="eta of the Riemann solver's limiter (default: physics.riemann_limiter, "
+                         "Zhang et al.'s 3)")
+    ap.add_argument("--law", choices=soil_collapse.LAWS, default="DruckerPrager",
+                    help="the soil's strength law: Drucker-Prager with the plane-strain "
+                         "constants (default, the paper's) or Mohr-Coulomb (exact in plane "
+                         "strain; docs/guide/physics.md 'Strength surfaces')")
+    ap.add_argument("--dilatancy-angle", type=float, default=None,
+                    help="dilatancy angle psi [deg] (default: the paper's 0)")
+    ap.add_argument("--gravity", type=float, default=soil_collapse.GRAVITY,
+                    help="gravity [m/s^2] (default 9.81; at g/1000 scale --end-time by "
+                         "sqrt(1000))")
+    ap.add_argument("--geostatic", action="store_true",
+                    help="the block starts in its own weight (Jaky's K0), as behind the gate "
+                         "before its release; default stress-free (the paper's)")
     ap.add_argument("--compare-only", action="store_true",
                     help="do not run; compare the existing run in --output")
     run_control.add_arguments(ap)
@@ -77,7 +97,11 @@ def main(argv=None):
     if not args.compare_only:
         sim = soil_collapse.build(args.spacing, args.viscosity_sound_speed,
                                   kernel_correction=args.kernel_correction,
-                                  av_balsara=args.av_balsara, dissipation=args.dissipation)
+                                  av_balsara=args.av_balsara, dissipation=args.dissipation,
+                                  law=args.law, dilatancy_angle=args.dilatancy_angle,
+                                  gravity=args.gravity, geostatic=args.geostatic)
+        if args.riemann_limiter is not None:
+            sim.physics.riemann_limiter = args.riemann_limiter
         metadata = {"setup": "soil_collapse validation", "spacing_m": repr(args.spacing),
                     "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)}
         # Recorded only when on (run.json records them in the materials and physics too).
@@ -87,6 +111,14 @@ def main(argv=None):
             metadata["av_balsara"] = "on"
         if args.dissipation != "monaghan":
             metadata["dissipation"] = args.dissipation
+        if args.law != "DruckerPrager":
+            metadata["law"] = args.law
+        if args.dilatancy_angle is not None:
+            metadata["dilatancy_angle_deg"] = repr(args.dilatancy_angle)
+        if args.geostatic:
+            metadata["initial_stress"] = "geostatic"
+        if args.gravity != soil_collapse.GRAVITY:
+            metadata["gravity_m_s2"] = repr(args.gravity)
         status = run_control.run(sim, args, metadata=metadata)
         if status != 0:
             return status
