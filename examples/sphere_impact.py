@@ -132,8 +132,9 @@ def all_finished(runs, cases, runs_dir):
 def analyse(run_dir):
     """The penetration of one run: a dict of its parameters (from the metadata), the final
     depth, stopping time and peak deceleration (post.impact_summary), the Uehara et al. (2003)
-    depth for H = h + d and the Katsuragi-Durian fit (post.katsuragi_durian_fit)."""
-    from regosph import post
+    depth for H = h + d, the Katsuragi-Durian fit (post.katsuragi_durian_fit) and the scheme's
+    share of the dissipation (validation.dissipation_share)."""
+    from regosph import post, validation
 
     run = post.Run(run_dir)
     m = run.metadata_values
@@ -152,6 +153,8 @@ def analyse(run_dir):
                                                 h + row["depth"], m["friction_angle_deg"])
     fit = post.katsuragi_durian_fit(way, (0.0, -g, 0.0))
     row["kd_d1_m"], row["kd_k_N_m"] = fit["d1"], fit["k_over_m"] * 4 * m["sphere_mass_kg"]
+    share = validation.dissipation_share(run.diagnostics)
+    row["numerical_share"], row["dissipation_J"] = share.share, share.total
     return row
 
 

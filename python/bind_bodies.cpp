@@ -1,5 +1,5 @@
 // Bindings of systems of particle-free spheres (geometry/body_system.hpp): BodySystem with its
-// spheres, contact law, tides and integrator, integrate() with a record of the state, energies
+// spheres, contact law, walls with friction, tides and integrator, integrate() with a record of the state, energies
 // and H-bar^2, and the post-processing of the tidal three-body problem (Levine 2016).
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -156,6 +156,25 @@ void set_contact(BodySystem& s, const std::string& law, double stiffness, double
     s.law.restitution = restitution;
 }
 
+void add_wall(BodySystem& s, const py::object& point, const py::object& normal) {
+    geometry::PlaneWall w;
+    w.point_m = to_vec3(point, "BodySystem.add_wall: point");
+    const geometry::vec::V n = to_vec3(normal, "BodySystem.add_wall: normal");
+    const double len = geometry::vec::norm(n);
+    if (!(len > 0.0)) throw std::invalid_argument("BodySystem.add_wall: normal must be non-zero");
+    w.normal = {n[0] / len, n[1] / len, n[2] / len};
+    s.walls.push_back(w);
+}
+
+void set_friction(BodySystem& s, double tangential_stiffness, double mu_static, const py::object& mu_dynamic) {
+    const double mu_d = mu_dynamic.is_none() ? mu_static : mu_dynamic.cast<double>();
+    if (!(tangential_stiffness > 0.0))
+        throw std::invalid_argument("BodySystem.friction: tangential_stiffness [N/m] must be > 0");
+    if (!(mu_static >= 0.0 && mu_d >= 0.0 && mu_d <= mu_static))
+        throw std::invalid_argument("BodySystem.friction: need 0 <= mu_dynamic <= mu_static");
+    s.friction = {tangential_stiffness, mu_static, mu_d};
+}
+
 void set_tides(BodySystem& s, double love_number, double quality_factor) {
     if (!(love_number > 0.0 && quality_factor > 0.0))
         throw std::invalid_argument("BodySystem.tides: love_number and quality_factor must be > 0");
@@ -183,8 +202,8 @@ void set_integrator(BodySystem& s, const std::string& method, double dt, double 
 
 void bind_bodies(py::module_& m) {
     py::class_<BodySystem>(m, "BodySystem",
-                           "Rigid spheres without particles: mutual gravity, Hooke or Hertz contact, planar "
-                           "tides (Levine 2016 eqs. 3.9, 3.18), impacts, long-run integrators. SI units.")
+                           "Rigid spheres without particles: mutual and uniform gravity, Hooke or Hertz contact, "
+                           "plane walls with friction, planar tides (Levine 2016 eqs. 3.9, 3.18), impacts, long-run integrators. SI units.")
         .def(py::init([](double g) {
                  if (!(g >= 0.0)) throw std::invalid_argument("BodySystem: gravitational_constant must be >= 0");
                  BodySystem s;
@@ -201,6 +220,18 @@ void bind_bodies(py::module_& m) {
              py::arg("youngs_modulus") = 0.0, py::arg("poisson_ratio") = 0.0, py::arg("restitution") = 1.0,
              "Normal contact: 'hooke' (stiffness [N/m]) or 'hertz' (youngs_modulus [Pa], poisson_ratio), "
              "viscous damping from the restitution e in [0, 1].")
+        .def("add_wall", &add_wall, py::arg("point"), py::arg("normal"),
+             "A fixed plane through point [m] with normal pointing to the side the spheres are on; its "
+             "contacts take the contact law and the friction (integrator verlet only).")
+        .def("friction", &set_friction, py::arg("tangential_stiffness"), py::arg("mu_static"),
+             py::arg("mu_dynamic") = py::none(),
+             "Cundall-Strack friction at the walls: tangential spring [N/m], static and dynamic Coulomb "
+             "coefficients (mu_dynamic defaults to mu_static).")
+        .def_property("uniform_gravity", [](const BodySystem& s) { return s.law.uniform_gravity_m_s2; },
+                      [](BodySystem& s, const py::object& g) {
+                          s.law.uniform_gravity_m_s2 = to_vec3(g, "BodySystem.uniform_gravity");
+                      },
+                      "Uniform gravitational acceleration [m/s^2] on every sphere.")
         .def("tides", &set_tides, py::arg("love_number") = 1e-5, py::arg("quality_factor") = 100.0,
              "Planar tides between every ordered pair (k2, Q of every body; density from its mass and radius). "
              "Call after adding the spheres.")

@@ -54,7 +54,21 @@ void bind_options(py::module_& m) {
             "(docs/guide/physics.md; its work is the budget's riemann_dissipation).")
         .def_readwrite("riemann_limiter", &PhysicsParameters::riemann_limiter,
                        "eta [-] of the Riemann solver's limiter beta = min(eta max(jump, 0) / "
-                       "cbar, 1); > 0, default 3 (Zhang et al. 2017).");
+                       "cbar, 1); > 0, default 3 (Zhang et al. 2017).")
+        .def_property(
+            "wall_contact",
+            [](const PhysicsParameters& p) { return std::string(wall_contact_name(p.wall_contact)); },
+            [](PhysicsParameters& p, const std::string& name) {
+                p.wall_contact = wall_contact_from_name(name);
+            },
+            "The soil's contact with walls, tools and bodies (default 'bonded'): 'bonded', "
+            "every pair with a wall particle carries the stress extrapolated to the wall, "
+            "tension included; 'unilateral', a pair that opens while its normal stress is not "
+            "compressive beyond wall_adhesion carries nothing, so the soil separates from the "
+            "wall (docs/guide/physics.md).")
+        .def_readwrite("wall_adhesion", &PhysicsParameters::wall_adhesion,
+                       "The tensile normal stress [Pa] an opening soil-wall interface carries "
+                       "with wall_contact = 'unilateral'; >= 0, default 0.");
     py::class_<IntegratorOptions>(m, "IntegratorOptions",
                                   "The time integrator's options (Simulation.integrator). A "
                                   "change between steps takes effect at the next step "

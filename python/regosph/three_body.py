@@ -70,6 +70,14 @@ def aligned_mixed_mean_motion(separation):
     return math.sqrt(_am_rate2(separation)) * rate_unit()
 
 
+def aligned_mixed_orbital_momentum(separation):
+    """Normalised orbital angular momentum L / sqrt(G m^3 d) of the aligned mixed equilibrium at
+    separation R: its H-bar without the spins' 0.3 omega. Frictionless spheres keep their spins,
+    so the orbit alone must carry L; it has aligned mixed equilibria down to the least L of this
+    curve (2.13204 at R = 2.01734), below the thesis' energetic threshold (5.32417, spins locked)."""
+    return math.sqrt(_am_rate2(separation)) * sum(x * x for x in _am_positions(separation))
+
+
 AM_MIN_SEPARATION = 2.336964  # where aligned_mixed_h2 is least (5.32417, the thesis' threshold)
 
 

@@ -90,6 +90,79 @@ def finish(text, checks, out, name=REPORT_FILE):
     return exit_status(checks)
 
 
+# The numerical share of the dissipation (issue 44): the work of the pair dissipation the
+# scheme adds (Monaghan's artificial viscosity or the Riemann solver's) against all the
+# dissipation of the energy budget: plasticity, the walls' friction and extrapolated stress,
+# the artificial stress and the scheme's own. A term that came out negative (a moving wall's
+# extrapolated stress can feed energy in) dissipated nothing and stays out of the total. A
+# result whose share exceeds NUMERICAL_SHARE_FLAG is flagged in its report: the scheme, not
+# the soil, shaped it.
+SCHEME_TERMS = ("viscous_dissipation", "riemann_dissipation")
+DISSIPATION_TERMS = SCHEME_TERMS + ("plastic_dissipation", "wall_dissipation",
+                                    "artificial_stress_dissipation")
+NUMERICAL_SHARE_FLAG = 0.25
+
+
+@dataclass(frozen=True)
+class DissipationShare:
+    """The energy budget's cumulative dissipation at the end of a run [J, J/m in 2D]: the
+    scheme's (viscous + Riemann) and the total (every term of DISSIPATION_TERMS)."""
+    scheme: float
+    total: float
+
+    @classmethod
+    def from_row(cls, row, total="dissipation_J_per_m"):
+        """From a results row that holds numerical_share and the total under `total`."""
+        return cls(row["numerical_share"] * row[total], row[total])
+
+    @property
+    def share(self):
+        """The scheme's fraction of the total dissipation (0 when nothing dissipated)."""
+        return self.scheme / self.total if self.total > 0.0 else 0.0
+
+    @property
+    def flagged(self):
+        return self.share > NUMERICAL_SHARE_FLAG
+
+    def text(self, unit="J"):
+        """'12.0 % of 3.4 J' (unit: 'J/m' in 2D), followed by a FLAG when the share exceeds
+        NUMERICAL_SHARE_FLAG."""
+        flag = (f" (FLAG: above {100 * NUMERICAL_SHARE_FLAG:.0f} %: the scheme, not the soil, "
+                "shapes this result)" if self.flagged else "")
+        return f"{100 * self.share:.1f} % of {self.total:.3g} {unit}{flag}"
+
+
+def dissipation_share(diagnostics):
+    """The DissipationShare of a run's end: `diagnostics` is sim.diagnostics() (or anything
+    with the budget's attributes), a diagnostics.csv path, its DataFrame (the last row) or
+    one of its rows (a Series)."""
+    if isinstance(diagnostics, (str, Path)):
+        import pandas as pd
+
+        diagnostics = pd.read_csv(diagnostics)
+    if hasattr(diagnostics, "columns"):
+        diagnostics = diagnostics.iloc[-1]
+    if hasattr(diagnostics, "index"):  # a row: columns named with or without their units
+        row = diagnostics.rename(index=lambda c: c.split(" [")[0])
+        value = lambda name: float(row[name]) if name in row.index else 0.0  # noqa: E731
+    else:
+        value = lambda name: float(getattr(diagnostics, name, 0.0))  # noqa: E731
+    scheme = sum(value(n) for n in SCHEME_TERMS)
+    return DissipationShare(scheme, scheme + sum(max(value(n), 0.0) for n in DISSIPATION_TERMS
+                                                 if n not in SCHEME_TERMS))
+
+
+def numerical_share_check(name, shares):
+    """A non-required Check that no run's numerical share exceeds NUMERICAL_SHARE_FLAG:
+    `shares` maps run names to DissipationShare; the detail names the largest."""
+    worst = max(shares, key=lambda k: shares[k].share)
+    which = "" if len(shares) == 1 else f"largest {worst}: "
+    return Check(f"{name}: the scheme's share of the dissipation <= "
+                 f"{100 * NUMERICAL_SHARE_FLAG:.0f} %",
+                 not any(s.flagged for s in shares.values()),
+                 f"{which}{100 * shares[worst].share:.1f} %", required=False)
+
+
 # The strength and stiffness parameters a report names for each law (run.json keys, shown as
 # "name value unit").
 _LAW_PARAMETERS = (("friction_angle_deg", "phi", "deg"), ("dilatancy_angle_deg", "psi", "deg"),

@@ -192,7 +192,7 @@ std::uint64_t contact_key(std::uint64_t contact, int direction, std::uint32_t no
     return (contact << 33) | (static_cast<std::uint64_t>(direction) << 32) | node;
 }
 
-vec::V cundall_strack(NodeSpring& h, const vec::V& n, const vec::V& v_t, double f_n, double k_t, double c_t,
+vec::V cundall_strack(TangentialSpring& h, const vec::V& n, const vec::V& v_t, double f_n, double k_t, double c_t,
                       double mu_static, double mu_dynamic, double dt_s) {
     const double xi_n = vec::dot(h.spring_m, n);
     vec::V f{};

@@ -1,7 +1,8 @@
 // Rigid spheres that need no SPH particles (issue 48): mass properties from radius and density,
 // mutual Newtonian gravity (exact for spheres), normal contact (Hertz or Hooke with viscous
-// damping set from a restitution e in [0, 1]) and a velocity-Verlet (leapfrog) step. A system of
-// these bodies costs O(N^2) pair terms per step and nothing else.
+// damping set from a restitution e in [0, 1]), plane walls with Cundall-Strack friction and the
+// planar tides of Levine 2016. The system that integrates them is BodySystem (body_system.hpp);
+// it costs O(N^2) pair terms per step and nothing else.
 #pragma once
 
 #include <algorithm>
@@ -108,22 +109,6 @@ inline std::vector<vec::V> sphere_accelerations(const std::vector<SphereBody>& b
         }
     }
     return a;
-}
-
-// One velocity-Verlet step of dt [s] (symplectic for the conservative forces; the dashpot uses
-// the half-step velocity). `a` holds the accelerations at the current state and is updated.
-inline void sphere_verlet_step(std::vector<SphereBody>& bodies, const SphereContactLaw& c, double dt,
-                               std::vector<vec::V>& a) {
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
-        for (int k = 0; k < 3; ++k) {
-            bodies[i].v_m_s[k] += 0.5 * dt * a[i][k];
-            bodies[i].x_m[k] += dt * bodies[i].v_m_s[k];
-        }
-    }
-    a = sphere_accelerations(bodies, c);
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
-        for (int k = 0; k < 3; ++k) bodies[i].v_m_s[k] += 0.5 * dt * a[i][k];
-    }
 }
 
 // Kinetic (translation and spin) plus mutual gravitational energy [J]; contact and wall
@@ -233,30 +218,28 @@ struct FrictionLaw {
     double mu_dynamic = 0.0;
 };
 
-// History of one sphere-wall contact; part of the state a checkpoint must keep for an exact
-// restart.
-struct WallContactState {
+// History of one tangential contact (a sphere on a wall, a node of a shape body); part of the
+// state a checkpoint must keep for an exact restart.
+struct TangentialSpring {
     vec::V spring_m{};
     bool sliding = false;
 };
 
-struct SphereSystem {
-    std::vector<SphereBody> bodies;
-    std::vector<PlaneWall> walls;
-    SphereContactLaw law;
-    FrictionLaw friction;
-    std::vector<WallContactState> wall_history;  // bodies.size() * walls.size(), body-major
-    std::vector<vec::V> accel_m_s2;              // at the current state
-    std::vector<vec::V> angular_accel_rad_s2;
-};
+// One Cundall-Strack update of a tangential spring (Luding 2008): the spring turned into the
+// plane normal to n, stretched by the slip v_t dt, force -k_t xi - c_t v_t capped at
+// mu_static f_n while stuck and at mu_dynamic f_n while sliding (the spring then set to match
+// the capped force). Returns the force [N]. Out of line (shape_contact.cpp): the sphere walls
+// and the shape bodies' nodes call one compiled update.
+vec::V cundall_strack(TangentialSpring& h, const vec::V& n, const vec::V& v_t, double f_n, double k_t, double c_t,
+                      double mu_static, double mu_dynamic, double dt_s);
 
 // Force [N] and torque [N m] of a plane wall on a sphere; dt_s advances the tangential spring
 // by the contact-point slip v_t dt (Cundall-Strack), after turning it into the tangent plane.
 inline void wall_contact(const SphereBody& b, const PlaneWall& w, const SphereContactLaw& c, const FrictionLaw& f,
-                         WallContactState& h, double dt_s, vec::V& force, vec::V& torque) {
+                         TangentialSpring& h, double dt_s, vec::V& force, vec::V& torque) {
     const double delta = b.radius_m - vec::dot(vec::sub(b.x_m, w.point_m), w.normal);
     if (delta <= 0.0) {
-        h = WallContactState{};
+        h = TangentialSpring{};
         return;
     }
     const vec::V arm{-b.radius_m * w.normal[0], -b.radius_m * w.normal[1], -b.radius_m * w.normal[2]};
@@ -264,47 +247,14 @@ inline void wall_contact(const SphereBody& b, const PlaneWall& w, const SphereCo
     const vec::V vc{b.v_m_s[0] + spin[0], b.v_m_s[1] + spin[1], b.v_m_s[2] + spin[2]};
     const double vn = vec::dot(vc, w.normal);
     const double fn = std::max(normal_force_N(c, delta, -vn, b.mass_kg, b.radius_m), 0.0);
-    const double xi_n = vec::dot(h.spring_m, w.normal);
     // tangential dashpot with the normal law's damping ratio, so that a stuck contact settles
     const double c_t = 2.0 * damping_ratio(c.restitution) * std::sqrt(f.tangential_stiffness_N_m * b.mass_kg);
-    vec::V ft{}, vt{};
-    for (int k = 0; k < 3; ++k) {
-        vt[k] = vc[k] - vn * w.normal[k];
-        h.spring_m[k] += -xi_n * w.normal[k] + vt[k] * dt_s;
-        ft[k] = -f.tangential_stiffness_N_m * h.spring_m[k] - c_t * vt[k];
-    }
-    const double ft_norm = vec::norm(ft);
-    const double limit = (h.sliding ? f.mu_dynamic : f.mu_static) * fn;
-    h.sliding = ft_norm > limit;
-    if (h.sliding) {
-        const double mu_fn = f.mu_dynamic * fn;
-        for (int k = 0; k < 3; ++k) {
-            ft[k] *= mu_fn / ft_norm;
-            h.spring_m[k] = -(ft[k] + c_t * vt[k]) / f.tangential_stiffness_N_m;  // Luding 2008
-        }
-    }
+    const vec::V vt{vc[0] - vn * w.normal[0], vc[1] - vn * w.normal[1], vc[2] - vn * w.normal[2]};
+    const vec::V ft = cundall_strack(h, w.normal, vt, fn, f.tangential_stiffness_N_m, c_t, f.mu_static,
+                                     f.mu_dynamic, dt_s);
     for (int k = 0; k < 3; ++k) force[k] += fn * w.normal[k] + ft[k];
     const vec::V t = vec::cross(arm, ft);
     for (int k = 0; k < 3; ++k) torque[k] += t[k];
-}
-
-// Linear and angular accelerations of the system's bodies at its current state.
-inline void system_accelerations(SphereSystem& s, double dt_s) {
-    s.accel_m_s2 = sphere_accelerations(s.bodies, s.law);
-    s.angular_accel_rad_s2.assign(s.bodies.size(), vec::V{});
-    s.wall_history.resize(s.bodies.size() * s.walls.size());
-    for (std::size_t i = 0; i < s.bodies.size(); ++i) {
-        vec::V force{}, torque{};
-        for (std::size_t w = 0; w < s.walls.size(); ++w) {
-            wall_contact(s.bodies[i], s.walls[w], s.law, s.friction, s.wall_history[i * s.walls.size() + w], dt_s,
-                         force, torque);
-        }
-        const double inertia = sphere_inertia_kg_m2(s.bodies[i]);
-        for (int k = 0; k < 3; ++k) {
-            s.accel_m_s2[i][k] += force[k] / s.bodies[i].mass_kg;
-            s.angular_accel_rad_s2[i][k] = s.bodies[i].rotation_locked ? 0.0 : torque[k] / inertia;
-        }
-    }
 }
 
 // Velocity and spin of every body advanced by dt_s [s] at the given accelerations.
@@ -316,18 +266,6 @@ inline void kick_bodies(std::vector<SphereBody>& bodies, const std::vector<vec::
             bodies[i].omega_rad_s[k] += dt_s * angular_accel_rad_s2[i][k];
         }
     }
-}
-
-// Velocity-Verlet step of a system with walls; call system_accelerations(s, 0) once before the
-// first step.
-inline void system_step(SphereSystem& s, double dt_s) {
-    auto half_kick = [&s, dt_s]() { kick_bodies(s.bodies, s.accel_m_s2, s.angular_accel_rad_s2, 0.5 * dt_s); };
-    half_kick();
-    for (auto& b : s.bodies) {
-        for (int k = 0; k < 3; ++k) b.x_m[k] += dt_s * b.v_m_s[k];
-    }
-    system_accelerations(s, dt_s);
-    half_kick();
 }
 
 }  // namespace regosph::geometry

@@ -310,7 +310,9 @@ template <class S>
     rhs::SlipWalls<Dim> walls;
     if constexpr (S::Loads) walls = rhs::slip_walls<S>(rec, pa.rec, partners, sink.any_slip);
     rhs::WallSums<Dim> wall_sums;
+    const bool unilateral = pp.wall_contact == PhysicsParameters::WallContact::unilateral;
     auto terms = rhs::compose(std::tuple_cat(
+        rhs::when<S::Walls>(rhs::WallSeparation<S>(unilateral, pp.wall_adhesion)),
         std::make_tuple(rhs::Continuity<S>{}),
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
         std::make_tuple(rhs::VelocityGradient<S>{}),
@@ -673,6 +675,17 @@ PhysicsParameters::Dissipation dissipation_from_name(const std::string& name) {
     if (name == "riemann") return PhysicsParameters::Dissipation::riemann;
     throw std::invalid_argument("physics.dissipation: '" + name +
                                 "' is not a scheme (monaghan or riemann)");
+}
+
+const char* wall_contact_name(PhysicsParameters::WallContact c) {
+    return c == PhysicsParameters::WallContact::unilateral ? "unilateral" : "bonded";
+}
+
+PhysicsParameters::WallContact wall_contact_from_name(const std::string& name) {
+    if (name == "bonded") return PhysicsParameters::WallContact::bonded;
+    if (name == "unilateral") return PhysicsParameters::WallContact::unilateral;
+    throw std::invalid_argument("physics.wall_contact: '" + name +
+                                "' is not a contact law (bonded or unilateral)");
 }
 
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,

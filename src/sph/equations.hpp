@@ -42,12 +42,27 @@ struct PhysicsParameters {
     // eta of the limiter beta = min(eta max(U_L - U_R, 0) / cbar, 1) [-]: 3 in Zhang et al.
     // (2017); SPHinXsys's plastic continuum (Zhang et al. 2024) takes 20 x dim.
     double riemann_limiter = 3.0;
+    // The soil's contact with walls, tools and bodies (boundary particles): 'bonded', every
+    // pair with a boundary partner carries the stress extrapolated to the wall whatever its
+    // sign; 'unilateral', such a pair that opens (v_ab . x_ab > 0) while its normal stress is
+    // not compressive beyond wall_adhesion drops out of the continuity, the strain rate and the
+    // momentum (WallSeparation, rhs_terms.hpp), so that the soil leaves a wall instead of being
+    // held by tension.
+    enum class WallContact { bonded, unilateral };
+    WallContact wall_contact = WallContact::bonded;
+    // The tensile normal stress an opening interface still carries with 'unilateral' [Pa];
+    // 0: the soil separates as soon as the pair's normal stress is not compressive.
+    double wall_adhesion = 0.0;
 };
 
 // "monaghan" / "riemann" (run.json, Python), and back; the latter throws
 // std::invalid_argument naming physics.dissipation for another name.
 const char* dissipation_name(PhysicsParameters::Dissipation d);
 PhysicsParameters::Dissipation dissipation_from_name(const std::string& name);
+// "bonded" / "unilateral" (run.json, Python), and back; the latter throws
+// std::invalid_argument naming physics.wall_contact for another name.
+const char* wall_contact_name(PhysicsParameters::WallContact c);
+PhysicsParameters::WallContact wall_contact_from_name(const std::string& name);
 
 // Per-material data the particle loops need, computed once per run.
 struct MaterialTable {

@@ -203,6 +203,49 @@ struct PairSums {
 
 // ---- The terms ----------------------------------------------------------------------------
 
+// The unilateral contact with walls, tools and bodies (PhysicsParameters::wall_contact): a pair
+// with a boundary partner drops out of every term after this one (its kernel gradient and
+// dv . grad become 0: no continuity, strain rate, momentum, artificial stress, load or pair
+// work) while it opens, v_ab . x_ab > 0, and its normal stress is not compressive beyond the
+// adhesion sigma_adh,
+//   n . (sigma_a / rho_a^2 + sigma_b / rho_b^2) . n >= sigma_adh (1 / rho_a^2 + 1 / rho_b^2),
+// n = x_ab / r: Signorini's conditions pair by pair (an opening gap carries no tension beyond
+// the adhesion; a closing or compressed pair is in contact). The test reads the present state
+// only (no history: restarts need nothing of it), so a contact at rest under compression is
+// the same as with 'bonded'. Runs first in the composition.
+template <class S>
+struct WallSeparation {
+    static constexpr int Dim = S::Dim;
+    using R = Record<S>;
+    bool on;
+    double adhesion;  // sigma_adh [Pa]
+    double sa[R::kStress];
+    double rho2_a = 0.0;
+    WallSeparation(bool unilateral, double adhesion_Pa) : on(unilateral), adhesion(adhesion_Pa) {}
+    void begin(const ParticleA<S>& a) {
+        for (int t = 0; t < R::kStress; ++t) sa[t] = a.at(R::stress + t);
+        rho2_a = a.at(R::rho) * a.at(R::rho);
+    }
+    template <class P>
+    void add(P& pair) {
+        if (!on) return;
+        const Vec8 zero = kernel::splat<Vec8>(0.0);
+        // r^2 n . (s_a + s_b) . n, s = sigma / rho^2 (sigma L / rho^2 with the pre-pass).
+        Vec8 normal = zero;
+        for (int i = 0; i < Dim; ++i)
+            for (int j = 0; j < Dim; ++j) {
+                const int slot = S::Prepass ? i * Dim + j : pair_terms::packed_slot<Dim>[i][j];
+                normal += pair.dx[i] * pair.dx[j] * (sa[slot] + pair.field(R::stress + slot));
+            }
+        // Both sides times rho_a^2 rho_b^2: no division.
+        const Vec8 rho2_b = pair.field(R::rho) * pair.field(R::rho);
+        const Vec8 limit = adhesion * (rho2_a + rho2_b) * pair.r * pair.r;
+        const Mask8 free = pair.wall && pair.vr > 0.0 && normal * rho2_a * rho2_b >= limit;
+        for (int d = 0; d < Dim; ++d) pair.grad[d] = free ? zero : pair.grad[d];
+        pair.dv_dot_grad = free ? zero : pair.dv_dot_grad;
+    }
+};
+
 // Continuity (eq. 31): sum_b V_b (v_a - v_b) . grad_a W_ab; finish_particle multiplies by rho_a.
 template <class S>
 struct Continuity {

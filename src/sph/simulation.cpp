@@ -511,6 +511,8 @@ void Simulation::validate_setup() const {
     if (physics_.av_balsara && physics_.dissipation != PhysicsParameters::Dissipation::monaghan)
         throw std::invalid_argument(
             "physics: av_balsara switches Monaghan's viscosity; dissipation is 'riemann'");
+    if (!(std::isfinite(physics_.wall_adhesion) && physics_.wall_adhesion >= 0.0))
+        throw std::invalid_argument("physics: wall_adhesion must be >= 0 [Pa]");
     if (!positive(physics_.courant) || physics_.courant > 1.0)
         throw std::invalid_argument("physics: courant must lie in (0, 1]");
     // The particles' state (one collective for both checks).
@@ -616,6 +618,10 @@ std::string Simulation::describe(const RunOptions& o) const {
     if (physics_.dissipation != PhysicsParameters::Dissipation::monaghan) {
         j["physics"]["dissipation"] = dissipation_name(physics_.dissipation);
         j["physics"]["riemann_limiter"] = physics_.riemann_limiter;
+    }
+    if (physics_.wall_contact != PhysicsParameters::WallContact::bonded) {
+        j["physics"]["wall_contact"] = wall_contact_name(physics_.wall_contact);
+        j["physics"]["wall_adhesion_Pa"] = physics_.wall_adhesion;
     }
     j["integrator"] = {{"scheme", "Heun RK2 with embedded Euler error estimate"},
                        {"tolerance", integrator_options_.tolerance},

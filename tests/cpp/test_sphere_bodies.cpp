@@ -1,17 +1,31 @@
-// Particle-free rigid spheres (src/geometry/sphere_bodies.hpp): Hertz contact duration, the
-// restitution of the Hooke law, e = 0 sticking, and the mean motion of the Lagrangian resting
-// configuration of three gravitating spheres (Levine 2016, sec. 5.1).
+// Particle-free rigid spheres (src/geometry/sphere_bodies.hpp, stepped by BodySystem's velocity
+// Verlet): Hertz contact duration, the restitution of the Hooke law, e = 0 sticking, the mean
+// motion of the Lagrangian resting configuration of three gravitating spheres (Levine 2016, sec.
+// 5.1), friction at a wall and the tides.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <numbers>
 #include <vector>
 
-#include "geometry/sphere_bodies.hpp"
+#include "geometry/body_system.hpp"
 
 using namespace regosph::geometry;
 
 namespace {
+// Spheres under one contact law, stepped by velocity Verlet (body_verlet_step).
+struct Verlet {
+    BodySystem s;
+    BodyRates r;
+    Verlet(std::vector<SphereBody> b, const SphereContactLaw& law) {
+        s.bodies = std::move(b);
+        s.law = law;
+        r = body_rates(s, 0.0);
+    }
+    void step(double dt_s) { body_verlet_step(s, r, dt_s); }
+    const std::vector<SphereBody>& bodies() const { return s.bodies; }
+};
+
 // Two equal spheres approaching head-on at relative speed v_rel_m_s; returns the contact
 // duration [s] and the ratio of normal relative velocities after/before.
 struct Collision { double duration_s; double velocity_ratio; };
@@ -22,14 +36,15 @@ Collision head_on(const SphereContactLaw& law, double radius_m, double v_rel_m_s
     b[1].x_m = {radius_m, 0.0, 0.0};
     b[0].v_m_s = {0.5 * v_rel_m_s, 0.0, 0.0};
     b[1].v_m_s = {-0.5 * v_rel_m_s, 0.0, 0.0};
-    auto a = sphere_accelerations(b, law);
+    Verlet run(b, law);
+    const auto& now = run.bodies();
     double t = 0.0;
     for (int n = 0; n < 10'000'000; ++n) {
-        sphere_verlet_step(b, law, dt_s, a);
+        run.step(dt_s);
         t += dt_s;
-        if (b[1].x_m[0] - b[0].x_m[0] >= 2.0 * radius_m) break;
+        if (now[1].x_m[0] - now[0].x_m[0] >= 2.0 * radius_m) break;
     }
-    return {t, (b[1].v_m_s[0] - b[0].v_m_s[0]) / v_rel_m_s};
+    return {t, (now[1].v_m_s[0] - now[0].v_m_s[0]) / v_rel_m_s};
 }
 }  // namespace
 
@@ -63,10 +78,11 @@ TEST_CASE("sphere bodies: Hooke rebound has the input restitution; e = 0 sticks"
     b[1].x_m = {0.05, 0.0, 0.0};
     b[0].v_m_s = {0.1, 0.0, 0.0};
     b[1].v_m_s = {-0.1, 0.0, 0.0};
-    auto a = sphere_accelerations(b, law);
-    for (int n = 0; n < 200'000; ++n) sphere_verlet_step(b, law, 1e-5, a);
-    CHECK(b[1].x_m[0] - b[0].x_m[0] <= 0.1 + 1e-12);          // no rebound: still touching after 2 s
-    CHECK(std::abs(b[1].v_m_s[0] - b[0].v_m_s[0]) < 1e-6);  // and at rest relative to each other
+    Verlet run(b, law);
+    for (int n = 0; n < 200'000; ++n) run.step(1e-5);
+    const auto& end = run.bodies();
+    CHECK(end[1].x_m[0] - end[0].x_m[0] <= 0.1 + 1e-12);          // no rebound: still touching after 2 s
+    CHECK(std::abs(end[1].v_m_s[0] - end[0].v_m_s[0]) < 1e-6);  // and at rest relative to each other
 }
 
 TEST_CASE("sphere bodies: Lagrangian resting configuration turns at the thesis' mean motion") {
@@ -90,20 +106,21 @@ TEST_CASE("sphere bodies: Lagrangian resting configuration turns at the thesis' 
     }
     CHECK(normalised_h2(b, g) == doctest::Approx(1.0).epsilon(1e-12));
     const vec::V h0 = sphere_angular_momentum(b);
-    auto a = sphere_accelerations(b, law);
+    Verlet run(b, law);
+    const auto& x = run.bodies();
     const double dt = 0.05, t_end = 2.0 * std::numbers::pi / omega;  // one revolution
     double angle = 0.0, previous = std::atan2(b[0].x_m[1], b[0].x_m[0]);
     int steps = static_cast<int>(t_end / dt);
     for (int n = 0; n < steps; ++n) {
-        sphere_verlet_step(b, law, dt, a);
-        const double now = std::atan2(b[0].x_m[1], b[0].x_m[0]);
+        run.step(dt);
+        const double now = std::atan2(x[0].x_m[1], x[0].x_m[0]);
         angle += std::remainder(now - previous, 2.0 * std::numbers::pi);
         previous = now;
     }
     const double n_measured = angle / (steps * dt);
     MESSAGE("LR mean motion " << n_measured << " rad/s (thesis 2.03357e-4)");
     CHECK(std::abs(n_measured / 2.03357e-4 - 1.0) < 1e-3);
-    CHECK(sphere_angular_momentum(b)[2] == doctest::Approx(h0[2]).epsilon(1e-12));
+    CHECK(sphere_angular_momentum(x)[2] == doctest::Approx(h0[2]).epsilon(1e-12));
 }
 
 TEST_CASE("sphere bodies: velocity Verlet keeps a Kepler orbit's energy and angular momentum") {
@@ -118,14 +135,14 @@ TEST_CASE("sphere bodies: velocity Verlet keeps a Kepler orbit's energy and angu
     SphereContactLaw law;
     law.gravitational_constant = g;
     const double e0 = sphere_energy_J(b, g), h0 = sphere_angular_momentum(b)[2];
-    auto a = sphere_accelerations(b, law);
+    Verlet run(b, law);
     const double dt = 2.0 * std::numbers::pi / 2000.0;
     double worst = 0.0;
     for (int n = 0; n < 200'000; ++n) {
-        sphere_verlet_step(b, law, dt, a);
-        worst = std::max(worst, std::abs(sphere_energy_J(b, g) / e0 - 1.0));
+        run.step(dt);
+        worst = std::max(worst, std::abs(sphere_energy_J(run.bodies(), g) / e0 - 1.0));
     }
-    const double h_drift = std::abs(sphere_angular_momentum(b)[2] / h0 - 1.0);
+    const double h_drift = std::abs(sphere_angular_momentum(run.bodies())[2] / h0 - 1.0);
     MESSAGE("100 orbits, 2000 steps/orbit: worst relative energy error " << worst << ", angular momentum drift "
                                                                           << h_drift);
     CHECK(worst < 1e-4);    // symplectic: bounded, O(dt^2), no secular drift
@@ -140,7 +157,7 @@ struct Incline { double max_displacement_m; double creep_m; double accel_m_s2; }
 
 Incline on_incline(double mu, bool rotation_locked, double t_end_s) {
     const double beta = std::numbers::pi / 6.0, g = 9.81, dt = 1e-4;
-    SphereSystem s;
+    BodySystem s;
     s.law.law = NormalLaw::hooke;
     s.law.stiffness_N_m = 1e5;
     s.law.restitution = 0.5;
@@ -153,11 +170,11 @@ Incline on_incline(double mu, bool rotation_locked, double t_end_s) {
     const double rest = b.radius_m - b.mass_kg * g * std::cos(beta) / s.law.stiffness_N_m;
     b.x_m = {rest * n[0], rest * n[1], rest * n[2]};
     s.bodies = {b};
-    system_accelerations(s, 0.0);
+    BodyRates r = body_rates(s, 0.0);
     const int steps = static_cast<int>(t_end_s / dt);
     double max_s = 0.0, v_half = 0.0, s_half = 0.0;
     for (int k = 1; k <= steps; ++k) {
-        system_step(s, dt);
+        body_verlet_step(s, r, dt);
         max_s = std::max(max_s, std::abs(vec::dot(vec::sub(s.bodies[0].x_m, b.x_m), t)));
         if (k == steps / 2) {
             v_half = vec::dot(s.bodies[0].v_m_s, t);

@@ -22,6 +22,8 @@ gradient pre-pass's values of halo copies come from their owners, Domain::update
 riemann: the collapse with the Riemann solver's dissipation (physics.dissipation) for 0.3 s.
 houlsby: the rigid case with Mohr-Coulomb soil (Rankine cut-off, its tensile plastic strain a
 history variable) of pressure-dependent moduli (elasticity=rs.Houlsby), for 0.03 s.
+unilateral: the rigid case with the unilateral contact of soil and walls
+(physics.wall_contact): the disc leaves the cohesive bed's pairs as it rebounds.
 porous: the piston of validation/compaction_front/run.py driven into the porous column at 5 mm
 for 15 ms (the compaction front crosses the ranks' cuts; the distension and volumetric strain,
 history variables, travel with migrating particles and halo copies).
@@ -133,6 +135,12 @@ def houlsby():
     return sim, 0.03, 0.01
 
 
+def unilateral():
+    sim, end_time, interval = rigid()
+    sim.physics.wall_contact = "unilateral"
+    return sim, end_time, interval
+
+
 def bed(output):
     from regosph.examples import prepared_bed
     bed_dir = output + "_bed"
@@ -165,14 +173,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("case",
                     choices=["collapse", "sampler", "sampler3d", "rigid", "split", "bed",
-                             "corrected", "riemann", "houlsby", "porous"])
+                             "corrected", "riemann", "houlsby", "porous", "unilateral"])
     ap.add_argument("--output", required=True)
     args = ap.parse_args()
     sim, end_time, interval = {"collapse": collapse, "sampler": sampler,
                                 "sampler3d": sampler3d, "rigid": rigid, "split": split,
                                 "bed": lambda: bed(args.output),
                                 "corrected": corrected, "riemann": riemann,
-                                "houlsby": houlsby, "porous": porous}[args.case]()
+                                "houlsby": houlsby, "porous": porous,
+                                "unilateral": unilateral}[args.case]()
     summary = sim.run(end_time, output_dir=args.output, overwrite=True,
                       snapshot_interval=interval, observe_every=5, progress_interval=0)
     # The decomposition must have done its work: particles that crossed into another rank's

@@ -36,8 +36,9 @@ def test_no_file_includes_eigen_but_through_its_header():
 
 
 def sanitize_recipe():
+    """The Makefile's sanitize, sanitize-build and sanitize-run rules (up to the next comment)."""
     text = (REPO / "Makefile").read_text()
-    return text[text.index("\nsanitize:"):].split("\n\n")[0]
+    return text[text.index("\nsanitize:"):].split("\n\n#")[0]
 
 
 def test_the_collapse_output_is_shown_only_when_the_sanitize_run_fails():

@@ -102,9 +102,13 @@ def test_low_gravity_comparison_reads_the_series():
                        "speed_m_s": [1.0, 0.316, 0.1, 1.0],
                        "depth": [0.02, 0.02, 0.03, 0.05],
                        "stopping_time": [0.04 * math.sqrt(10.0 ** k) for k in (0, 1)] + [0.4, 0.1],
-                       "peak_deceleration": [80.0, 8.0, 0.8, 50.0]})
-    rows = [line.split("|")[3:6] for line in lowg.froude_table(fr) if line[2:3].isdigit()]
+                       "peak_deceleration": [80.0, 8.0, 0.8, 50.0],
+                       "numerical_share": [0.1, 0.5, 1.0, 0.2],
+                       "dissipation_J": [2.0, 1.0, 0.5, 1.0]})
+    table = [line for line in lowg.froude_table(fr) if line[2:3].isdigit()]
+    rows = [line.split("|")[3:6] for line in table]
     assert len(rows) == 3                                  # v1_g0.981 is not in the series
+    assert table[0].endswith("| 10.0 % of 2 J |") and "FLAG" in table[1]  # above 25 %
     assert rows[0] == rows[1]                              # g and g/10 obey the scaling
     assert rows[2][0].strip() == f"{0.03 / D:.3f}" and rows[2] != rows[0]
     assert "needs at least two" in lowg.froude_table(fr.iloc[:1])[0]

@@ -33,6 +33,16 @@ def test_thesis_rates_and_thresholds():
     assert tb.aligned_mixed_separation(6.0) > tb.AM_MIN_SEPARATION
     assert tb.locked_spin_rate("ER", 5.204) == pytest.approx(2.62206e-4, rel=1e-4)  # sec. 5.3.1
     assert tb.locked_spin_rate("LR", 1.80157) == pytest.approx(2.72923e-4, rel=2e-4)  # sec. 5.3.2
+    # the aligned mixed figures of sec. 5.2.3 and Table 5.9, from the thesis' equations: R = 3.6 turns
+    # at 6.9011e-5 rad/s (printed 6.0911e-4); psi_dot_req 2.62564e-4 belongs to H-bar^2 5.2182 = 0.99^2 x 5.32416
+    assert tb.aligned_mixed_mean_motion(3.6) == pytest.approx(6.9011e-5, rel=2e-5)
+    assert tb.locked_spin_rate("ER", 0.9801 * 5.32416) == pytest.approx(2.62564e-4, rel=2e-5)
+    # frictionless spheres keep their spins: the orbit alone has aligned mixed equilibria down to
+    # L = 2.13204 (R = 2.01734), below its value at the H-bar^2 threshold
+    least = min(tb.aligned_mixed_orbital_momentum(1.9 + 1e-4 * k) for k in range(3000))
+    assert least == pytest.approx(2.13204, rel=1e-5)
+    assert tb.aligned_mixed_orbital_momentum(2.01734) == pytest.approx(least, rel=1e-8)
+    assert tb.aligned_mixed_orbital_momentum(tb.AM_MIN_SEPARATION) > least + 0.015
     du, mu, tu = rs.canonical_units(2000.0, tb.sphere_mass())
     assert tu == pytest.approx(math.sqrt(du ** 3 / (tb.G * mu)))
 

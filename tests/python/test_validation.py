@@ -36,3 +36,26 @@ def test_results_and_report_are_written_and_the_report_printed(tmp_path, capsys)
     assert status == 0
     assert (tmp_path / "report.md").read_text() == text
     assert capsys.readouterr().out == text
+
+
+def test_numerical_share_from_diagnostics_and_csv(tmp_path):
+    from types import SimpleNamespace
+
+    d = SimpleNamespace(viscous_dissipation=1.0, riemann_dissipation=0.5,
+                        plastic_dissipation=3.0, wall_dissipation=0.5,
+                        artificial_stress_dissipation=0.0, kinetic_energy=9.0)
+    s = validation.dissipation_share(d)
+    assert (s.scheme, s.total) == (1.5, 5.0) and s.share == 0.3 and s.flagged
+    assert s.text("J/m").startswith("30.0 % of 5 J/m (FLAG")
+    csv = tmp_path / "diagnostics.csv"
+    pd.DataFrame({"time [s]": [0.0, 1.0], "viscous_dissipation [J]": [0.0, 1.0],
+                  "plastic_dissipation [J]": [0.0, 9.0]}).to_csv(csv, index=False)
+    s = validation.dissipation_share(csv)
+    assert s.share == 0.1 and not s.flagged and "FLAG" not in s.text()
+    assert validation.dissipation_share(pd.read_csv(csv).iloc[-1]) == s
+    check = validation.numerical_share_check("collapse", {
+        "a": s, "b": validation.DissipationShare(3.0, 10.0)})
+    assert not check.passed and not check.required and "largest b: 30.0 %" in check.detail
+    assert validation.DissipationShare(0.0, 0.0).share == 0.0
+    d.wall_dissipation = -2.0  # fed energy in: not dissipation
+    assert validation.dissipation_share(d).total == 4.5

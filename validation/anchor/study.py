@@ -88,8 +88,8 @@ def run_case(runs_dir, name, spacing, end_time=END_TIME, cohesion=1000.0, fricti
 
 def analyse(run_dir):
     """One row of results.csv from a run directory."""
-    m = post.Run(run_dir).metadata_values
-    track = post.Run(run_dir).rigid_body("anchor")
+    run = post.Run(run_dir)
+    m, track = run.metadata_values, run.rigid_body("anchor")
     g, c, phi = m["gravity_m_s2"], m["cohesion_Pa"], m["friction_angle_deg"]
     gamma, width, tip = m["bulk_density_kg_m3"] * g, m["rod_width_m"], m["tip_length_m"]
     weight = m["rod_mass_kg_per_m"] * g
@@ -113,6 +113,8 @@ def analyse(run_dir):
            "terzaghi_tip_N_m": capacity, "shaft_N_m": shaft,
            "insertion_ratio": rest["reaction"] / (capacity + shaft)}
     row.update(pull_out_row(track, m, weight, gamma))
+    share = validation.dissipation_share(run.diagnostics)
+    row.update(numerical_share=share.share, dissipation_J_per_m=share.total)
     cost = Path(run_dir) / "wall.json"  # missing for a run not made by run_case
     row.update(json.loads(cost.read_text()) if cost.is_file() else {})
     return row
@@ -169,6 +171,8 @@ def checks(rows):
         a, b = by["base"]["pull_out_force"], by["slow_pull"]["pull_out_force"]
         check(f"quasi-static: pull-out force with half the ramp rate within {QUASI_STATIC:.0%}",
               abs(b / a - 1) <= QUASI_STATIC, f"{a:.4g} vs {b:.4g} N/m ({b / a - 1:+.1%})")
+    out.append(validation.numerical_share_check("every run", {
+        r["run"]: validation.DissipationShare.from_row(r) for r in rows}))
     return out
 
 
@@ -391,7 +395,8 @@ def report(rows, results, args, wall):
         "apex_depth_m", "shoulder_depth_m", "sinking_speed_before_release_m_s", "at_rest",
         "reaction_N_m", "terzaghi_tip_N_m",
         "shaft_N_m", "insertion_ratio", "pull_out_force", "peak_resistance",
-        "meyerhof_adams_shear_N_m", "pullout_ratio", "extracted", "wall_seconds"]]
+        "meyerhof_adams_shear_N_m", "pullout_ratio", "extracted", "numerical_share",
+        "wall_seconds"]]
     text = ["# Anchor insertion and pull-out, plane strain", "",
             f"examples/anchor_2d.py at spacing {args.spacing} m (B / spacing = "
             f"{anchor_2d.ROD_WIDTH / args.spacing:.0f}); bed {anchor_2d.BED_WIDTH} x "

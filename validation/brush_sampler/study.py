@@ -60,6 +60,8 @@ def analyse(run_dir):
         row[f"peak_torque_{side}_N"] = float(torque.abs().max())
         row[f"mean_torque_{side}_N"] = float(torque[down].mean())
     row["max_speed_m_s"] = float(diag["max_speed"].max())
+    share = validation.dissipation_share(diag)
+    row.update(numerical_share=share.share, dissipation_J_per_m=share.total)
     row.update(lifted(run))
     row["steps"] = int(obs["step"].iloc[-1])
     # The run's wall time over all its segments (restarts included), from its checkpoint;
@@ -125,6 +127,8 @@ def findings(table):
     add("Clearing: a few particles still enter the tray in P7, P8", False,
         most["P7"] > 0 and most["P8"] > 0,
         f"most in the tray up to 1 s: P7 {most['P7']:.0f}, P8 {most['P8']:.0f}")
+    out.append(validation.numerical_share_check("every run", {
+        run: validation.DissipationShare.from_row(r) for run, r in table.iterrows()}))
     return out
 
 
@@ -156,8 +160,9 @@ def report(table, found, out, runs_dir, discussion=None):
              "time: the whole run (setup, 1 s, plots) on a machine shared with other jobs.", "",
              "| run | g [m/s²] | rpm | φ [°] | c [kPa] | in tray 0.5 s | in tray 1 s | "
              "max ≤ 1 s | mass 1 s [g/m] | first entry [s] | lifted 0.5 / 1 s | "
-             "peak torque L / R [N m/m] | mean torque L / R [N m/m] | steps | wall [s] |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "peak torque L / R [N m/m] | mean torque L / R [N m/m] | scheme's share | steps | "
+             "wall [s] |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for _, r in table.iterrows():
         lines.append(
             f"| {r['run']} | {r['gravity_m_s2']:g} | {r['rpm']:g} | {r['friction_angle_deg']:g} | "
@@ -167,7 +172,7 @@ def report(table, found, out, runs_dir, discussion=None):
             f"{_cell(r['lifted_0.5s'], '.0f')} / {_cell(r['lifted_1s'], '.0f')} | "
             f"{r['peak_torque_left_N']:.2f} / {r['peak_torque_right_N']:.2f} | "
             f"{r['mean_torque_left_N']:+.3f} / {r['mean_torque_right_N']:+.3f} | "
-            f"{r['steps']} | {_cell(r['wall_s'], '.0f')} |")
+            f"{100 * r['numerical_share']:.0f} % | {r['steps']} | {_cell(r['wall_s'], '.0f')} |")
     lines += ["", "## Findings of the paper", "",
               "| finding | required by the issue | reproduced | numbers |", "|---|---|---|---|"]
     for f in found:

@@ -204,6 +204,7 @@ def checks_of(r):
                          f"residual {r['energy_residual']:.3g} J/m of {r['piston_work']:.3g} "
                          f"J/m; crush and plasticity dissipated "
                          f"{r['plastic_dissipation']:.3g} J/m", required=False),
+        validation.numerical_share_check(v, {"the run": validation.DissipationShare.from_row(r)}),
     ]
 
 
@@ -211,9 +212,12 @@ def study(spacing, speed, run_dir):
     """One run analysed: analyse's result with the energy budget's terms at its end."""
     states, diag = run_column(spacing, speed, run_dir)
     r = analyse(states, spacing, speed)
+    share = validation.dissipation_share(diag)
     r.update(piston_work=float(diag["body_work"]),
              plastic_dissipation=float(diag["plastic_dissipation"]),
-             energy_residual=float(diag["energy_residual"]))
+             energy_residual=float(diag["energy_residual"]),
+             wall_dissipation=float(diag["wall_dissipation"]),
+             numerical_share=share.share, dissipation_J_per_m=share.total)
     return r
 
 
@@ -238,7 +242,16 @@ def main(argv=None):
             f"{', '.join(f'{v:g}' for v in args.speeds)} m/s. Command: `/usr/bin/python3 "
             f"validation/compaction_front/run.py --spacing {args.spacing} --speeds "
             f"{' '.join(f'{v:g}' for v in args.speeds)}`.", "",
-            validation.results_table(table), "", "![front](front.png)", "",
+            validation.results_table(table), "",
+            "The scheme's share (numerical_share) is the viscosity's work against the budget's "
+            "dissipation terms (regosph.validation.dissipation_share). The piston's wall term "
+            "(wall_dissipation) comes out negative, nearly as large as the viscosity's work: "
+            "net of it the viscosity and the walls dissipate "
+            + ", ".join(f"{r['dissipation_J_per_m'] * r['numerical_share'] + r['wall_dissipation']:.3g} J/m"
+                        for r in results)
+            + " of the " + ", ".join(f"{r['dissipation_J_per_m'] + r['wall_dissipation']:.3g} J/m"
+                                     for r in results)
+            + " dissipated in all (piston speeds in order).", "", "![front](front.png)", "",
             *validation.acceptance_section(checks)]
     return validation.finish(text, checks, args.out)
 

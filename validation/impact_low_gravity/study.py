@@ -101,13 +101,19 @@ def froude_table(df):
     if len(sel) < 2:
         return ["The fixed-Froude series needs at least two gravities."]
     lines = ["| gravity [m/s^2] | speed [m/s] | depth / D | stopping time sqrt(g/D) | "
-             "peak deceleration / g |", "|---|---|---|---|---|"]
+             "peak deceleration / g | scheme's share of the dissipation |",
+             "|---|---|---|---|---|---|"]
     for _, r in sel.iterrows():
         g = r["gravity_m_s2"]
         lines.append(f"| {g:.4g} | {r['speed_m_s']:.3g} | {r['depth'] / si.DIAMETER:.3f} | "
                      f"{r['stopping_time'] * math.sqrt(g / si.DIAMETER):.3f} | "
-                     f"{r['peak_deceleration'] / g:.3g} |")
+                     f"{r['peak_deceleration'] / g:.3g} | {share_text(r)} |")
     return lines
+
+
+def share_text(row):
+    """The run's numerical share (validation.dissipation_share) with its flag."""
+    return validation.DissipationShare.from_row(row, "dissipation_J").text()
 
 
 def gravity_dependence(df):
@@ -180,7 +186,8 @@ def main():
     text = ["# Sphere impact under low gravity", "", f"Spacing {args.spacing} m, steel sphere "
             f"D = {si.DIAMETER} m; fixed speed {SPEED} m/s, fixed Froude number {FROUDE:.3g}.",
             "", validation.results_table(df, ["run", "gravity_m_s2", "speed_m_s", "froude",
-                                              "depth", "stopping_time", "peak_deceleration"]), "",
+                                              "depth", "stopping_time", "peak_deceleration",
+                                              "numerical_share"]), "",
             "## Published low-gravity experiments", ""]
     for ref, setup, found in LITERATURE:
         text.append(f"- **{ref}**: {setup}. Found: {found}.")

@@ -74,6 +74,8 @@ def main():
                                    f"{e_h:.3f}"))
     checks.append(validation.Check("exponent on rho_b within 0.1 of 1/2",
                                    abs(e_rho - 0.5) <= 0.1, f"{e_rho:.3f}"))
+    checks.append(validation.numerical_share_check("every run", {
+        r["run"]: validation.DissipationShare.from_row(r, "dissipation_J") for r in rows}))
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -89,7 +91,7 @@ def main():
             f"({si.GLASS_BEADS}), quarter domain with free-slip symmetry planes.", "",
             validation.results_table(df, ["run", "speed_m_s", "depth", "uehara_depth", "ratio",
                                           "stopping_time", "peak_deceleration", "kd_d1_m",
-                                          "kd_k_N_m"]), "",
+                                          "kd_k_N_m", "numerical_share"]), "",
             f"Fitted exponents: H {e_h:.3f} (law 1/3), rho_b {e_rho:.3f} (law 1/2).",
             f"Katsuragi-Durian fit of {kd['run']}: d1 = {kd['kd_d1_m']:.4g} m, "
             f"k = {kd['kd_k_N_m']:.4g} N/m.", "", *validation.acceptance_section(checks)]

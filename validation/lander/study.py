@@ -60,16 +60,21 @@ def case_name(depth, incidence, **regolith):
     return f"d{depth:.2f}_i{incidence:g}{material_suffix(**regolith)}"
 
 
-def run_case(runs_dir, depth, incidence, spacing, end_time, dim=2, **regolith):
+def run_case(runs_dir, depth, incidence, spacing, end_time, dim=2, wall_contact="bonded",
+             **regolith):
     """Prepare the bed if needed and run one case unless it has finished; returns its dir.
-    regolith: overrides of prepared_bed.REGOLITH (cohesion, friction_angle)."""
+    wall_contact: physics.wall_contact of the impact (the directory name ends in
+    _unilateral for that one); regolith: overrides of prepared_bed.REGOLITH (cohesion,
+    friction_angle)."""
     setup = SETUPS[dim]
     bed_name = f"bed_{depth:.2f}{material_suffix(**regolith)}_{spacing:g}"
     bed = setup.ensure_bed(str(runs_dir / bed_name), spacing, depth, **regolith)
-    out = runs_dir / case_name(depth, incidence, **regolith)
+    contact = "" if wall_contact == "bonded" else f"_{wall_contact}"
+    out = runs_dir / (case_name(depth, incidence, **regolith) + contact)
     if out.is_dir() and (out / "run.json").is_file() and post.Run(out).finished:
         return out
     sim = setup.build(bed, incidence, spacing, depth, **regolith)
+    sim.physics.wall_contact = wall_contact
     start = time.time()
     summary = sim.run(end_time, output_dir=str(out), snapshot_interval=end_time / 20,
                       diagnostics_every=5, overwrite=True, progress_interval=0.0,
@@ -88,6 +93,7 @@ def analyse(run_dir):
            "incidence_deg": meta["incidence_deg"], "spacing_m": meta["spacing_m"],
            "cohesion_Pa": meta.get("cohesion_Pa", 0.0),
            "friction_angle_deg": meta.get("friction_angle_deg", 42.0),
+           "wall_contact": run.parameters["physics"].get("wall_contact", "bonded"),
            "particles": run.particle_count, "end_time_s": float(track["time"].iloc[-1])}
     if "lander_mass_kg" in meta:  # 3D: the half lander's mass and inertia about x, y, z
         mass, inertia = meta["lander_mass_kg"], json.loads(run.metadata["lander_inertia_kg_m2"])
@@ -97,6 +103,8 @@ def analyse(run_dir):
     for key in ("e_n", "e_t", "e", "outgoing_angle_deg", "energy_ratio", "peak_acceleration",
                 "contact_start", "contact_duration", "penetration", "outgoing_at"):
         row[key] = b[key]
+    share = validation.dissipation_share(run.diagnostics)
+    row.update(numerical_share=share.share, dissipation_J=share.total)
     row["omega_out_rad_s"] = b["omega_out"][-1]  # about z
     row["vx_in"], row["vy_in"] = b["v_in"][:2]
     row["vx_out"], row["vy_out"] = b["v_out"][:2]
@@ -203,23 +211,31 @@ def main():
     ap.add_argument("--bed-depths", type=float, nargs="+", default=list(BED_DEPTHS))
     ap.add_argument("--no-sensitivity", action="store_true",
                     help="skip the cohesion and friction-angle runs (SENSITIVITY)")
+    ap.add_argument("--sensitivity-only", action="store_true",
+                    help="only the cohesion and friction-angle runs (SENSITIVITY)")
+    ap.add_argument("--wall-contact", choices=("bonded", "unilateral"), default="bonded",
+                    help="the regolith's contact with the lander and the walls "
+                         "(physics.wall_contact)")
     args = ap.parse_args()
     runs_dir = Path(args.runs_dir)
     out = Path(args.out) if args.out else HERE / ("quick_2d" if args.dim == 2 else "study_3d")
     runs_dir.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
-    runs = [run_case(runs_dir, d, i, args.spacing, args.end_time, args.dim)
-            for d in args.bed_depths for i in args.incidences]
+    contact = args.wall_contact
+    runs = [] if args.sensitivity_only else [
+        run_case(runs_dir, d, i, args.spacing, args.end_time, args.dim, contact)
+        for d in args.bed_depths for i in args.incidences]
     if not args.no_sensitivity:
         runs += [run_case(runs_dir, *SENSITIVITY_CASE, args.spacing, args.end_time, args.dim,
-                          **change) for change in SENSITIVITY]
+                          contact, **change) for change in SENSITIVITY]
     rows = [analyse(d) for d in runs]
     table = validation.save_results(rows, out)
     plots(runs, out)
-    results = checks(rows)
-    columns = ["run", "cohesion_Pa", "friction_angle_deg", "e_n", "e_t", "e",
+    results = checks(rows) + [validation.numerical_share_check("every run", {
+        r["run"]: validation.DissipationShare.from_row(r, "dissipation_J") for r in rows})]
+    columns = ["run", "wall_contact", "cohesion_Pa", "friction_angle_deg", "e_n", "e_t", "e",
                "outgoing_angle_deg", "omega_out_rad_s", "energy_ratio", "peak_acceleration",
-               "contact_duration", "penetration", "outgoing_at"]
+               "contact_duration", "penetration", "outgoing_at", "numerical_share"]
     text = ["# Lander first bounce, " + ("plane strain (quick case)" if args.dim == 2 else
                                          "3D (half lander, symmetry plane z = 0)"), "",
             f"Spacing {args.spacing} m, end time {args.end_time} s, gravity "

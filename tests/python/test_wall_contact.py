@@ -1,0 +1,105 @@
+"""The soil's contact with walls (physics.wall_contact, rhs_terms.hpp WallSeparation): a
+cohesive block launched off a floor without gravity leaves it at its launch speed with
+'unilateral' and is held by the floor's extrapolated tension with 'bonded'; a block resting on
+the floor under gravity is the same with both; run.json records the option."""
+import json
+
+import numpy as np
+import pytest
+
+import regosph as rs
+
+DX = 0.005
+LAUNCH = 0.1  # m/s, upward
+# A cohesive regolith (SPEC.md section 8, P2 moduli) with c = 5 kPa: its strength is far
+# above the stress a launch at 0.1 m/s brings (rho c_p v ~ 8 kPa is reached only where the
+# floor holds the block).
+SOIL = dict(density=1500.0, bulk_modulus=3.33e6, shear_modulus=3.7e5, friction_angle=20.0,
+            cohesion=5000.0)
+
+
+def block_on_floor(contact, gravity=0.0, velocity=0.0, adhesion=0.0, **soil):
+    """A 0.1 m x 0.05 m block on a fixed floor three spacings thick and wider than it; soil:
+    overrides of SOIL."""
+    sim = rs.Simulation(dim=2)
+    sim.physics.gravity = (0.0, -gravity)
+    sim.physics.wall_contact = contact
+    sim.physics.wall_adhesion = adhesion
+    soil = sim.add_material(rs.DruckerPrager("soil", **{**SOIL, **soil}))
+    wall = sim.add_material(rs.Rigid("floor", density=SOIL["density"]))
+    sim.add_body("block", rs.lattice_fill(rs.rectangle((0.0, 0.0), (0.1, 0.05)), DX),
+                 material=soil, motion="dynamic", spacing=DX, smoothing_length=2.5 * DX,
+                 velocity=(0.0, velocity))
+    sim.add_body("floor", rs.lattice_fill(rs.rectangle((-0.03, -3 * DX), (0.13, 0.0)), DX),
+                 material=wall, motion="fixed", spacing=DX, smoothing_length=2.5 * DX)
+    if gravity > 0.0:
+        rs.geostatic_stress(sim)
+    return sim
+
+
+def block_state(sim):
+    soil = np.asarray(sim.body) == 0
+    return np.asarray(sim.velocities)[soil], np.asarray(sim.stress)[soil]
+
+
+def launched(contact, tmp_path, **options):
+    sim = block_on_floor(contact, velocity=LAUNCH, **options)
+    sim.run(0.05, output_dir=str(tmp_path / contact), progress_interval=0, overwrite=True)
+    return sim
+
+
+def test_a_launched_block_leaves_the_floor_only_with_unilateral_contact(tmp_path):
+    v_free = block_state(launched("unilateral", tmp_path))[0][:, 1].mean()
+    v_bonded = block_state(launched("bonded", tmp_path))[0][:, 1].mean()
+    # Free flight keeps the launch speed; the bonded floor pulls the block back.
+    assert v_free == pytest.approx(LAUNCH, rel=0.05)
+    assert v_bonded < 0.5 * LAUNCH
+    run = json.loads((tmp_path / "unilateral" / "run.json").read_text())
+    assert run["physics"]["wall_contact"] == "unilateral"
+    assert run["physics"]["wall_adhesion_Pa"] == 0.0
+    bonded = json.loads((tmp_path / "bonded" / "run.json").read_text())
+    assert "wall_contact" not in bonded["physics"]  # the default, as before the option
+
+
+def test_an_adhesion_above_every_stress_is_the_bonded_contact(tmp_path):
+    v_bonded, s_bonded = block_state(launched("bonded", tmp_path))
+    v_glued, s_glued = block_state(launched("unilateral", tmp_path, adhesion=1e12))
+    np.testing.assert_array_equal(v_glued, v_bonded)
+    np.testing.assert_array_equal(s_glued, s_bonded)
+
+
+def settled(contact, tmp_path, **soil):
+    """The block under gravity from its geostatic stress after 0.05 s: its displacement,
+    velocity and stress."""
+    sim = block_on_floor(contact, gravity=9.81, **soil)
+    x0 = np.asarray(sim.positions)[np.asarray(sim.body) == 0]
+    sim.run(0.05, output_dir=str(tmp_path / contact), progress_interval=0, overwrite=True)
+    v, s = block_state(sim)
+    return np.asarray(sim.positions)[np.asarray(sim.body) == 0] - x0, v, s
+
+
+def test_a_block_at_rest_under_gravity_is_unchanged(tmp_path):
+    (u_b, v_b, s_b), (u_u, v_u, s_u) = (settled(c, tmp_path) for c in ("bonded", "unilateral"))
+    weight = SOIL["density"] * 9.81 * 0.05  # the stress at the floor [Pa]
+    assert np.abs(u_u).max() < 0.01 * DX  # stays put
+    # Only the block's bottom corners, in tension for a moment after the geostatic start
+    # (their free side), leave the floor's pairs: 0.2 % of the weight.
+    assert np.abs(s_u - s_b).max() < 5e-3 * weight
+    assert np.abs(u_u - u_b).max() < 1e-6 and np.abs(v_u - v_b).max() < 1e-5
+
+
+def test_a_compressed_contact_is_the_bonded_one(tmp_path):
+    # A cohesionless block slumps onto the floor: every floor pair stays compressed.
+    (u_b, v_b, s_b), (u_u, v_u, s_u) = (settled(c, tmp_path, cohesion=0.0)
+                                        for c in ("bonded", "unilateral"))
+    assert np.abs(u_b).max() > DX / 2  # it slumps
+    np.testing.assert_array_equal(u_u, u_b)
+    np.testing.assert_array_equal(s_u, s_b)
+
+
+def test_bad_contact_options_are_named(tmp_path):
+    sim = rs.Simulation(dim=2)
+    with pytest.raises(ValueError, match="physics.wall_contact.*bonded or unilateral"):
+        sim.physics.wall_contact = "glued"
+    with pytest.raises(ValueError, match="wall_adhesion"):
+        block_on_floor("unilateral", adhesion=-1.0).run(0.01, output_dir=str(tmp_path))
