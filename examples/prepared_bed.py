@@ -39,7 +39,8 @@ LAWS = {"DruckerPrager": (), "MohrCoulomb": ("tensile_strength", "tensile_soften
 
 
 def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction="no-slip",
-          symmetry_planes=(), breadth=None, bed_positions=None, law="DruckerPrager", **regolith):
+          symmetry_planes=(), breadth=None, bed_positions=None, law="DruckerPrager",
+          split_setup=False, **regolith):
     """The bed and its box as a Simulation, not yet run: `width` along x, `depth` along y
     and, in 3D, `breadth` along z (default: width). regolith: overrides of REGOLITH (e.g.
     cohesion=10.0, friction_angle=30.0), and elasticity=rs.Houlsby(...) for moduli that follow
@@ -48,7 +49,10 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
     tensile_softening_strain and artificial_stress among the overrides). symmetry_planes: axes among "x" and "z" (3D) whose walls on the negative
     side (x < 0, z < 0) become a separate free-slip body "symmetry": the bed is then one half
     (or quarter) of a bed mirrored about those planes. bed_positions:
-    the bed's particles instead of its lattice (rs.carve_bed's, for a tool buried in it)."""
+    the bed's particles instead of its lattice (rs.carve_bed's, for a tool buried in it).
+    split_setup: the bodies are given as shapes, so that under MPI each rank builds only its
+    share of them (Simulation.add_body); such a bed runs as built, while rs.prepare_bed and
+    rs.load_bed need the whole bed on every rank."""
     for name, value in (("depth", depth), ("width", width), ("spacing", spacing),
                         ("gravity", gravity)):
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
@@ -85,7 +89,10 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
         bed = rs.box((0.0, 0.0, 0.0), (nx * spacing, ny * spacing, nz * spacing))
         outer = rs.box((-t, -t, -t), (nx * spacing + t, top, nz * spacing + t))
         inner = rs.box((0.0, 0.0, 0.0), (nx * spacing, top + 1.0, nz * spacing))
-    points = rs.lattice_fill(bed, spacing) if bed_positions is None else bed_positions
+    def fill(shape):
+        return shape if split_setup else rs.lattice_fill(shape, spacing)
+
+    points = fill(bed) if bed_positions is None else bed_positions
     sim.add_body("bed", points, material=soil, motion="dynamic",
                  spacing=spacing, smoothing_length=h)
     walls = outer - inner
@@ -96,11 +103,11 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
             half = rs.rectangle((x0, -far), (far, far))
         else:
             half = rs.box((x0, -far, 0.0 if "z" in planes else -far), (far, far, far))
-        sim.add_body("symmetry", rs.lattice_fill(walls - half, spacing), material=wall,
+        sim.add_body("symmetry", fill(walls - half), material=wall,
                      motion="fixed", spacing=spacing, smoothing_length=h,
                      wall_friction="free-slip")
         walls = walls & half
-    sim.add_body("box", rs.lattice_fill(walls, spacing), material=wall, motion="fixed",
+    sim.add_body("box", fill(walls), material=wall, motion="fixed",
                  spacing=spacing, smoothing_length=h, wall_friction=wall_friction)
     return sim
 

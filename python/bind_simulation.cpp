@@ -141,7 +141,7 @@ void bind_setup(py::class_<Simulation>& sim) {
              "Add a material; returns its index.")
         .def(
             "add_body",
-            [](Simulation& s, const std::string& name, const DoubleArray& positions,
+            [](Simulation& s, const std::string& name, const py::object& positions,
                const py::object& material, const std::string& motion, double spacing,
                double smoothing_length,
                const py::object& velocity, std::optional<geometry::Kinematics> kinematics,
@@ -149,7 +149,8 @@ void bind_setup(py::class_<Simulation>& sim) {
                const py::object& angular_velocity, const py::object& force,
                const py::object& torque, const std::string& force_frame,
                const std::string& torque_frame, const py::object& fixed_dofs,
-               const py::object& wall_friction) {
+               const py::object& wall_friction, const py::object& origin,
+               std::optional<std::string> lattice) {
                 const std::string where = "body '" + name + "': ";
                 const bool boundary = boundary_motion(motion);  // refuses unknown names first
                 const std::optional<geometry::RigidSpec> rigid =
@@ -157,10 +158,25 @@ void bind_setup(py::class_<Simulation>& sim) {
                                force_frame, torque_frame, fixed_dofs, where);
                 const double mu = to_wall_friction(wall_friction, where + "wall_friction");
                 check_wall_friction(boundary, mu, where);
-                const int index = s.add_body(
-                    name, to_material_index(s, material, where + "material"), motion,
-                    to_points(positions, s.dim(), where + "positions"), spacing, smoothing_length,
-                    to_vec3(velocity, where + "velocity"), kinematics, rigid);
+                const int m = to_material_index(s, material, where + "material");
+                const geometry::Point v = to_vec3(velocity, where + "velocity");
+                int index = 0;
+                if (py::isinstance<geometry::Shape>(positions)) {
+                    BodyFill fill{positions.cast<geometry::ShapePtr>(),
+                                  origin.is_none() ? geometry::Point{0, 0, 0}
+                                                   : to_vec3(origin, where + "origin"),
+                                  to_lattice(lattice)};
+                    index = s.add_filled_body(name, m, motion, fill, spacing, smoothing_length, v,
+                                              kinematics, rigid);
+                } else {
+                    if (!origin.is_none() || lattice)
+                        throw std::invalid_argument(where + "origin and lattice go with a shape, "
+                                                    "not with positions");
+                    index = s.add_body(name, m, motion,
+                                       to_points(positions.cast<DoubleArray>(), s.dim(),
+                                                 where + "positions"),
+                                       spacing, smoothing_length, v, kinematics, rigid);
+                }
                 if (mu >= 0.0) s.set_wall_friction(index, mu);
                 return index;
             },
@@ -172,8 +188,13 @@ void bind_setup(py::class_<Simulation>& sim) {
             py::arg("angular_velocity") = py::none(), py::arg("force") = py::none(),
             py::arg("torque") = py::none(), py::arg("force_frame") = "world",
             py::arg("torque_frame") = "world", py::arg("fixed_dofs") = py::none(),
-            py::arg("wall_friction") = "no-slip",
-            "Add a body of particles at positions (N, dim) [m]; returns its index. material: the "
+            py::arg("wall_friction") = "no-slip", py::arg("origin") = py::none(),
+            py::arg("lattice") = py::none(),
+            "Add a body of particles at positions (N, dim) [m]; returns its index. positions may "
+            "be a Shape instead: the body is then its lattice_fill(shape, spacing, origin, "
+            "lattice=lattice), and under MPI each rank builds only its share of every body (the "
+            "setup is split: sim.split_setup; the arrays hold this rank's particles), so that "
+            "the setup's memory per rank falls as 1/ranks. material: the "
             "index add_material returned, or the added Material itself. motion: "
             "'dynamic' (deformable SPH body), 'fixed', 'kinematic' (then "
             "kinematics=Kinematics(...)) or 'rigid' (moved by the regolith; optional mass [kg, "
@@ -218,6 +239,9 @@ void bind_setup_state(py::class_<Simulation>& sim) {
             py::return_value_policy::reference_internal)
         .def_property_readonly("time", &Simulation::time)
         .def_property_readonly("step", &Simulation::step_count)
+        .def_property_readonly("split_setup", &Simulation::split_setup,
+                               "True when each MPI rank holds only its share of the setup (a "
+                               "body was given as a Shape under MPI).")
         .def_property_readonly("size", [](const Simulation& s) { return s.particles().size(); })
         .def_property_readonly("materials", &Simulation::materials)
         .def_property_readonly("body_names", [](const Simulation& s) {

@@ -275,6 +275,7 @@ def load_bed(sim, bed_dir):
                          "(prepare_bed writes it)")
     if sim.step != 0 or sim.time != 0.0:
         raise ValueError("load_bed: the simulation has already run; load the bed into a new one")
+    _refuse_split_setup(sim, "load_bed")
     now = json.loads(sim.describe())
     saved = run.parameters
     _match_setup(now, saved, bed_dir)
@@ -375,7 +376,16 @@ def _check_bed_setup(sim, output_dir, overwrite):
     if os.path.exists(os.path.join(output_dir, "run.json")) and not overwrite:
         raise ValueError(f"output_dir: {output_dir} already holds a run (overwrite=True "
                          "replaces it)")
+    _refuse_split_setup(sim, "prepare_bed")
     return _bed_bodies(sim)
+
+
+def _refuse_split_setup(sim, what):
+    """The overburden of each particle and a bed's rows by id need the whole bed on every
+    rank, which a split setup (bodies given as shapes under MPI) does not hold."""
+    if sim.split_setup:
+        raise ValueError(f"{what}: the setup is split over the MPI ranks (a body was given as "
+                         "a Shape); give the bed's bodies as positions (rs.lattice_fill)")
 
 
 def geostatic_stress(sim, k0="jaky"):
@@ -383,6 +393,7 @@ def geostatic_stress(sim, k0="jaky"):
     the geostatic stress of the module's method, step 1, without relaxing them: the start of a
     setup whose free surfaces are not level (a cut, a slope) and which is meant to move.
     Returns {material name: K0 used}."""
+    _refuse_split_setup(sim, "geostatic_stress")
     bed = _bed_bodies(sim)
     return set_geostatic_stress(sim, bed, up_direction(sim.physics.gravity),
                                 float(np.linalg.norm(sim.physics.gravity)), k0)

@@ -149,14 +149,24 @@ const char* lattice_name(Lattice lattice) {
     return "?";
 }
 
-std::vector<Point> lattice_fill(const Shape& shape, double spacing, Point origin, Lattice lattice) {
+std::size_t for_each_lattice_point(const Shape& shape, double spacing, Point origin,
+                                   Lattice lattice, const std::function<void(const Point&)>& visit) {
     check_fill_inputs("lattice_fill", spacing, origin);
     const int dim = shape.dim();
     const Grid grid(resolve(lattice, dim), spacing, origin, dim);
-    std::vector<Point> points;
+    std::size_t count = 0;
     for_each_site(grid, shape.bounds(), "lattice_fill", [&](const Index&, const Point& p) {
-        if (shape.contains(p)) points.push_back(p);
+        if (!shape.contains(p)) return;
+        visit(p);
+        ++count;
     });
+    return count;
+}
+
+std::vector<Point> lattice_fill(const Shape& shape, double spacing, Point origin, Lattice lattice) {
+    std::vector<Point> points;
+    for_each_lattice_point(shape, spacing, origin, lattice,
+                           [&](const Point& p) { points.push_back(p); });
     return points;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ constexpr double kMaxLatticeSites = 5.0e7;
 // cell-centred points origin + (i + 1/2) spacing in the order x fastest, then y, then z.
 std::vector<Point> lattice_fill(const Shape& shape, double spacing, Point origin = {0, 0, 0},
                                 Lattice lattice = Lattice::automatic);
+// The same points one at a time, in the same order, without holding them (a fill of which a
+// caller keeps a part: each MPI rank its share of a body, Simulation::add_body). Returns the
+// count.
+std::size_t for_each_lattice_point(const Shape& shape, double spacing, Point origin,
+                                   Lattice lattice, const std::function<void(const Point&)>& visit);
 
 // Variable resolution: zones ordered from fine to coarse (spacing non-decreasing). Nominally a
 // point belongs to the first zone whose shape contains it (zone k covers shape_k minus the

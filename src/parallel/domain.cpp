@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 #include "parallel/mpi_env.hpp"
@@ -214,21 +215,37 @@ void Domain::compute_tree(const ParticleSet& p, bool global) {
     }
 }
 
-void Domain::distribute(ParticleSet& p) {
+Share setup_share(std::size_t n) {
+    const auto ranks = static_cast<std::size_t>(mpi::size()), r = static_cast<std::size_t>(mpi::rank());
+    const std::size_t q = n / ranks, m = n % ranks;
+    const auto start = [&](std::size_t k) { return k * q + std::min(k, m); };
+    return {start(r), start(r + 1)};
+}
+
+void Domain::distribute(ParticleSet& p, bool split) {
     p.drop_halo();
     distributed_ = true;
     if (mpi::size() == 1) {
         tree_.assign(1, Node{0, 1});
         return;
     }
-    compute_tree(p, false);  // the same tree on every rank: they all hold the same set
+    // Whole: every rank computes the same tree alone. Split: from global sums, the same tree
+    // (the weights are quarters, their sums exact in any order).
+    compute_tree(p, split);
     const int me = mpi::rank();
-    std::vector<std::size_t> keep;
+    if (split) {
+        std::vector<int> dest(p.size());
+        for (std::size_t i = 0; i < p.size(); ++i) dest[i] = owner({p.x[0][i], p.x[1][i], p.x[2][i]});
+        stats_.bytes_sent += redistribute(p, dest);
+    }
+    std::vector<std::size_t> keep;  // in id order
     for (std::size_t i = 0; i < p.size(); ++i)
         if (owner({p.x[0][i], p.x[1][i], p.x[2][i]}) == me) keep.push_back(i);
+    if (split)
+        std::sort(keep.begin(), keep.end(), [&](std::size_t a, std::size_t b) { return p.id[a] < p.id[b]; });
     p.permute(keep);
     p.resize(keep.size());
-    p.for_each_array([](auto& a) { a.shrink_to_fit(); });  // the replicated set is gone
+    p.for_each_array([](auto& a) { a.shrink_to_fit(); });  // the rest of the set is gone
 }
 
 void Domain::migrate(ParticleSet& p) {

@@ -48,6 +48,13 @@ struct DomainStatistics {
     std::int64_t halo_partners = 0;     // ranks exchanged with at the last halo build
 };
 
+// The part [first, last) of n items (a body's particles in id order) that this rank builds in
+// a split setup: contiguous, the sizes of any two ranks differing by one at most.
+struct Share {
+    std::size_t first = 0, last = 0;
+};
+Share setup_share(std::size_t n);
+
 class Domain {
 public:
     // Particle weight of the load balance: dynamic particles carry the pair loops, boundary
@@ -61,10 +68,12 @@ public:
     // The ranks this one exchanges halo copies with (0 on a single rank).
     std::size_t halo_partners() const { return partners_.size(); }
 
-    // From a replicated setup (every rank holds every particle, as Python setup scripts build
-    // it) to a distributed one: every rank computes the same tree from the whole set, without
-    // communication, and keeps its own particles. Must be called by every rank.
-    void distribute(ParticleSet& p);
+    // From a whole setup (every rank holds every particle, as Python setup scripts build it
+    // from positions) or a split one (`split`: each rank holds a share, setup_share) to a
+    // distributed one: every rank computes the same tree (from the whole set without
+    // communication, or from global sums), the split shares are sent to their owners, and each
+    // rank keeps its own particles in id order. Must be called by every rank.
+    void distribute(ParticleSet& p, bool split);
 
     // Collective. Drops the halo, recomputes the tree if the load is unbalanced, and sends every
     // owned particle outside this rank's cell to its owner. Received particles are appended.

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
+#include "geometry/lattice.hpp"
 #include "geometry/spacing.hpp"
 #include "io/json.hpp"
 #include "io/run_directory.hpp"
@@ -107,6 +109,88 @@ int Simulation::add_body(const std::string& name, int material, const std::strin
                          double smoothing_length, geometry::Point velocity,
                          const std::optional<geometry::Kinematics>& kinematics,
                          const std::optional<geometry::RigidSpec>& rigid_spec) {
+    const std::string where = "body '" + name + "': ";
+    if (positions.empty())
+        throw std::invalid_argument(where + "positions: the body has no particles (empty body)");
+    for (std::size_t i = 0; i < positions.size(); ++i)
+        for (int d = 0; d < 3; ++d)
+            if (!std::isfinite(positions[i][d]))
+                throw std::invalid_argument(where + "positions: coordinate " +
+                                            std::string(1, "xyz"[d]) + " of particle " +
+                                            std::to_string(i) + " is not a finite number");
+    Body body = make_body(name, material, motion, positions, spacing, smoothing_length, velocity,
+                          kinematics, rigid_spec);
+    check_resolution(where, positions, spacing, smoothing_length, particles_.dim);
+    // Every rank sees all the new positions and its own particles: each pair is checked on
+    // the rank that holds the older particle.
+    agree([&] { check_overlap(name, spacing, true, [&](const auto& visit) {
+        for (const auto& x : positions) visit(x);
+    }); });
+    const parallel::Share share =
+        split_setup_ ? parallel::setup_share(positions.size()) : parallel::Share{0, positions.size()};
+    return append_body(std::move(body), motion, velocity, positions.size(), share,
+                       [&](const auto& visit) {
+                           for (std::size_t i = share.first; i < share.last; ++i) visit(positions[i]);
+                       });
+}
+
+int Simulation::add_filled_body(const std::string& name, int material, const std::string& motion,
+                                const BodyFill& fill, double spacing, double smoothing_length,
+                                geometry::Point velocity,
+                                const std::optional<geometry::Kinematics>& kinematics,
+                                const std::optional<geometry::RigidSpec>& rigid_spec) {
+    const std::string where = "body '" + name + "': ";
+    if (!fill.shape) throw std::invalid_argument(where + "shape is None");
+    if (fill.shape->dim() != particles_.dim)
+        throw std::invalid_argument(where + "shape is " + std::to_string(fill.shape->dim()) +
+                                    "D, the simulation " + std::to_string(particles_.dim) + "D");
+    const auto fill_points = [&](const std::function<void(const geometry::Point&)>& visit) {
+        return geometry::for_each_lattice_point(*fill.shape, spacing, fill.origin, fill.lattice,
+                                                visit);
+    };
+    // A kinematic body's reference configuration and a rigid body's mass properties need all
+    // of its positions: such bodies (tools, landers) are built whole on every rank.
+    if (motion == KinematicMotion::kName || motion == RigidMotion::kName) {
+        std::vector<geometry::Point> positions;
+        fill_points([&](const geometry::Point& x) { positions.push_back(x); });
+        if (positions.empty())
+            throw std::invalid_argument(where + "shape: no lattice point lies inside it (empty body)");
+        make_body(name, material, motion, positions, spacing, smoothing_length, velocity,
+                  kinematics, rigid_spec);  // its checks, before the setup is split
+        begin_split_setup();
+        return add_body(name, material, motion, positions, spacing, smoothing_length, velocity,
+                        kinematics, rigid_spec);
+    }
+    const std::size_t total = fill_points([](const geometry::Point&) {});
+    if (total == 0)
+        throw std::invalid_argument(where + "shape: no lattice point lies inside it (empty body)");
+    const parallel::Share share = parallel::setup_share(total);
+    std::vector<geometry::Point> mine;  // this rank's share of the lattice points
+    mine.reserve(share.last - share.first);
+    std::size_t i = 0;
+    fill_points([&](const geometry::Point& x) {
+        if (i >= share.first && i < share.last) mine.push_back(x);
+        ++i;
+    });
+    Body body = make_body(name, material, motion, mine, spacing, smoothing_length, velocity,
+                          kinematics, rigid_spec);
+    // The lattice has the body's spacing: only the support radius is left to check. Its
+    // points do not overlap each other.
+    check_resolution(where, {}, spacing, smoothing_length, particles_.dim);
+    begin_split_setup();
+    agree([&] { check_overlap(name, spacing, false, [&](const auto& visit) { fill_points(visit); }); });
+    return append_body(std::move(body), motion, velocity, total, share, [&](const auto& visit) {
+        for (const auto& x : mine) visit(x);
+    });
+}
+
+// The checks every body passes, and its motion from its positions (all of them, or this rank's
+// share for a dynamic or fixed body, whose motion does not look at them).
+Body Simulation::make_body(const std::string& name, int material, const std::string& motion,
+                           const std::vector<geometry::Point>& positions, double spacing,
+                           double smoothing_length, geometry::Point velocity,
+                           const std::optional<geometry::Kinematics>& kinematics,
+                           const std::optional<geometry::RigidSpec>& rigid_spec) const {
     check_name("body", name);
     const std::string where = "body '" + name + "': ";
     if (decomposition_.distributed() && mpi::size() > 1)
@@ -123,22 +207,13 @@ int Simulation::add_body(const std::string& name, int material, const std::strin
     if (!(std::isfinite(smoothing_length) && smoothing_length > 0.0))
         throw std::invalid_argument(where + "smoothing_length = " +
                                     std::to_string(smoothing_length) + " m must be positive");
-    if (positions.empty())
-        throw std::invalid_argument(where + "positions: the body has no particles (empty body)");
-    for (std::size_t i = 0; i < positions.size(); ++i)
-        for (int d = 0; d < 3; ++d)
-            if (!std::isfinite(positions[i][d]))
-                throw std::invalid_argument(where + "positions: coordinate " +
-                                            std::string(1, "xyz"[d]) + " of particle " +
-                                            std::to_string(i) + " is not a finite number");
     for (int d = 0; d < 3; ++d)
         if (!std::isfinite(velocity[d]))
             throw std::invalid_argument(where + "velocity must be finite");
     const Material& m = materials_[material];
     const double rho = reference_density(m);
     const double volume = std::pow(spacing, particles_.dim);
-    const bool boundary = boundary_motion(motion);
-    if (!boundary && boundary_only(m))
+    if (!boundary_motion(motion) && boundary_only(m))
         throw std::invalid_argument(where + "material '" + m.name +
                                     "' is Rigid, which only boundary (fixed) bodies can use");
     Body body;
@@ -146,36 +221,44 @@ int Simulation::add_body(const std::string& name, int material, const std::strin
                               MotionInput{positions, rho * volume, spacing, particles_.dim, velocity,
                                           kinematics, rigid_spec},
                               where);
-
-    check_resolution(where, positions, spacing, smoothing_length, particles_.dim);
-    check_overlap(name, positions, spacing);
-
-    const auto kind = boundary ? ParticleKind::boundary : ParticleKind::dynamic;
-    const auto body_index = static_cast<std::int32_t>(bodies_.size());
-    // Boundary particles take their velocity from their body's motion (place).
-    const std::array<double, 3> v0 = boundary ? geometry::Point{} : velocity;
-    std::int64_t next_id = particles_.size() == 0
-                               ? 0
-                               : *std::max_element(particles_.id.begin(), particles_.id.end()) + 1;
     body.name = name;
     body.material = material;
     body.spacing = spacing;
     body.smoothing_length = smoothing_length;
-    body.particle_count = positions.size();
-    body.first_id = next_id;
-    particles_.reserve(particles_.size() + positions.size());
-    for (const auto& pos : positions) {
+    return body;
+}
+
+// Appends the body's particles of `share` (of its `total`, ids first_id + index in the body),
+// given one by one by `points`.
+int Simulation::append_body(Body body, const std::string& motion, geometry::Point velocity,
+                            std::size_t total, parallel::Share share, const PointSource& points) {
+    const Material& m = materials_[body.material];
+    const double rho = reference_density(m);
+    const double volume = std::pow(body.spacing, particles_.dim);
+    const bool boundary = boundary_motion(motion);
+    const auto kind = boundary ? ParticleKind::boundary : ParticleKind::dynamic;
+    const auto body_index = static_cast<std::int32_t>(bodies_.size());
+    // Boundary particles take their velocity from their body's motion (place).
+    const std::array<double, 3> v0 = boundary ? geometry::Point{} : velocity;
+    body.particle_count = total;
+    body.first_id = bodies_.empty() ? 0
+                                    : bodies_.back().first_id +
+                                          static_cast<std::int64_t>(bodies_.back().particle_count);
+    std::int64_t next_id = body.first_id + static_cast<std::int64_t>(share.first);
+    const std::size_t count = share.last - share.first;
+    particles_.reserve(particles_.size() + count);
+    points([&](const geometry::Point& pos) {
         geometry::Point x = pos;
         if (particles_.dim == 2) x[2] = 0.0;
-        particles_.push_back(x, v0, rho, rho * volume, smoothing_length, material, body_index,
-                             kind, next_id++);
-    }
+        particles_.push_back(x, v0, rho, rho * volume, body.smoothing_length, body.material,
+                             body_index, kind, next_id++);
+    });
     // The model's history variables start at their initial values (HistoryVariable::initial).
     const std::vector<int> columns = history_columns(m, particles_.history);
     const std::vector<HistoryVariable> variables = history_variables(m);
     for (std::size_t i = 0; i < columns.size(); ++i) {
         std::vector<double>& column = particles_.history.values[static_cast<std::size_t>(columns[i])];
-        std::fill(column.end() - static_cast<std::ptrdiff_t>(positions.size()), column.end(),
+        std::fill(column.end() - static_cast<std::ptrdiff_t>(count), column.end(),
                   variables[i].initial);
     }
     bodies_.push_back(std::move(body));
@@ -183,10 +266,45 @@ int Simulation::add_body(const std::string& name, int material, const std::strin
     return body_index;
 }
 
+void Simulation::begin_split_setup() {
+    if (split_setup_ || mpi::size() == 1) return;
+    split_setup_ = true;
+    keep_shares(particles_);
+}
+
+void Simulation::keep_shares(ParticleSet& q) const {
+    std::vector<std::size_t> keep;
+    for (std::size_t i = 0; i < q.owned(); ++i) {
+        if (q.body[i] < 0 || static_cast<std::size_t>(q.body[i]) >= bodies_.size()) {
+            keep.push_back(i);  // another setup's particle: check_same_particles refuses it
+            continue;
+        }
+        const Body& b = bodies_[static_cast<std::size_t>(q.body[i])];
+        const auto k = static_cast<std::size_t>(q.id[i] - b.first_id);
+        const parallel::Share share = parallel::setup_share(b.particle_count);
+        if (k >= share.first && k < share.last) keep.push_back(i);
+    }
+    q.permute(keep);
+    q.resize(keep.size());
+    q.for_each_array([](auto& a) { a.shrink_to_fit(); });
+}
+
+void Simulation::agree(const std::function<void()>& check) const {
+    if (!split_setup_) return check();
+    std::string error;
+    try {
+        check();
+    } catch (const std::invalid_argument& e) {
+        error = e.what();
+    }
+    if (const std::string e = mpi::first_error(error); !e.empty()) throw std::invalid_argument(e);
+}
+
 // Bodies must not overlap: no new particle may lie within half a spacing of another particle
-// (existing or new). A hash grid with cells of that size makes this linear in the count.
-void Simulation::check_overlap(const std::string& name, const std::vector<geometry::Point>& pts,
-                               double spacing) const {
+// (existing, or new when `among_new`). A hash grid with cells of that size makes this linear in
+// the count.
+void Simulation::check_overlap(const std::string& name, double spacing, bool among_new,
+                               const PointSource& pts) const {
     double min_gap = 0.5 * spacing;
     for (const Body& b : bodies_) min_gap = std::min(min_gap, 0.5 * b.spacing);
     const double cell = min_gap;
@@ -199,14 +317,14 @@ void Simulation::check_overlap(const std::string& name, const std::vector<geomet
         return (c(0, dx) * 73856093) ^ (c(1, dy) * 19349663) ^ (kz * 83492791);
     };
     std::unordered_multimap<std::int64_t, std::pair<geometry::Point, std::int32_t>> grid;
-    grid.reserve(particles_.size() + pts.size());
+    grid.reserve(particles_.size());
     for (std::size_t i = 0; i < particles_.size(); ++i) {
         const geometry::Point x{particles_.x[0][i], particles_.x[1][i], particles_.x[2][i]};
         grid.emplace(key(x, 0, 0, 0), std::make_pair(x, particles_.body[i]));
     }
     const auto new_body = static_cast<std::int32_t>(bodies_.size());
     const int zr = dim == 3 ? 1 : 0;
-    for (const auto& raw : pts) {
+    pts([&](const geometry::Point& raw) {
         geometry::Point x = raw;
         if (dim == 2) x[2] = 0.0;
         for (int dx = -1; dx <= 1; ++dx)
@@ -227,8 +345,8 @@ void Simulation::check_overlap(const std::string& name, const std::vector<geomet
                         }
                     }
                 }
-        grid.emplace(key(x, 0, 0, 0), std::make_pair(x, new_body));
-    }
+        if (among_new) grid.emplace(key(x, 0, 0, 0), std::make_pair(x, new_body));
+    });
 }
 
 void Simulation::set_wall_friction(int body, double mu) {
@@ -427,7 +545,7 @@ void Simulation::validate_setup() const {
 void Simulation::ensure_integrator() {
     if (!table_)
         table_ = std::make_unique<MaterialTable>(materials_, particles_.dim, particles_.history);
-    if (!decomposition_.distributed()) decomposition_.distribute(particles_);
+    if (!decomposition_.distributed()) decomposition_.distribute(particles_, split_setup_);
     if (!integrator_) {
         integrator_ = std::make_unique<AdaptiveHeun>(integrator_options_);
         integrator_->set_bodies(&bodies_, particles_.dim, materials_);
@@ -578,8 +696,9 @@ void Simulation::start_from_snapshot(const std::string& file) {
     double time = 0.0;
     std::int64_t step = 0;
     ParticleSet q = io::read_snapshot(file, &time, &step, kSnapshot);
+    if (split_setup_) keep_shares(q);
     check_same_particles(q, "start_from_snapshot: '" + file + "'");
-    particles_ = std::move(q);  // every particle, on every rank: the next run distributes them
+    particles_ = std::move(q);  // every particle or this rank's share: the next run distributes them
     decomposition_ = parallel::Domain{};
     time_ = time;
     step_ = step;
@@ -598,7 +717,8 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
     validate_setup();
     io::LoadedCheckpoint ck = io::RunDirectory::newest_checkpoint(run_dir);
     if (rejected) *rejected = ck.rejected;
-    const ParticleSet& q = ck.particles;
+    ParticleSet& q = ck.particles;
+    if (split_setup_) keep_shares(q);
     check_same_particles(q, "restart: checkpoint '" + ck.file.string() + "'");
     try {
         read_body_states_json(ck.state.rigid_bodies, bodies_);
@@ -615,7 +735,7 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
         energy_ = EnergyBudget::from_values(ck.state.energy_budget, "restart: checkpoint '" +
                                                                          ck.file.string() + "'");
     }
-    particles_ = q;  // every particle, on every rank: the next run distributes them
+    particles_ = q;  // every particle or this rank's share: the next run distributes them
     decomposition_ = parallel::Domain{};
     time_ = ck.state.time;
     step_ = ck.state.step;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/run_directory.hpp"
+#include "geometry/lattice.hpp"
 #include "geometry/shapes.hpp"
 #include "materials/material.hpp"
 #include "parallel/domain.hpp"
@@ -26,6 +27,13 @@
 #include "core/particles.hpp"
 
 namespace regosph {
+
+// A body given as the lattice points inside a shape (Simulation::add_body).
+struct BodyFill {
+    geometry::ShapePtr shape;
+    geometry::Point origin{0, 0, 0};  // of the lattice [m]
+    geometry::Lattice lattice = geometry::Lattice::automatic;
+};
 
 class Simulation {
 public:
@@ -50,6 +58,21 @@ public:
                  double smoothing_length, geometry::Point velocity = {0, 0, 0},
                  const std::optional<geometry::Kinematics>& kinematics = std::nullopt,
                  const std::optional<geometry::RigidSpec>& rigid = std::nullopt);
+
+    // The same for a body that fills `fill.shape` with lattice points
+    // (geometry::lattice_fill(shape, spacing, origin, lattice)). Under MPI this splits the
+    // setup: each rank builds only its share of every body (parallel::setup_share: of the
+    // bodies added so far, of this one and of those added later), so that a setup's memory per
+    // rank falls as 1 / ranks, and the first run or step sends each particle to its owner. The
+    // particle arrays a script reads before that hold this rank's share only. A kinematic or
+    // rigid body is still filled whole on every rank first (its motion needs every position).
+    int add_filled_body(const std::string& name, int material, const std::string& motion,
+                        const BodyFill& fill, double spacing, double smoothing_length,
+                        geometry::Point velocity = {0, 0, 0},
+                        const std::optional<geometry::Kinematics>& kinematics = std::nullopt,
+                        const std::optional<geometry::RigidSpec>& rigid = std::nullopt);
+    // Whether each rank holds only its share of the setup (above).
+    bool split_setup() const { return split_setup_; }
 
     // Friction of a boundary body's wall particles against the regolith: a Coulomb coefficient
     // mu_w >= 0 (0 is free-slip, e.g. a symmetry plane), or < 0 for no-slip (the default).
@@ -138,8 +161,25 @@ private:
     void ensure_integrator();
     // After a public call: only owned particles stay visible (Python views the arrays).
     void release_halo() { particles_.drop_halo(); }
-    void check_overlap(const std::string& name, const std::vector<geometry::Point>& positions,
-                       double spacing) const;
+    // Calls its argument with every point of a body being added, one at a time.
+    using PointSource =
+        std::function<void(const std::function<void(const geometry::Point&)>&)>;
+    Body make_body(const std::string& name, int material, const std::string& motion,
+                   const std::vector<geometry::Point>& positions, double spacing,
+                   double smoothing_length, geometry::Point velocity,
+                   const std::optional<geometry::Kinematics>& kinematics,
+                   const std::optional<geometry::RigidSpec>& rigid_spec) const;
+    int append_body(Body body, const std::string& motion, geometry::Point velocity,
+                    std::size_t total, parallel::Share share, const PointSource& points);
+    // Under MPI: from now on each rank keeps only its share of every body (add_body).
+    void begin_split_setup();
+    // Removes from q (every particle of this setup) what is not this rank's share.
+    void keep_shares(ParticleSet& q) const;
+    // Runs a check of the setup; in a split setup, where each rank checks what it holds, every
+    // rank throws the first rank's error.
+    void agree(const std::function<void()>& check) const;
+    void check_overlap(const std::string& name, double spacing, bool among_new,
+                       const PointSource& points) const;
     std::ptrdiff_t first_outside_bounds() const;  // index of a particle outside, or -1
     // 2D: index of a particle with xz or yz stress (stress_components), or -1.
     std::ptrdiff_t first_out_of_plane_shear() const;
@@ -161,9 +201,11 @@ private:
     std::unique_ptr<MaterialTable> table_;
     std::unique_ptr<AdaptiveHeun> integrator_;
     NeighbourList neighbours_;
-    // Which rank owns which particle. Setups build the whole particle set on every rank; the
-    // first run (or advance) keeps each rank's own part.
+    // Which rank owns which particle. Setups build the whole particle set on every rank, or
+    // each rank its share (split_setup_); the first run (or advance) gives each rank its own
+    // part.
     parallel::Domain decomposition_;
+    bool split_setup_ = false;  // each rank holds only its share of the setup (add_body)
     Derivatives scratch_;
     double time_ = 0.0;
     std::int64_t step_ = 0;

@@ -12,7 +12,9 @@ observer sums are checked too. sampler: the brush sampler's P0 run at the coarse
 the bed under the left brush. sampler3d: the 3D sampler (examples/brush_sampler_3d.py, E3,
 coarse) for 0.01 s. rigid: a rigid disc thrown spinning into a soil bed in a box (2D) for
 0.06 s, and a pebble thrown against the box's wall (contact): their states (bodies.csv) come
-from loads summed over all ranks in particle-id order. bed: a bed prepared on N ranks
+from loads summed over all ranks in particle-id order. split: the rigid case with its bodies
+given as shapes, so that each rank builds only its share of the setup (Simulation.add_body with
+a Shape); its runs are compared with the rigid case's 1-rank run. bed: a bed prepared on N ranks
 (rs.prepare_bed: kinetic damping resets the velocities of each rank's particles) and loaded
 into a new run with a rigid block dropped on it, for 0.05 s. corrected: two elastic discs
 meeting head-on with the kernel gradient correction and Balsara's switch, for 0.03 s (the
@@ -27,6 +29,7 @@ for 15 ms (the compaction front crosses the ranks' cuts; the distension and volu
 history variables, travel with migrating particles and halo copies).
 """
 import argparse
+import json
 import sys
 import regosph as rs
 
@@ -75,7 +78,9 @@ def sampler3d():
     return sim, 0.01, 0.005
 
 
-def rigid(elasticity=None, mohr_coulomb=False):
+def rigid(elasticity=None, mohr_coulomb=False, fill=None):
+    """fill(shape, dx): a body's positions, or the shape itself for a split setup."""
+    fill = fill or rs.lattice_fill
     dx = 5e-3
     sim = rs.Simulation(dim=2)
     sim.physics.gravity = (0.0, -9.81, 0.0)
@@ -89,19 +94,35 @@ def rigid(elasticity=None, mohr_coulomb=False):
     steel = sim.add_material(rs.Rigid("steel", density=3000, youngs_modulus=1e6, restitution=0.5,
                                       friction=0.5))
     wall = sim.add_material(rs.Rigid("wall", density=1500))
-    sim.add_body("bed", rs.lattice_fill(rs.rectangle((0.0, 0.0), (0.3, 0.08)), dx), material=soil,
+    sim.add_body("bed", fill(rs.rectangle((0.0, 0.0), (0.3, 0.08)), dx), material=soil,
                  motion="dynamic", spacing=dx, smoothing_length=2.5 * dx)
     t = 3 * dx
     box = rs.subtract(rs.rectangle((-t, -t), (0.3 + t, 0.2)), rs.rectangle((0.0, 0.0), (0.3, 1.0)))
-    sim.add_body("box", rs.lattice_fill(box, dx), material=wall, motion="fixed", spacing=dx,
+    sim.add_body("box", fill(box, dx), material=wall, motion="fixed", spacing=dx,
                  smoothing_length=2.5 * dx)
-    sim.add_body("disc", rs.lattice_fill(rs.disc((0.12, 0.12), 0.025), dx), material=steel,
+    sim.add_body("disc", fill(rs.disc((0.12, 0.12), 0.025), dx), material=steel,
                  motion="rigid", spacing=dx, smoothing_length=2.5 * dx, velocity=(0.5, -2.0),
                  angular_velocity=3.0)
-    sim.add_body("pebble", rs.lattice_fill(rs.disc((0.29, 0.1), 0.01), dx), material=steel,
+    sim.add_body("pebble", fill(rs.disc((0.29, 0.1), 0.01), dx), material=steel,
                  motion="rigid", spacing=dx, smoothing_length=2.5 * dx, velocity=(1.0, -0.5))
     sim.add_observer("crater", rs.rectangle((0.08, 0.04), (0.2, 0.1)), material=soil)
     return sim, 0.06, 0.02
+
+
+def split():
+    # The rigid case with every body given as its shape: each rank builds only its share of
+    # every body (the rigid bodies whole first, for their mass properties), and the first step
+    # sends each particle to its owner. CMake compares it with the rigid case's 1-rank run.
+    sim, end_time, interval = rigid(fill=lambda shape, dx: shape)
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    total = sum(b["particles"] for b in json.loads(sim.describe())["bodies"])
+    held = comm.allgather(sim.size)
+    # Each rank's share of each of the four bodies differs from the others' by one at most.
+    if sum(held) != total or max(held) > total / comm.size + 4 or sim.split_setup != (comm.size > 1):
+        raise SystemExit(f"RESULT failed: the ranks hold {held} particles before the run, of "
+                         f"{total} (split setup: {sim.split_setup})")
+    return sim, end_time, interval
 
 
 def houlsby():
@@ -151,12 +172,12 @@ def main():
     rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("case",
-                    choices=["collapse", "sampler", "sampler3d", "rigid", "bed", "corrected",
-                             "riemann", "houlsby", "porous", "unilateral"])
+                    choices=["collapse", "sampler", "sampler3d", "rigid", "split", "bed",
+                             "corrected", "riemann", "houlsby", "porous", "unilateral"])
     ap.add_argument("--output", required=True)
     args = ap.parse_args()
     sim, end_time, interval = {"collapse": collapse, "sampler": sampler,
-                                "sampler3d": sampler3d, "rigid": rigid,
+                                "sampler3d": sampler3d, "rigid": rigid, "split": split,
                                 "bed": lambda: bed(args.output),
                                 "corrected": corrected, "riemann": riemann,
                                 "houlsby": houlsby, "porous": porous,

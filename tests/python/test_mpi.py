@@ -1,7 +1,8 @@
 """MPI behaviour that the correctness gate (tests/mpi, CTest) does not cover: failures on one
 rank stop every rank with the message instead of hanging, only rank 0 prints, a run
-checkpointed on one rank count continues on another to the same state, and MPI is initialised
-only in processes that an MPI launcher started.
+checkpointed on one rank count continues on another to the same state, a split setup (bodies
+given as shapes) holds each rank's share and ends as the whole one, and MPI is initialised only
+in processes that an MPI launcher started.
 
 Each test starts mpiexec on a tiny setup with a timeout: a hang fails the test instead of
 stalling the suite.
@@ -43,9 +44,16 @@ SETUP = textwrap.dedent("""
 """)
 
 
-def mpirun(ranks, script, tmp_path, *args):
+# The same setup split over the ranks: its bodies given as shapes, each rank builds its share.
+SPLIT_SETUP = SETUP.replace("rs.lattice_fill(rs.rectangle((0, 0), (0.1, 0.04)), dx)",
+                            "rs.rectangle((0, 0), (0.1, 0.04))").replace(
+    "rs.lattice_fill(rs.rectangle((-0.02, -0.015), (0.12, 0)), dx)",
+    "rs.rectangle((-0.02, -0.015), (0.12, 0))")
+
+
+def mpirun(ranks, script, tmp_path, *args, setup=SETUP):
     path = tmp_path / "case.py"
-    path.write_text(SETUP + textwrap.dedent(script))
+    path.write_text(setup + textwrap.dedent(script))
     env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_MCA_mpi_yield_when_idle="1",
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     return subprocess.run([MPIEXEC, "-n", str(ranks), *FLAGS, sys.executable, str(path), *args],
@@ -133,20 +141,26 @@ def test_importing_changes_neither_printing_nor_errors_until_the_script_asks(tmp
     assert [(tmp_path / f"imported_{rank}").read_text() for rank in (0, 1)] == ["True", "True"]
 
 
-def test_a_checkpoint_continues_on_another_rank_count(tmp_path):
+@pytest.mark.parametrize("setup", [SETUP, SPLIT_SETUP], ids=["whole", "split"])
+def test_a_checkpoint_continues_on_another_rank_count(tmp_path, setup):
     # 2 ranks write checkpoints; 3 ranks restart from the newest and finish; the final state
-    # equals an uninterrupted 1-rank run particle by particle.
+    # equals an uninterrupted 1-rank run of the whole setup particle by particle. A split setup
+    # (bodies given as shapes) holds half of each body on each rank before its run.
     run = tmp_path / "run"
     first = mpirun(2, f"""
+        from mpi4py import MPI
+        print("HELD", MPI.COMM_WORLD.allgather(sim.size), sim.split_setup)
         sim.run(0.003, output_dir={str(run)!r}, checkpoint_every=20, progress_interval=0)
-    """, tmp_path)
+    """, tmp_path, setup=setup)
     assert first.returncode == 0, first.stderr
     assert list(run.glob("checkpoint_*.h5"))
+    held = re.search(r"HELD \[(\d+), (\d+)\] (\w+)", first.stdout)
+    assert held[3] == str(setup == SPLIT_SETUP), first.stdout
     second = mpirun(3, f"""
         used, rejected = sim.restart({str(run)!r})
         print("RESTARTED", used, sim.time)
         sim.run(0.006, output_dir={str(run)!r}, progress_interval=0)
-    """, tmp_path)
+    """, tmp_path, setup=setup)
     assert second.returncode == 0, second.stderr
     assert "RESTARTED" in second.stdout
     ref = tmp_path / "ref"
@@ -157,9 +171,32 @@ def test_a_checkpoint_continues_on_another_rank_count(tmp_path):
     last = lambda d: sorted(d.glob("snapshot_*.h5"))[-1]  # noqa: E731
     with h5py.File(last(run), "r") as a, h5py.File(last(ref), "r") as b:
         assert a.attrs["time"] == b.attrs["time"] == 0.006
-        assert np.array_equal(a["particles/id"][:], b["particles/id"][:])
-        assert np.array_equal(a["particles/position"][:], b["particles/position"][:])
-        assert np.array_equal(a["particles/stress"][:], b["particles/stress"][:])
+        total = len(b["particles/id"])
+        if setup == SPLIT_SETUP:
+            assert sorted(int(n) for n in held.groups()[:2]) == [total // 2, total - total // 2]
+        else:
+            assert int(held[1]) == int(held[2]) == total
+        for name in ("id", "position", "velocity", "stress"):
+            assert np.array_equal(a["particles/" + name][:], b["particles/" + name][:]), name
+
+
+def test_a_split_setup_refuses_an_overlap_on_every_rank(tmp_path):
+    # The soil particles the stone overlaps lie in rank 0's share only (the lower rows); rank 1
+    # must refuse the stone too. Each rank writes its verdict to a file of its own.
+    result = mpirun(2, f"""
+        try:
+            sim.add_body("stone", rs.rectangle((0.04, 0.0), (0.06, 0.02)), material=soil,
+                         motion="dynamic", spacing=dx, smoothing_length=2.5 * dx)
+            verdict = "accepted"
+        except ValueError as e:
+            verdict = str(e)
+        with open({str(tmp_path)!r} + f"/rank{{rs.mpi_rank()}}.txt", "w") as f:
+            f.write(verdict)
+    """, tmp_path, setup=SPLIT_SETUP)
+    assert result.returncode == 0, result.stderr
+    for rank in (0, 1):
+        verdict = (tmp_path / f"rank{rank}.txt").read_text()
+        assert "body 'stone': positions overlap body 'soil'" in verdict, (rank, verdict)
 
 
 PROBE = """
