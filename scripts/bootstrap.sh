@@ -22,6 +22,8 @@ packages=(
   # headless); scripts/paraview_views.py. 134 packages, 138 MB of archives, 789 MB installed,
   # 33 s here with the archives partly cached.
   paraview python3-paraview
+  # scripts/paraview_views.py draws its pictures on a virtual display (xvfb-run)
+  xvfb
 )
 
 missing=()

@@ -1,15 +1,17 @@
 """The usual views of a regosph run in ParaView, as PNG files, headless:
 
-    pvpython --force-offscreen-rendering scripts/paraview_views.py RUN_DIR --out DIR
+    xvfb-run -a pvpython scripts/paraview_views.py RUN_DIR --out DIR
              [--time T] [--fields speed pressure material plastic_multiplier]
+    pvpython scripts/paraview_views.py RUN_DIR --list
 
 Opens RUN_DIR/series.xdmf with ParaView's default XDMF 3 reader, adds the derived fields (speed
 [m/s], pressure [Pa] = -tr(sigma)/3, the named stress components stress_xx ... stress_yz [Pa]
 of the six-component `stress`, stored in the order xx yy zz xy xz yz), and saves one picture per
 field of the snapshot nearest to T (default the last): particles as points, seen along z in 2D
-and from an oblique angle in 3D (pictures need a display or an offscreen build of ParaView;
---list needs neither). In the ParaView GUI, View > Python Shell > Run Script builds the same
-pipeline.
+and from an oblique angle in 3D. Pictures need a display: Debian's ParaView is an X build, whose
+offscreen mode crashes, so on a machine without one run it under xvfb-run (Debian's xvfb);
+--list draws nothing and needs no display. In the ParaView GUI, View > Python Shell > Run Script
+builds the same pipeline.
 """
 import argparse
 import os
@@ -34,7 +36,7 @@ def derived_fields(source):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", help="run directory (holds series.xdmf)")
-    ap.add_argument("--out", required=True, help="directory for the PNG files")
+    ap.add_argument("--out", help="directory for the PNG files (required unless --list)")
     ap.add_argument("--time", type=float, help="[s]; default: the last snapshot")
     ap.add_argument("--fields", nargs="+",
                     default=["speed", "pressure", "material", "plastic_multiplier"])
@@ -43,6 +45,8 @@ def main(argv=None):
                     help="print the point arrays at that time and their ranges; draw nothing "
                          "(needs no display)")
     args = ap.parse_args(argv)
+    if args.out is None and not args.list:
+        ap.error("--out DIR is required to save pictures (or --list to print the fields)")
     series = os.path.join(args.run, "series.xdmf")
     if not os.path.isfile(series):
         sys.exit(f"error: {series}: missing (not a regosph run directory)")
@@ -85,4 +89,10 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    # Every picture is on disk by now. Under Xvfb, Debian's ParaView fails in its OpenGL
+    # context's teardown at exit (GLXBadContext, exit status 1); ending the process here keeps
+    # the status of the work done.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
