@@ -387,8 +387,8 @@ ap.add_argument("--gravity", type=float, default=9.81)
 run_control.add_arguments(ap)
 args = ap.parse_args()
 soil_collapse.SOIL["friction_angle"] = args.friction_angle
-soil_collapse.GRAVITY = args.gravity
-sys.exit(run_control.run(soil_collapse.build(args.spacing), args, metadata={{"setup": "x"}}))
+sys.exit(run_control.run(soil_collapse.build(args.spacing, gravity=args.gravity), args,
+                         metadata={{"setup": "x"}}))
 """
 
 
