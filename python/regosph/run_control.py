@@ -94,3 +94,15 @@ def run(sim, args, metadata, **run_options):
     if summary.interrupted_by:
         return 128 + summary.interrupted_by  # the shell convention for "killed by signal"
     return 0
+
+
+def build_and_run(make, args, **run_options):
+    """run() of the (sim, metadata) that make() returns; a ValueError from make (a bad option,
+    a bed that does not match) is one "error: ..." line and EXIT_REFUSED."""
+    try:
+        sim, metadata = make()
+    except ValueError as e:
+        if is_root():
+            print(f"error: {e}", file=sys.stderr)
+        return EXIT_REFUSED
+    return run(sim, args, metadata, **run_options)

@@ -129,10 +129,11 @@ EJECTA_UNITS = {2: ("kg_per_m", "kg/m", "per metre of depth", 1),
 
 def ejecta_mass(run, speeds):
     """M(>v) for each of `speeds`: the largest regolith mass seen in a snapshot faster than v
-    (post.mass_above_speed), in EJECTA_UNITS[run.dim]."""
+    (post.mass_above_speed), in EJECTA_UNITS[run.dim]; a run whose metadata names its
+    model_copies (examples/matrix_lander.py: the whole lander, 1) is counted that many times."""
     m = np.max([post.mass_above_speed(s, speeds, material="regolith") for s in run.snapshots()],
                axis=0)
-    return EJECTA_UNITS[run.dim][3] * m
+    return float(run.metadata_values.get("model_copies", EJECTA_UNITS[run.dim][3])) * m
 
 
 def checks(rows):

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""The seed's anchoring findings (issue 47; ../shared/reference/
+quadrelli_anchoring_small_bodies.txt, section VII.C) checked with examples/anchor_seed_2d.py:
+push 2 s, rest 1 s, pull 1 s, inclined 0-90 deg, push and pull forces varied.
+
+    /usr/bin/python3 validation/anchor/seed_study.py --runs-dir runs/anchor_seed [--spacing 0.02]
+    /usr/bin/python3 validation/anchor/seed_study.py --runs-dir runs/anchor_seed --batch
+
+One command: prepares the bed (<runs-dir>/bed), runs every case of RUNS through regosph.sweep
+(<runs-dir>/<run>; a second invocation skips finished runs and resumes interrupted ones from
+their checkpoints) or, with --batch, writes one SLURM job per unfinished run and
+<runs-dir>/submit_all.sh; then writes into --out (default: seed/ here) results.csv, anchor.png
+(the apex's travel along the axis against time) and report.md with the findings:
+  F1 a larger push force anchors deeper;
+  F4 the more inclined anchor enters with a smaller peak speed and acceleration, and the
+     60 deg anchor reaches (along its axis) at least DEPTH_MATCH of the vertical one's travel;
+  F5 there is a critical pull force: half the uplift capacity barely moves the anchor
+     (travel back < STUCK of its embedment), twice it pulls it out faster than once it.
+The helical (torque-driven) findings F2 (torque changes the depth less than the force) and
+F3 (too much torque makes the anchor cavitate) need a 3D anchor turning about its axis: not
+run here (undecided).
+Exit status: 0 when every required check passed, 1 otherwise.
+"""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from regosph import post, sweep, validation
+from regosph.examples import anchor_seed_2d
+
+HERE = Path(__file__).resolve().parent
+SETUP = HERE.parent.parent / "examples" / "anchor_seed_2d.py"
+# name: inclination [deg], push and pull as multiples of the design thrust / uplift capacity
+RUNS = {"a0": (0.0, 1.0, 1.0), "a30": (30.0, 1.0, 1.0), "a60": (60.0, 1.0, 1.0),
+        "a90": (90.0, 1.0, 1.0), "push0.5": (0.0, 0.5, 1.0), "push2": (0.0, 2.0, 1.0),
+        "pull0.5": (0.0, 1.0, 0.5), "pull2": (0.0, 1.0, 2.0)}
+DEPTH_MATCH = 0.8      # "the 60 deg anchor anchored just as deep": >= 80 % of the vertical's
+STUCK = 0.1            # "essentially negates gravity ... moves upwards very slowly"
+
+
+def rows(spacing):
+    return [{"run": n, "inclination": a, "push": p, "pull": q, "spacing": spacing,
+             "end_time": anchor_seed_2d.END_TIME} for n, (a, p, q) in RUNS.items()]
+
+
+def analyse(run_dir):
+    """One results row: the apex's travel along the axis at the end of the push, of the rest
+    and of the pull, the peak speed and regolith acceleration while pushed."""
+    run = post.Run(run_dir)
+    meta = run.metadata_values
+    track = run.rigid_body("anchor")
+    d = anchor_seed_2d.axis(float(meta["inclination_deg"]))
+    t = track["time"].to_numpy()
+    apex = track[["x", "y"]].to_numpy() + np.array(json.loads(run.metadata["apex_from_centre_m"]))
+    travel = (apex - apex[0]) @ d
+    push = t <= float(meta["rest_s"])
+    at = lambda time: float(np.interp(time, t, travel))  # noqa: E731
+    rest_end, end = float(meta["pull_start_s"]), float(t[-1])
+    force = np.hypot(track["force_x"], track["force_y"]).to_numpy()
+    share = validation.dissipation_share(run.diagnostics)
+    return {"run": Path(run_dir).name, "inclination_deg": float(meta["inclination_deg"]),
+            "push_N_per_m": float(meta["push_N_per_m"]), "pull_N_per_m": float(meta["pull_N_per_m"]),
+            "travel_push_m": at(float(meta["rest_s"])), "travel_rest_m": at(rest_end),
+            "pulled_back_m": at(rest_end) - at(end),
+            "apex_depth_end_m": float(meta["surface_m"]) - apex[-1, 1],
+            "peak_speed_m_s": float(np.hypot(track["vx"], track["vy"])[push].max()),
+            "peak_acceleration_m_s2": float(force[push].max()) / float(meta["rod_mass_kg_per_m"]),
+            "end_time_s": end, "spacing_m": float(meta["spacing_m"]),
+            "numerical_share": share.share, "dissipation_J_per_m": share.total}
+
+
+def findings(by):
+    """The checks of F1, F4 and F5 (validation.Check), from the rows by run name."""
+    out = []
+    if {"push0.5", "a0", "push2"} <= set(by):
+        depths = [by[n]["travel_rest_m"] for n in ("push0.5", "a0", "push2")]
+        out.append(validation.Check("F1: a larger push force anchors deeper",
+                                    depths[0] < depths[1] < depths[2],
+                                    "travel 0.5x/1x/2x = " + ", ".join(f"{x * 1e3:.0f}"
+                                                                        for x in depths) + " mm"))
+    incl = [n for n in ("a0", "a30", "a60", "a90") if n in by]
+    if len(incl) >= 2:
+        speed = [by[n]["peak_speed_m_s"] for n in incl]
+        acc = [by[n]["peak_acceleration_m_s2"] for n in incl]
+        out.append(validation.Check(
+            "F4: peak speed and acceleration fall as the inclination grows",
+            all(np.diff(speed) <= 0) and all(np.diff(acc) <= 0),
+            "speed " + ", ".join(f"{v:.3g}" for v in speed) + " m/s; acceleration "
+            + ", ".join(f"{v:.3g}" for v in acc) + " m/s^2 at " + ", ".join(incl)))
+    if {"a0", "a60"} <= set(by):
+        ratio = by["a60"]["travel_rest_m"] / max(by["a0"]["travel_rest_m"], 1e-12)
+        out.append(validation.Check(f"F4: the 60 deg anchor travels >= {DEPTH_MATCH:.0%} of the "
+                                    "vertical one", ratio >= DEPTH_MATCH, f"ratio {ratio:.2f}"))
+    if {"pull0.5", "a0", "pull2"} <= set(by):
+        stuck = by["pull0.5"]["pulled_back_m"] / max(by["pull0.5"]["travel_rest_m"], 1e-12)
+        faster = by["pull2"]["pulled_back_m"] > by["a0"]["pulled_back_m"]
+        out.append(validation.Check(
+            "F5: a critical pull force (0.5x barely moves, 2x pulls out faster than 1x)",
+            stuck < STUCK and faster, f"0.5x back {stuck:.0%} of its travel; back "
+            + ", ".join(f"{by[n]['pulled_back_m'] * 1e3:.0f}" for n in ("pull0.5", "a0", "pull2"))
+            + " mm at 0.5x/1x/2x"))
+    return out
+
+
+def plots(runs, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for d in runs:
+        run = post.Run(d)
+        track = run.rigid_body("anchor")
+        dvec = anchor_seed_2d.axis(float(run.metadata_values["inclination_deg"]))
+        xy = track[["x", "y"]].to_numpy()
+        ax.plot(track["time"], (xy - xy[0]) @ dvec, label=d.name)
+    ax.set(xlabel="time [s]", ylabel="travel along the axis [m]")
+    ax.legend(fontsize=7)
+    post.save(fig, out / "anchor.png")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs-dir", required=True)
+    ap.add_argument("--out", default=str(HERE / "seed"))
+    ap.add_argument("--spacing", type=float, default=0.02, help="[m]")
+    ap.add_argument("--batch", action="store_true", help="write SLURM jobs, run nothing")
+    args = ap.parse_args()
+    runs_dir, out = Path(args.runs_dir), Path(args.out)
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    bed = runs_dir / f"bed_{args.spacing:g}"
+    command = ["/usr/bin/python3", str(SETUP), "--output", "{output}", "--bed", str(bed)]
+    table = rows(args.spacing)
+    if not args.batch:
+        anchor_seed_2d.ensure_bed(str(bed), args.spacing, 9.81, 1000.0, 40.0)
+    status = sweep.run_sweep(command, table, runs_dir, mode="batch" if args.batch else "local",
+                             name="run", resume_args=["--restart"])
+    if args.batch:
+        return status
+    plan = sweep.plan_sweep(command, table, runs_dir, name="run")
+    runs = [p.directory for p in plan if p.finished]
+    out.mkdir(parents=True, exist_ok=True)
+    results = validation.save_results([analyse(d) for d in runs], out)
+    by = {r["run"]: r for r in results.to_dict(orient="records")}
+    checks = findings(by) + [validation.numerical_share_check("every run", {
+        n: validation.DissipationShare.from_row(r) for n, r in by.items()})]
+    plots(runs, out)
+    text = ["# The seed's anchoring findings, plane strain", "",
+            f"Spacing {args.spacing} m (B / spacing = {0.05 / args.spacing:.3g}); push 2 s, rest "
+            "1 s, pull 1 s along the anchor's axis (examples/anchor_seed_2d.py); c = 1 kPa, "
+            "phi = 40 deg, g = 9.81 m/s^2. Figure: anchor.png.", "",
+            validation.results_table(results), "", *validation.physics_section(runs), "",
+            *validation.acceptance_section(checks), "",
+            "## What does not agree, and why", "",
+            "- F2 and F3 (the helical anchor's torque) are undecided: plane strain cannot turn "
+            "the anchor about its own axis, and no 3D helical anchor was run.",
+            "- Every verdict here is at one coarse spacing; a finding holds only once it "
+            "survives a finer spacing (issue 47 asks two)."]
+    return validation.finish(text, checks, out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
