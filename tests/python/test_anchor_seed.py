@@ -40,3 +40,33 @@ def test_findings_follow_the_numbers():
     assert any(n.startswith("F1") for n in failed) and any("60 deg" in n for n in failed)
     with pytest.raises(ValueError, match="inclination"):
         anchor_seed_2d.build("nowhere", inclination=120.0)
+
+
+def test_the_helical_anchor_has_a_shaft_a_tip_and_a_flight():
+    from regosph.examples import anchor_helical_3d as helical
+    spacing = 0.005
+    p = helical.anchor_points(spacing)
+    r = np.hypot(p[:, 0], p[:, 2])
+    assert r.max() > 0.8 * helical.FLIGHT_RADIUS          # the flight reaches out
+    assert p[:, 1].min() < 2 * spacing                    # the cone comes to a point
+    outer = p[r > 1.2 * helical.SHAFT_RADIUS]
+    # The flight is one helix: its height above the face grows with the angle, one pitch a turn.
+    turn = np.arctan2(outer[:, 2], outer[:, 0]) / (2 * math.pi)
+    tip = helical.SHAFT_RADIUS / math.tan(math.radians(helical.TIP_ANGLE / 2))
+    assert np.all(np.mod(outer[:, 1] - tip - helical.PITCH * turn, helical.PITCH) < spacing)
+    force, torque = helical.load_schedules(20.0, 0.5, 10.0)
+    at = dict(torque)
+    assert at[helical.TORQUE_START] == (0.0, 0.0, 0.0) and at[helical.TORQUE_FULL][1] == -0.5
+    assert dict(force)[4.0][1] == 10.0                   # pulled back up the axis
+
+
+def test_helical_findings_need_all_four_runs():
+    study = load_script("validation/anchor/seed_study.py", "anchor_seed_study")
+    row = lambda travel, lateral: {"travel_rest_m": travel, "lateral_max_m": lateral}  # noqa
+    by = {"h_t0": row(0.10, 0.001), "h_t1": row(0.10, 0.001), "h_t4": row(0.11, 0.01),
+          "h_f40": row(0.20, 0.001)}
+    assert [c.passed for c in study.helical_findings(by)] == [True, True]
+    by["h_t4"] = row(0.30, 0.001)                     # torque more than force; no wander
+    assert [c.passed for c in study.helical_findings(by)] == [False, False]
+    del by["h_f40"]
+    assert study.helical_findings(by) == []

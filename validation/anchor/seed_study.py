@@ -4,9 +4,9 @@ quadrelli_anchoring_small_bodies.txt, section VII.C) checked with examples/ancho
 push 2 s, rest 1 s, pull 1 s, inclined 0-90 deg, push and pull forces varied.
 
     /usr/bin/python3 validation/anchor/seed_study.py --runs-dir runs/anchor_seed [--spacing 0.02]
-    /usr/bin/python3 validation/anchor/seed_study.py --runs-dir runs/anchor_seed --batch
+    /usr/bin/python3 validation/anchor/seed_study.py --runs-dir runs/anchor_seed --helical --batch
 
-One command: prepares the bed (<runs-dir>/bed), runs every case of RUNS through regosph.sweep
+One command: prepares the bed (<runs-dir>/bed_<spacing>), runs every case of RUNS through regosph.sweep
 (<runs-dir>/<run>; a second invocation skips finished runs and resumes interrupted ones from
 their checkpoints) or, with --batch, writes one SLURM job per unfinished run and
 <runs-dir>/submit_all.sh; then writes into --out (default: seed/ here) results.csv, anchor.png
@@ -16,9 +16,12 @@ their checkpoints) or, with --batch, writes one SLURM job per unfinished run and
      60 deg anchor reaches (along its axis) at least DEPTH_MATCH of the vertical one's travel;
   F5 there is a critical pull force: half the uplift capacity barely moves the anchor
      (travel back < STUCK of its embedment), twice it pulls it out faster than once it.
-The helical (torque-driven) findings F2 (torque changes the depth less than the force) and
-F3 (too much torque makes the anchor cavitate) need a 3D anchor turning about its axis: not
-run here (undecided).
+With --helical also the 3D helical anchors of HELICAL (examples/anchor_helical_3d.py, into
+<runs-dir>/helical) and the torque findings:
+  F2 the torque changes the depth less than the push force does;
+  F3 too much torque makes the anchor erratic (the seed's cavitation; measured here by the
+     anchor's largest excursion off its axis while pushed).
+Without them F2 and F3 are undecided (plane strain cannot turn the anchor about its axis).
 Exit status: 0 when every required check passed, 1 otherwise.
 """
 import argparse
@@ -29,11 +32,15 @@ from pathlib import Path
 import numpy as np
 
 from regosph import post, sweep, validation
-from regosph.examples import anchor_seed_2d
+from regosph.examples import anchor_helical_3d, anchor_seed_2d, prepared_bed
 
 HERE = Path(__file__).resolve().parent
-SETUP = HERE.parent.parent / "examples" / "anchor_seed_2d.py"
+EXAMPLES = HERE.parent.parent / "examples"
 # name: inclination [deg], push and pull as multiples of the design thrust / uplift capacity
+HELICAL = {"h_t0": (0.0, 20.0, 0.0, 20.0), "h_t1": (0.0, 20.0, 1.0, 20.0),
+           "h_t4": (0.0, 20.0, 4.0, 20.0), "h_f40": (0.0, 40.0, 1.0, 20.0)}
+# name: inclination [deg], push [N], torque [N m], pull [N] of examples/anchor_helical_3d.py:
+# the seed's pull 20 N; torque 1 N m ~ push x flight radius, 4 N m the seed's "too high".
 RUNS = {"a0": (0.0, 1.0, 1.0), "a30": (30.0, 1.0, 1.0), "a60": (60.0, 1.0, 1.0),
         "a90": (90.0, 1.0, 1.0), "push0.5": (0.0, 0.5, 1.0), "push2": (0.0, 2.0, 1.0),
         "pull0.5": (0.0, 1.0, 0.5), "pull2": (0.0, 1.0, 2.0)}
@@ -52,24 +59,52 @@ def analyse(run_dir):
     run = post.Run(run_dir)
     meta = run.metadata_values
     track = run.rigid_body("anchor")
-    d = anchor_seed_2d.axis(float(meta["inclination_deg"]))
+    axes = "xyz"[:run.dim]
+    d = np.append(anchor_seed_2d.axis(float(meta["inclination_deg"])), 0.0)[:run.dim]
     t = track["time"].to_numpy()
-    apex = track[["x", "y"]].to_numpy() + np.array(json.loads(run.metadata["apex_from_centre_m"]))
+    apex = track[list(axes)].to_numpy() + np.array(json.loads(run.metadata["apex_from_centre_m"]))
     travel = (apex - apex[0]) @ d
     push = t <= float(meta["rest_s"])
     at = lambda time: float(np.interp(time, t, travel))  # noqa: E731
     rest_end, end = float(meta["pull_start_s"]), float(t[-1])
-    force = np.hypot(track["force_x"], track["force_y"]).to_numpy()
+    force = np.linalg.norm(track[[f"force_{a}" for a in axes]].to_numpy(), axis=1)
+    lateral = (apex - apex[0]) - np.outer(travel, d)   # off the axis: erratic motion
     share = validation.dissipation_share(run.diagnostics)
+    unit = "_N_per_m" if run.dim == 2 else "_N"
     return {"run": Path(run_dir).name, "inclination_deg": float(meta["inclination_deg"]),
-            "push_N_per_m": float(meta["push_N_per_m"]), "pull_N_per_m": float(meta["pull_N_per_m"]),
+            "push" + unit: float(meta["push" + unit]), "pull" + unit: float(meta["pull" + unit]),
+            "torque_N_m": float(meta.get("torque_N_m", 0.0)),
             "travel_push_m": at(float(meta["rest_s"])), "travel_rest_m": at(rest_end),
             "pulled_back_m": at(rest_end) - at(end),
             "apex_depth_end_m": float(meta["surface_m"]) - apex[-1, 1],
-            "peak_speed_m_s": float(np.hypot(track["vx"], track["vy"])[push].max()),
-            "peak_acceleration_m_s2": float(force[push].max()) / float(meta["rod_mass_kg_per_m"]),
+            "lateral_max_m": float(np.linalg.norm(lateral[push], axis=1).max()),
+            "peak_speed_m_s": float(np.linalg.norm(track[[f"v{a}" for a in axes]].to_numpy(),
+                                                   axis=1)[push].max()),
+            "peak_acceleration_m_s2": float(force[push].max())
+            / float(meta.get("rod_mass_kg_per_m", meta.get("anchor_mass_kg"))),
             "end_time_s": end, "spacing_m": float(meta["spacing_m"]),
-            "numerical_share": share.share, "dissipation_J_per_m": share.total}
+            "numerical_share": share.share, "dissipation_J": share.total}
+
+
+def helical_rows(spacing):
+    return [{"run": n, "inclination": a, "push": p, "torque": q, "pull": u, "spacing": spacing,
+             "end_time": anchor_seed_2d.END_TIME} for n, (a, p, q, u) in HELICAL.items()]
+
+
+def helical_findings(by):
+    """F2 and F3 from the helical runs (validation.Check), when they have run."""
+    out = []
+    if {"h_t0", "h_t4", "h_t1", "h_f40"} <= set(by):
+        torque = abs(by["h_t4"]["travel_rest_m"] - by["h_t0"]["travel_rest_m"])
+        force = abs(by["h_f40"]["travel_rest_m"] - by["h_t1"]["travel_rest_m"])
+        out.append(validation.Check("F2: torque (0 -> 4 N m) changes the depth less than "
+                                    "doubling the push", torque < force,
+                                    f"{torque * 1e3:.1f} vs {force * 1e3:.1f} mm"))
+        wander = by["h_t4"]["lateral_max_m"] / max(by["h_t1"]["lateral_max_m"], 1e-12)
+        out.append(validation.Check("F3: too much torque (4 N m) makes the anchor erratic "
+                                    "(lateral wander > 2x that at 1 N m)", wander > 2.0,
+                                    f"ratio {wander:.2f}"))
+    return out
 
 
 def findings(by):
@@ -122,41 +157,64 @@ def plots(runs, out):
     post.save(fig, out / "anchor.png")
 
 
+def sweeps(args):
+    """(command template, rows, runs directory, bed setup) of each sweep the options ask for:
+    the plane-strain runs, and with --helical the 3D helical anchors."""
+    runs_dir = Path(args.runs_dir)
+    out = []
+    for dim, setup, table, where in (
+            (2, anchor_seed_2d, rows(args.spacing), runs_dir),
+            (3, anchor_helical_3d, helical_rows(args.spacing), runs_dir / "helical")):
+        if dim == 3 and not args.helical:
+            continue
+        bed = where / f"bed_{args.spacing:g}"
+        command = ["/usr/bin/python3", str(EXAMPLES / f"{setup.__name__.split('.')[-1]}.py"),
+                   "--output", "{output}", "--bed", str(bed)]
+        out.append((command, table, where, lambda s=setup, b=bed: prepared_bed.ensure(
+            str(b), s.bed_setup, args.spacing, 9.81, 1000.0, 40.0)))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs-dir", required=True)
     ap.add_argument("--out", default=str(HERE / "seed"))
     ap.add_argument("--spacing", type=float, default=0.02, help="[m]")
+    ap.add_argument("--helical", action="store_true",
+                    help="also the 3D helical anchors (HELICAL; ~30 core-min each at 2 cm)")
     ap.add_argument("--batch", action="store_true", help="write SLURM jobs, run nothing")
     args = ap.parse_args()
-    runs_dir, out = Path(args.runs_dir), Path(args.out)
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    bed = runs_dir / f"bed_{args.spacing:g}"
-    command = ["/usr/bin/python3", str(SETUP), "--output", "{output}", "--bed", str(bed)]
-    table = rows(args.spacing)
-    if not args.batch:
-        anchor_seed_2d.ensure_bed(str(bed), args.spacing, 9.81, 1000.0, 40.0)
-    status = sweep.run_sweep(command, table, runs_dir, mode="batch" if args.batch else "local",
-                             name="run", resume_args=["--restart"])
+    out = Path(args.out)
+    runs = []
+    for command, table, where, prepare in sweeps(args):
+        where.mkdir(parents=True, exist_ok=True)
+        if not args.batch:
+            prepare()
+        sweep.run_sweep(command, table, where, mode="batch" if args.batch else "local",
+                        name="run", resume_args=["--restart"])
+        runs += [p.directory for p in sweep.plan_sweep(command, table, where, name="run")
+                 if p.finished]
     if args.batch:
-        return status
-    plan = sweep.plan_sweep(command, table, runs_dir, name="run")
-    runs = [p.directory for p in plan if p.finished]
+        return 0
     out.mkdir(parents=True, exist_ok=True)
     results = validation.save_results([analyse(d) for d in runs], out)
     by = {r["run"]: r for r in results.to_dict(orient="records")}
-    checks = findings(by) + [validation.numerical_share_check("every run", {
-        n: validation.DissipationShare.from_row(r) for n, r in by.items()})]
-    plots(runs, out)
-    text = ["# The seed's anchoring findings, plane strain", "",
+    checks = findings(by) + helical_findings(by) + [validation.numerical_share_check(
+        "every run", {n: validation.DissipationShare.from_row(r, "dissipation_J")
+                      for n, r in by.items()})]
+    plots([d for d in runs if d.parent == Path(args.runs_dir)], out)
+    text = ["# The seed's anchoring findings", "",
             f"Spacing {args.spacing} m (B / spacing = {0.05 / args.spacing:.3g}); push 2 s, rest "
-            "1 s, pull 1 s along the anchor's axis (examples/anchor_seed_2d.py); c = 1 kPa, "
-            "phi = 40 deg, g = 9.81 m/s^2. Figure: anchor.png.", "",
+            "1 s, pull 1 s along the anchor's axis (examples/anchor_seed_2d.py, plane strain; "
+            "with --helical examples/anchor_helical_3d.py); c = 1 kPa, phi = 40 deg, "
+            "g = 9.81 m/s^2. Push and pull of the plane-strain runs: multiples of "
+            "anchor_2d.design_loads (Terzaghi's thrust, Meyerhof & Adams' uplift). Figure: "
+            "anchor.png.", "",
             validation.results_table(results), "", *validation.physics_section(runs), "",
             *validation.acceptance_section(checks), "",
             "## What does not agree, and why", "",
-            "- F2 and F3 (the helical anchor's torque) are undecided: plane strain cannot turn "
-            "the anchor about its own axis, and no 3D helical anchor was run.",
+            "- F2 and F3 (the helical anchor's torque) are undecided unless the helical runs "
+            "are listed above: plane strain cannot turn the anchor about its own axis.",
             "- Every verdict here is at one coarse spacing; a finding holds only once it "
             "survives a finer spacing (issue 47 asks two)."]
     return validation.finish(text, checks, out)
