@@ -56,7 +56,7 @@ def load_schedules(push, torque, pull):
     rest, pull_start = anchor_seed_2d.PUSH_END, anchor_seed_2d.PUSH_END + anchor_seed_2d.REST
     s = anchor_seed_2d.SWITCH
     down = lambda f: (0.0, -f, 0.0)  # noqa: E731
-    force = [(0.0, down(push)), (rest - s, down(push)), (rest, down(0.0)), (pull_start, down(0.0)),
+    force = [(0.0, down(0.0)), (anchor_seed_2d.PUSH_RISE, down(push)), (rest - s, down(push)), (rest, down(0.0)), (pull_start, down(0.0)),
              (pull_start + s, down(-pull)), (anchor_seed_2d.END_TIME, down(-pull))]
     # A right-handed flight advancing along -y turns with the angular velocity along -y.
     spin = [(0.0, down(0.0)), (TORQUE_START, down(0.0)), (TORQUE_FULL, down(torque)),
@@ -72,8 +72,8 @@ def bed_setup(spacing, gravity, cohesion, friction_angle):
 def build(bed_dir, inclination=0.0, push=20.0, torque=0.0, pull=20.0, spacing=0.02,
           gravity=9.81, cohesion=1000.0, friction_angle=40.0):
     """The prepared bed with the anchor above its middle; returns (sim, metadata)."""
-    if not (math.isfinite(inclination) and 0.0 <= inclination <= 90.0):
-        raise ValueError(f"inclination = {inclination!r} deg must lie in [0, 90]")
+    if not (math.isfinite(inclination) and 0.0 <= inclination < 90.0):
+        raise ValueError(f"inclination = {inclination!r} deg must lie in [0, 90)")
     for name, value in (("push", push), ("torque", torque), ("pull", pull)):
         if not (math.isfinite(value) and value >= 0.0):
             raise ValueError(f"{name} = {value!r} must be a number >= 0")

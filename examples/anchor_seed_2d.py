@@ -9,9 +9,10 @@ metre), its attitude held (rz locked: the seed constrains the anchor's motion an
 forces), x and y free. Its apex starts one support radius h above the surface (plus the
 half-width the inclined shoulder reaches below the axis), at APEX_X.
 Loads (world frame, N/m, along the axis d = (sin a, -cos a)): `--push` x the thrust of
-anchor_2d.design_loads for 0 <= t < PUSH_END, none while resting, `--pull` x the uplift
-capacity of anchor_2d.design_loads (Meyerhof & Adams) along -d from PUSH_END + REST on; each
-switch takes SWITCH (0.02 s: the seed saw instabilities from an instantaneous pull).
+anchor_2d.design_loads for 0 <= t < PUSH_END (rising over PUSH_RISE), none while resting, `--pull` x the uplift
+capacity of anchor_2d.design_loads (Meyerhof & Adams) along -d from PUSH_END + REST on; the
+push's end and the pull's start take SWITCH (0.02 s: the seed saw instabilities from an
+instantaneous pull).
 Bed: prepared_bed.build with the regolith of anchor_2d (bulk density 1500 kg/m^3, `--cohesion`,
 `--friction-angle`), BED_WIDTH (1.0 m: long enough for shallow anchors, as in the seed) x
 anchor_2d.BED_DEPTH, under `--gravity`; prepared once into `--bed`.
@@ -33,7 +34,9 @@ from regosph import run_control
 from regosph.examples import anchor_2d, prepared_bed
 
 PUSH_END, REST, PULL = 2.0, 1.0, 1.0       # s (seed: push 2 s, rest 1 s, pull 1 s)
-SWITCH = 0.02                              # s a load takes to switch on or off
+SWITCH = 0.02                              # s a load takes to switch off, or the pull on
+PUSH_RISE = 0.1                            # s the push takes to rise: the anchor reaches the
+                                           # bed gradually instead of striking it at speed
 BED_WIDTH = 1.0                            # m
 APEX_X = 0.35                              # m: where the apex starts
 END_TIME = PUSH_END + REST + PULL          # s
@@ -49,7 +52,7 @@ def force_schedule(push, pull, inclination):
     """[(t [s], (F_x, F_y) [N/m])]: push along the axis, rest, pull back along it."""
     d = axis(inclination)
     rest_start, pull_start = PUSH_END, PUSH_END + REST
-    knots = [(0.0, push), (rest_start - SWITCH, push), (rest_start, 0.0), (pull_start, 0.0),
+    knots = [(0.0, 0.0), (PUSH_RISE, push), (rest_start - SWITCH, push), (rest_start, 0.0), (pull_start, 0.0),
              (pull_start + SWITCH, -pull), (END_TIME, -pull)]
     return [(t, tuple(float(v) for v in f * d)) for t, f in knots]
 
@@ -67,8 +70,9 @@ def build(bed_dir, inclination=0.0, push=1.0, pull=1.0, spacing=0.02, gravity=9.
           cohesion=1000.0, friction_angle=40.0):
     """The prepared bed with the anchor above it; returns (sim, metadata). push, pull:
     multiples of anchor_2d.design_loads' thrust and uplift capacity."""
-    if not (math.isfinite(inclination) and 0.0 <= inclination <= 90.0):
-        raise ValueError(f"inclination = {inclination!r} deg must lie in [0, 90]")
+    if not (math.isfinite(inclination) and 0.0 <= inclination < 90.0):
+        raise ValueError(f"inclination = {inclination!r} deg must lie in [0, 90): a horizontal "
+                         "anchor one support radius above the surface never reaches the bed")
     for name, value in (("push", push), ("pull", pull)):
         if not (math.isfinite(value) and value >= 0.0):
             raise ValueError(f"{name} = {value!r} must be a number >= 0")
@@ -88,7 +92,7 @@ def build(bed_dir, inclination=0.0, push=1.0, pull=1.0, spacing=0.02, gravity=9.
     sim.add_body("anchor", points, material=steel, motion="rigid", spacing=spacing,
                  smoothing_length=h, mass=anchor_2d.rod_mass(), fixed_dofs=["rz"],
                  force=force_schedule(push * thrust, pull * uplift, inclination))
-    sim.set_bounds((-1.0, -1.0), (BED_WIDTH + 1.0, 10.0))
+    sim.set_bounds((-50.0, -1.0), (BED_WIDTH + 50.0, 10.0))  # an anchor may skim off
     centre = points.mean(axis=0)
     metadata = {"setup": "anchor_seed_2d", "inclination_deg": repr(inclination),
                 "push_factor": repr(push), "pull_factor": repr(pull),

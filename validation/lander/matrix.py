@@ -305,7 +305,12 @@ def collect(runs_dir, rows, out, speeds, array):
     text = ["# Lander first-bounce matrix (the seed's 480 cases)", "",
             f"Cases: {len(rows)} listed ({runs_dir}/cases.csv), {len(runs)} finished and "
             f"collected here ({len(runs) / len(rows):.1%}). The seed's factors: 2 soils x "
-            f"{len(speeds)} speed(s) x 5 incidences x 3 depths x 4 attitudes x 4 spins. "
+            f"{len(speeds)} speed(s) x 5 incidences x 3 depths x 4 attitudes (flat, edge "
+            "parallel and edge perpendicular to the velocity, corner) x 4 spins (none, 0.1 "
+            "rad/s about each principal axis); the seed's 480 are at 19 cm/s, its slower "
+            "touchdowns (--speeds) multiply the count by 4. Soils: gravel = the studies' "
+            "regolith (phi 42 deg), moderate = phi 30 deg (the seed gives grain friction "
+            "coefficients only). "
             f"Whole lander in a {matrix_lander.CYLINDER_DIAMETER} m cylinder, bulk density "
             f"{matrix_lander.BULK_DENSITY:g} kg/m^3, gravity {post.RYUGU_GRAVITY:.3g} m/s^2, "
             f"escape speed {post.RYUGU_ESCAPE_SPEED:.3f} m/s. Bounce gate: the seed's 3 cm above "
@@ -325,7 +330,15 @@ def collect(runs_dir, rows, out, speeds, array):
              "- The seed's findings (e_n, e_t per attitude and spin, the shallow-bed effect) are "
              "undecided from these runs: a case counts only when its sinkage spans >= 3 particle "
              "spacings (the not-required check above), and the soil of the studies is still "
-             "changing (issues 44, 45). This report states what the collected cases measured."]
+             "changing (issues 44, 45). This report states what the collected cases measured.",
+             "- A case whose lander still sinks at its end time (outgoing_at = end, e_n < "
+             "-0.01) fails its e_n check: its contact outlasted --contact-time (the run is "
+             "too short, not the bounce wrong); rerun it with a longer --contact-time (the "
+             "end time is part of the case: a longer one extends the finished runs from "
+             "their checkpoints).",
+             "- The scheme's share of the dissipation is flagged above 25 %: at coarse "
+             "spacings Monaghan's viscosity, not the soil's plasticity, takes the lander's "
+             "energy."]
     return validation.finish(text, results, out)
 
 
