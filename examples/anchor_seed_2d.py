@@ -92,7 +92,9 @@ def build(bed_dir, inclination=0.0, push=1.0, pull=1.0, spacing=0.02, gravity=9.
     sim.add_body("anchor", points, material=steel, motion="rigid", spacing=spacing,
                  smoothing_length=h, mass=anchor_2d.rod_mass(), fixed_dofs=["rz"],
                  force=force_schedule(push * thrust, pull * uplift, inclination))
-    sim.set_bounds((-50.0, -1.0), (BED_WIDTH + 50.0, 10.0))  # an anchor may skim off
+    # An anchor may skim off or be pulled out fast, and soil flung over the walls falls on
+    # below the floor.
+    sim.set_bounds((-50.0, -100.0), (BED_WIDTH + 50.0, 100.0))
     centre = points.mean(axis=0)
     metadata = {"setup": "anchor_seed_2d", "inclination_deg": repr(inclination),
                 "push_factor": repr(push), "pull_factor": repr(pull),
