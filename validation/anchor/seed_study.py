@@ -230,6 +230,12 @@ def main():
             *validation.acceptance_section(checks), "",
             "## What does not agree, and why", "",
             *[f"- {d.name} did not finish: {last_error(d)}" for d in failed],
+            *(["- F4 (speed and acceleration): the same force drives every anchor along its "
+               "axis; the inclined one runs through shallower soil, travels further "
+               "(travel_push_m) and faster: the seed's anchors, whose motion its solver "
+               "constrained, entered gradually. An anchor left the bed or the domain where "
+               "its run did not finish (above)."]
+              if any(c.name.startswith("F4: peak") and not c.passed for c in checks) else []),
             "- F2 and F3 (the helical anchor's torque) are undecided unless the helical runs "
             "are listed above: plane strain cannot turn the anchor about its own axis.",
             "- Every verdict here is at one coarse spacing; a finding holds only once it "
