@@ -57,6 +57,7 @@ def test_the_array_lists_the_unfinished_cases(matrix, tmp_path):
     script = matrix.write_array(tmp_path, rows, ["--spacing", "0.05"])
     text = script.read_text()
     assert "#SBATCH --array=0-6" in text and "--case" in text
+    assert "#SBATCH --signal=B:TERM@300" in text and "trap" in text  # checkpoint, requeue
     assert (tmp_path / "array_cases.txt").read_text().split() == [matrix.case_name(r)
                                                                   for r in rows]
     assert "--dependency=afterok" in (tmp_path / "submit_matrix.sh").read_text()

@@ -209,12 +209,16 @@ def write_array(runs_dir, rows, argv_common):
     (runs_dir / "array_cases.txt").write_text("\n".join(case_name(r) for r in rows) + "\n")
     array = head[:1] + ["#SBATCH --job-name=lander-matrix", f"#SBATCH --array=0-{len(rows) - 1}",
                         "#SBATCH --time=24:00:00", "#SBATCH --requeue",
-                        "#SBATCH --signal=TERM@300",
+                        "#SBATCH --signal=B:TERM@300",
                         f"#SBATCH --output={runs_dir}/slurm-%A_%a.out"] + head[1:]
     array += [f"CASES=($(cat {shlex.quote(str(runs_dir / 'array_cases.txt'))}))",
               'CASE=${CASES[${SLURM_ARRAY_TASK_ID:?run with sbatch}]}',
-              " ".join(shlex.quote(c) for c in me) + ' --case "$CASE"',
-              "status=$?",
+              # The signal goes to this shell (B:), which passes it on to the case's sweep:
+              # the run checkpoints and stops.
+              " ".join(shlex.quote(c) for c in me) + ' --case "$CASE" &',
+              "child=$!", 'trap \'kill -TERM "$child"\' TERM', 'wait "$child"; status=$?',
+              'if [ "$status" -gt 128 ] && kill -0 "$child" 2>/dev/null; then wait "$child"; '
+              'status=$?; fi',
               f'if [ "$status" -gt 128 ] && compgen -G "{runs_dir}/$CASE/checkpoint_*.h5" '
               '> /dev/null; then',
               '  scontrol requeue "${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}"', "fi",
