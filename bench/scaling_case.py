@@ -11,9 +11,9 @@ particles are, not on what they do over a few steps. After `--warmup` steps (dis
 first lists and halos) it counts `--steps` more. Per rank: owned particles (dynamic and
 boundary), the halo copies and partners of the last halo build, the bytes sent (all of them,
 and those of halo updates), halo updates, halo builds, migrations and rebalances, the
-collective calls, and the work of the last list build (pair-list entries of the owned dynamic
-particles, wall-row entries). Counts on oversubscribed ranks are exact; timings would not be,
-and none are taken.
+collective calls, the last list build's work (pair-list entries of the owned dynamic particles,
+wall-row entries) and Verlet skin; and the halo, bytes and skin of the first step. Counts on
+oversubscribed ranks are exact; timings would not be, and none are taken.
 """
 import argparse
 import json
@@ -61,6 +61,7 @@ def main():
                 pair_entries=after["pair_entries"], wall_entries=after["wall_entries"],
                 first_step_bytes=first["bytes_sent"] - first["halo_bytes_sent"],
                 first_step_halo=first["halo_particles"], trees=after["rebalances"],
+                first_step_skin_m=first["neighbour_skin"], skin_m=after["neighbour_skin"],
                 **{k: after[k] - before[k] for k in COUNTERS})
     ranks = comm.gather(rank, root=0)
     if comm.rank == 0:
