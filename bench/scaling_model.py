@@ -3,7 +3,7 @@
 replicated by a lattice model of the decomposition, and the time per step on a cluster
 predicted from them (issue 46, item 4; docs/cluster.md, "Scaling on a cluster").
 
-    /usr/bin/python3 bench/scaling_model.py --measure   # the counting runs (~10 min here)
+    /usr/bin/python3 bench/scaling_model.py --measure   # the counting runs (~15 min here)
     /usr/bin/python3 bench/scaling_model.py             # the model from bench/scaling_counts.json
 
 1. Counts (`--measure`, bench/scaling_case.py under mpiexec, ranks oversubscribed): the 3D
