@@ -310,9 +310,8 @@ template <class S>
     rhs::SlipWalls<Dim> walls;
     if constexpr (S::Loads) walls = rhs::slip_walls<S>(rec, pa.rec, partners, sink.any_slip);
     rhs::WallSums<Dim> wall_sums;
-    const bool unilateral = pp.wall_contact == PhysicsParameters::WallContact::unilateral;
     auto terms = rhs::compose(std::tuple_cat(
-        rhs::when<S::Walls>(rhs::WallSeparation<S>(unilateral, pp.wall_adhesion)),
+        rhs::when<S::Unilateral>(rhs::WallSeparation<S>(pp.wall_adhesion)),
         std::make_tuple(rhs::Continuity<S>{}),
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
         std::make_tuple(rhs::VelocityGradient<S>{}),
@@ -639,6 +638,7 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const StagePrologue& prologue, Derivatives& out) {
     const bool prepass = mt.any_kernel_correction || pp.av_balsara;
     const bool riemann = pp.dissipation == PhysicsParameters::Dissipation::riemann;
+    const bool unilateral = pp.wall_contact == PhysicsParameters::WallContact::unilateral;
     with_flag(riemann, [&](auto rie) {
     with_flag(mt.any_artificial_stress, [&](auto art) {
         with_flag(mt.any_xsph, [&](auto xsph) {
@@ -646,16 +646,21 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                 with_flag(prepass, [&](auto pre) {
                     // Loads are collected on walls: a run with loads takes the loop with walls.
                     with_flag(walls || request != nullptr, [&](auto w) {
+                    with_flag((walls || request != nullptr) && unilateral, [&](auto uni) {
                         // (decay: the outer flags are references in this inner lambda)
                         constexpr bool kLoads = std::decay_t<decltype(loads)>::value;
-                        if constexpr (decltype(w)::value || !kLoads)
+                        constexpr bool kWalls = std::decay_t<decltype(w)>::value;
+                        constexpr bool kUnilateral = decltype(uni)::value;
+                        if constexpr ((kWalls || !kLoads) && (kWalls || !kUnilateral))
                             derivatives_impl<rhs::Shape<Dim, std::decay_t<decltype(art)>::value,
                                                         std::decay_t<decltype(xsph)>::value,
                                                         kLoads,
                                                         std::decay_t<decltype(pre)>::value,
-                                                        decltype(w)::value,
-                                                        std::decay_t<decltype(rie)>::value>>(
+                                                        kWalls,
+                                                        std::decay_t<decltype(rie)>::value,
+                                                        kUnilateral>>(
                                 p, nl, mt, pp, request, refresh, prologue, out);
+                    });
                     });
                 });
             });
