@@ -208,7 +208,13 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
     rec[R::mass] = p.mass[i];
     rec[R::volume] = p.mass[i] * inv_rho;
     rec[R::sound_speed] = boundary ? 0.0 : mt.viscosity_speed[mat];
-    if constexpr (S::Walls) rec[R::kind] = static_cast<double>(p.kind[i]);
+    if constexpr (S::Walls) {
+        rec[R::kind] = static_cast<double>(p.kind[i]);
+        const auto body = static_cast<std::size_t>(p.body[i]);
+        rec[R::tension_limit] = !boundary                         ? 0.0  // not read
+                                : body < st.tension_limit.size() ? st.tension_limit[body]
+                                                                 : st.default_tension_limit;
+    }
     if constexpr (S::Xsph) rec[R::material] = mat;
     if constexpr (S::Loads) rec[R::wall_mu] = -1.0;  // stage_load_body: the walls' law
     if constexpr (S::Prepass)
@@ -229,6 +235,19 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
         double scale = 1.0;  // G^n
         for (int k = 0; k < power; ++k) scale *= g;
         for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = art[t * art_stride] * scale;
+    }
+}
+
+// Each body's InterfaceLaw::tension_limit and the run's default, and whether some is finite
+// (StagedParticles::separation).
+void stage_tension_limits(const PhysicsParameters& pp, std::span<const InterfaceLaw> laws,
+                          StagedParticles& st) {
+    st.default_tension_limit = pp.interface_law().tension_limit();
+    st.separation = std::isfinite(st.default_tension_limit);
+    st.tension_limit.resize(laws.size());
+    for (std::size_t b = 0; b < laws.size(); ++b) {
+        st.tension_limit[b] = laws[b].tension_limit();
+        st.separation = st.separation || std::isfinite(st.tension_limit[b]);
     }
 }
 
@@ -310,9 +329,8 @@ template <class S>
     rhs::SlipWalls<Dim> walls;
     if constexpr (S::Loads) walls = rhs::slip_walls<S>(rec, pa.rec, partners, sink.any_slip);
     rhs::WallSums<Dim> wall_sums;
-    const bool unilateral = pp.wall_contact == PhysicsParameters::WallContact::unilateral;
     auto terms = rhs::compose(std::tuple_cat(
-        rhs::when<S::Walls>(rhs::WallSeparation<S>(unilateral, pp.wall_adhesion)),
+        rhs::when<S::Walls>(rhs::WallSeparation<S>(st.separation)),
         std::make_tuple(rhs::Continuity<S>{}),
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
         std::make_tuple(rhs::VelocityGradient<S>{}),
@@ -677,21 +695,21 @@ PhysicsParameters::Dissipation dissipation_from_name(const std::string& name) {
                                 "' is not a scheme (monaghan or riemann)");
 }
 
-const char* wall_contact_name(PhysicsParameters::WallContact c) {
-    return c == PhysicsParameters::WallContact::unilateral ? "unilateral" : "bonded";
+const char* wall_contact_name(WallContact c) {
+    return c == WallContact::unilateral ? "unilateral" : "bonded";
 }
 
-PhysicsParameters::WallContact wall_contact_from_name(const std::string& name) {
-    if (name == "bonded") return PhysicsParameters::WallContact::bonded;
-    if (name == "unilateral") return PhysicsParameters::WallContact::unilateral;
-    throw std::invalid_argument("physics.wall_contact: '" + name +
+WallContact wall_contact_from_name(const std::string& name, const std::string& field) {
+    if (name == "bonded") return WallContact::bonded;
+    if (name == "unilateral") return WallContact::unilateral;
+    throw std::invalid_argument(field + ": '" + name +
                                 "' is not a contact law (bonded or unilateral)");
 }
 
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,
                          const LoadRequest* loads, const HaloRefresh& refresh, bool walls,
-                         const StagePrologue& prologue) {
+                         const StagePrologue& prologue, std::span<const InterfaceLaw> interfaces) {
     if (!nl.has_pairs(p))
         throw std::logic_error("compute_derivatives: the neighbour list has no pair lists for "
                                "this particle set (NeighbourList::select_pairs after build)");
@@ -713,6 +731,7 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
     if (!walls && nl.walls() > 0)
         throw std::logic_error("compute_derivatives: walls = false, but the particle set has "
                                "boundary particles");
+    stage_tension_limits(pp, interfaces, out.staged);
     if (p.dim == 2)
         derivatives_for_options<2>(p, nl, mt, pp, loads, refresh, walls, prologue, out);
     else
