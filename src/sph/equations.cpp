@@ -30,8 +30,17 @@
 #define REGOSPH_NO_VECTORISE
 #endif
 
+// This file is compiled twice: as itself, with everything but the 3D pair loops, and through
+// equations_3d.cpp, with the 3D pair loops only (derivatives_3d). Each dimension has 40 loop
+// variants (rhs::Shape); in one unit they took ~6 CPU-minutes of the sanitizer's build, one
+// core's worth while the other waited.
+#ifndef REGOSPH_PAIR_LOOPS_DIM
+#define REGOSPH_PAIR_LOOPS_DIM 2
+#endif
+
 namespace regosph {
 
+#if REGOSPH_PAIR_LOOPS_DIM == 2
 MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
                              const HistoryColumns& history) {
     for (const Material& m : mats) {
@@ -83,6 +92,7 @@ void Derivatives::resize(std::size_t n, bool position_rate, std::size_t history_
     dt_limit.assign(n, std::numeric_limits<double>::infinity());
     plastic_written = false;
 }
+#endif
 
 namespace {
 
@@ -139,9 +149,11 @@ namespace vectorised {
 
 // R of particles [first, last) in 2D: one sweep over artificial_stress_plane, the closed form
 // without branches (0 where the material has no artificial stress).
-[[gnu::noinline]] void plane_artificial_stress(const ParticleSet& p, const MaterialTable& mt,
-                                               std::size_t first, std::size_t last,
-                                               ChunkArtificialStress<2>& art) {
+// (maybe_unused: equations_3d.cpp does not call it.)
+[[gnu::noinline, maybe_unused]] void plane_artificial_stress(const ParticleSet& p,
+                                                             const MaterialTable& mt,
+                                                             std::size_t first, std::size_t last,
+                                                             ChunkArtificialStress<2>& art) {
 #pragma omp simd
     for (std::size_t i = first; i < last; ++i) {
         const double eps = mt.artificial_stress[p.material[i]];
@@ -208,8 +220,8 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
     rec[R::mass] = p.mass[i];
     rec[R::volume] = p.mass[i] * inv_rho;
     rec[R::sound_speed] = boundary ? 0.0 : mt.viscosity_speed[mat];
-    if constexpr (S::Walls) {
-        rec[R::kind] = static_cast<double>(p.kind[i]);
+    if constexpr (S::Walls) rec[R::kind] = static_cast<double>(p.kind[i]);
+    if constexpr (S::Unilateral) {
         const auto body = static_cast<std::size_t>(p.body[i]);
         rec[R::tension_limit] = !boundary                         ? 0.0  // not read
                                 : body < st.tension_limit.size() ? st.tension_limit[body]
@@ -235,19 +247,6 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
         double scale = 1.0;  // G^n
         for (int k = 0; k < power; ++k) scale *= g;
         for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = art[t * art_stride] * scale;
-    }
-}
-
-// Each body's InterfaceLaw::tension_limit and the run's default, and whether some is finite
-// (StagedParticles::separation).
-void stage_tension_limits(const PhysicsParameters& pp, std::span<const InterfaceLaw> laws,
-                          StagedParticles& st) {
-    st.default_tension_limit = pp.interface_law().tension_limit();
-    st.separation = std::isfinite(st.default_tension_limit);
-    st.tension_limit.resize(laws.size());
-    for (std::size_t b = 0; b < laws.size(); ++b) {
-        st.tension_limit[b] = laws[b].tension_limit();
-        st.separation = st.separation || std::isfinite(st.tension_limit[b]);
     }
 }
 
@@ -330,7 +329,7 @@ template <class S>
     if constexpr (S::Loads) walls = rhs::slip_walls<S>(rec, pa.rec, partners, sink.any_slip);
     rhs::WallSums<Dim> wall_sums;
     auto terms = rhs::compose(std::tuple_cat(
-        rhs::when<S::Walls>(rhs::WallSeparation<S>(st.separation)),
+        rhs::when<S::Unilateral>(rhs::WallSeparation<S>{}),
         std::make_tuple(rhs::Continuity<S>{}),
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
         std::make_tuple(rhs::VelocityGradient<S>{}),
@@ -657,6 +656,7 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const StagePrologue& prologue, Derivatives& out) {
     const bool prepass = mt.any_kernel_correction || pp.av_balsara;
     const bool riemann = pp.dissipation == PhysicsParameters::Dissipation::riemann;
+    const bool unilateral = out.staged.separation;  // stage_tension_limits
     with_flag(riemann, [&](auto rie) {
     with_flag(mt.any_artificial_stress, [&](auto art) {
         with_flag(mt.any_xsph, [&](auto xsph) {
@@ -664,16 +664,21 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                 with_flag(prepass, [&](auto pre) {
                     // Loads are collected on walls: a run with loads takes the loop with walls.
                     with_flag(walls || request != nullptr, [&](auto w) {
+                    with_flag((walls || request != nullptr) && unilateral, [&](auto uni) {
                         // (decay: the outer flags are references in this inner lambda)
                         constexpr bool kLoads = std::decay_t<decltype(loads)>::value;
-                        if constexpr (decltype(w)::value || !kLoads)
+                        constexpr bool kWalls = std::decay_t<decltype(w)>::value;
+                        constexpr bool kUnilateral = decltype(uni)::value;
+                        if constexpr ((kWalls || !kLoads) && (kWalls || !kUnilateral))
                             derivatives_impl<rhs::Shape<Dim, std::decay_t<decltype(art)>::value,
                                                         std::decay_t<decltype(xsph)>::value,
                                                         kLoads,
                                                         std::decay_t<decltype(pre)>::value,
-                                                        decltype(w)::value,
-                                                        std::decay_t<decltype(rie)>::value>>(
+                                                        kWalls,
+                                                        std::decay_t<decltype(rie)>::value,
+                                                        kUnilateral>>(
                                 p, nl, mt, pp, request, refresh, prologue, out);
+                    });
                     });
                 });
             });
@@ -683,6 +688,20 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
 }
 
 }  // namespace
+
+#if REGOSPH_PAIR_LOOPS_DIM == 3
+void derivatives_3d(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                    const PhysicsParameters& pp, const LoadRequest* request,
+                    const HaloRefresh& refresh, bool walls, const StagePrologue& prologue,
+                    Derivatives& out) {
+    derivatives_for_options<3>(p, nl, mt, pp, request, refresh, walls, prologue, out);
+}
+#else
+// The 3D pair loops (equations_3d.cpp).
+void derivatives_3d(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                    const PhysicsParameters& pp, const LoadRequest* request,
+                    const HaloRefresh& refresh, bool walls, const StagePrologue& prologue,
+                    Derivatives& out);
 
 const char* dissipation_name(PhysicsParameters::Dissipation d) {
     return d == PhysicsParameters::Dissipation::riemann ? "riemann" : "monaghan";
@@ -704,6 +723,19 @@ WallContact wall_contact_from_name(const std::string& name, const std::string& f
     if (name == "unilateral") return WallContact::unilateral;
     throw std::invalid_argument(field + ": '" + name +
                                 "' is not a contact law (bonded or unilateral)");
+}
+
+// Each body's InterfaceLaw::tension_limit and the run's default, and whether some is finite
+// (StagedParticles::separation).
+static void stage_tension_limits(const PhysicsParameters& pp, std::span<const InterfaceLaw> laws,
+                          StagedParticles& st) {
+    st.default_tension_limit = pp.interface_law().tension_limit();
+    st.separation = std::isfinite(st.default_tension_limit);
+    st.tension_limit.resize(laws.size());
+    for (std::size_t b = 0; b < laws.size(); ++b) {
+        st.tension_limit[b] = laws[b].tension_limit();
+        st.separation = st.separation || std::isfinite(st.tension_limit[b]);
+    }
 }
 
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
@@ -735,7 +767,8 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
     if (p.dim == 2)
         derivatives_for_options<2>(p, nl, mt, pp, loads, refresh, walls, prologue, out);
     else
-        derivatives_for_options<3>(p, nl, mt, pp, loads, refresh, walls, prologue, out);
+        derivatives_3d(p, nl, mt, pp, loads, refresh, walls, prologue, out);
 }
+#endif
 
 }  // namespace regosph

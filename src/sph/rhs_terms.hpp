@@ -36,13 +36,18 @@ using traversal::Vec8;
 // loads on bodies are collected (and walls may have friction); Prepass: the gradient pre-pass
 // (kernel correction or Balsara's switch, gradient_correction.hpp); Walls: the run has boundary
 // particles (partners of another kind); Riemann: the Riemann solver's dissipation
-// (RiemannDissipation) in place of Monaghan's viscosity.
+// (RiemannDissipation) in place of Monaghan's viscosity; Unilateral: the walls' unilateral
+// contact (WallSeparation; with Walls only). A run without an option takes a loop without its
+// term: even a term that returns at once costs the collapse's pair loop ~10 % (its registers
+// and the block's code layout), so options are template flags, not run-time tests.
 template <int Dim_, bool ArtStress_, bool Xsph_, bool Loads_, bool Prepass_, bool Walls_,
-          bool Riemann_ = false>
+          bool Riemann_ = false, bool Unilateral_ = false>
 struct Shape {
+    static_assert(Walls_ || !Unilateral_, "the unilateral contact is a law of the walls");
     static constexpr int Dim = Dim_;
     static constexpr bool ArtStress = ArtStress_, Xsph = Xsph_, Loads = Loads_,
-                          Prepass = Prepass_, Walls = Walls_, Riemann = Riemann_;
+                          Prepass = Prepass_, Walls = Walls_, Riemann = Riemann_,
+                          Unilateral = Unilateral_;
 };
 
 // A particle's record (traversal::walk_pairs reads x and h, the terms the rest): the fields
@@ -62,12 +67,13 @@ struct Record {
     static constexpr int volume = rho + 2;        // m / rho [m^3]
     static constexpr int sound_speed = rho + 3;   // the viscosity's c [m/s] (walls: unused)
     // The optional fields, -1 where the run lacks them. In runs with walls: partner kind
-    // (ParticleKind: 0 dynamic, 1 boundary), and a boundary partner's tension limit, the
-    // tensile normal stress an opening pair with it carries (InterfaceLaw::tension_limit;
-    // +inf: bonded) [Pa].
+    // (ParticleKind: 0 dynamic, 1 boundary); with a unilateral wall (Unilateral): a boundary
+    // partner's tension limit, the tensile normal stress an opening pair with it carries
+    // (InterfaceLaw::tension_limit; +inf: bonded) [Pa].
     static constexpr int kind = S::Walls ? sound_speed + 1 : -1;
-    static constexpr int tension_limit = S::Walls ? sound_speed + 2 : -1;
-    static constexpr int after_kind = sound_speed + 1 + (S::Walls ? 2 : 0);
+    static constexpr int tension_limit = S::Unilateral ? sound_speed + 2 : -1;
+    static constexpr int after_kind = sound_speed + 1 + (S::Walls ? 1 : 0) +
+                                      (S::Unilateral ? 1 : 0);
     // Material index, for XSPH (neighbours of the same material).
     static constexpr int material = S::Xsph ? after_kind : -1;
     static constexpr int after_material = after_kind + (S::Xsph ? 1 : 0);
@@ -216,23 +222,20 @@ struct PairSums {
 // n = x_ab / r: Signorini's conditions pair by pair (an opening gap carries no tension beyond
 // the adhesion; a closing or compressed pair is in contact). The test reads the present state
 // only (no history: restarts need nothing of it), so a contact at rest under compression is
-// the same as a bonded one. Runs first in the composition; off (`on` false) when every wall
-// is bonded.
+// the same as a bonded one. Runs first in the composition, in runs with a unilateral wall
+// (Shape::Unilateral).
 template <class S>
 struct WallSeparation {
     static constexpr int Dim = S::Dim;
     using R = Record<S>;
-    bool on;
     double sa[R::kStress];
     double rho2_a = 0.0;
-    explicit WallSeparation(bool some_wall_separates) : on(some_wall_separates) {}
     void begin(const ParticleA<S>& a) {
         for (int t = 0; t < R::kStress; ++t) sa[t] = a.at(R::stress + t);
         rho2_a = a.at(R::rho) * a.at(R::rho);
     }
     template <class P>
     void add(P& pair) {
-        if (!on) return;
         const Vec8 zero = kernel::splat<Vec8>(0.0);
         // r^2 n . (s_a + s_b) . n, s = sigma / rho^2 (sigma L / rho^2 with the pre-pass).
         Vec8 normal = zero;
