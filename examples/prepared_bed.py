@@ -47,7 +47,7 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
     the pressure. law: the soil's constitutive law, "DruckerPrager" (Bui's cone, the
     default) or "MohrCoulomb" (true on every stress path; then also tensile_strength,
     tensile_softening_strain and artificial_stress among the overrides). symmetry_planes: axes among "x" and "z" (3D) whose walls on the negative
-    side (x < 0, z < 0) become a separate free-slip body "symmetry": the bed is then one half
+    side (x < 0, z < 0) become a separate free-slip, bonded body "symmetry": the bed is then one half
     (or quarter) of a bed mirrored about those planes. bed_positions:
     the bed's particles instead of its lattice (rs.carve_bed's, for a tool buried in it).
     split_setup: the bodies are given as shapes, so that under MPI each rank builds only its
@@ -103,9 +103,11 @@ def build(depth=0.3, width=0.6, gravity=9.81, spacing=0.01, dim=2, wall_friction
             half = rs.rectangle((x0, -far), (far, far))
         else:
             half = rs.box((x0, -far, 0.0 if "z" in planes else -far), (far, far, far))
+        # A symmetry plane: the soil goes on beyond it, so it slides freely along it and
+        # carries tension across it (bonded), where a wall (the box) lets the soil separate.
         sim.add_body("symmetry", fill(walls - half), material=wall,
                      motion="fixed", spacing=spacing, smoothing_length=h,
-                     wall_friction="free-slip")
+                     wall_friction="free-slip", contact="bonded")
         walls = walls & half
     sim.add_body("box", fill(walls), material=wall, motion="fixed",
                  spacing=spacing, smoothing_length=h, wall_friction=wall_friction)

@@ -180,8 +180,8 @@ void bind_material_class(py::module_& m) {
                                "(Houlsby elasticity: at its reference pressure) [m/s]; 0 for Rigid.")
         .def_property_readonly("model", [](const Material& x) { return std::string(model_name(x)); },
                                "The constitutive model: 'DruckerPrager', 'ElasticSolid', "
-                               "'Rigid', 'MuIRheology', 'PorousDruckerPrager' or 'MohrCoulomb' (run.json "
-                               "'model').")
+                               "'Rigid', 'MuIRheology', 'PorousDruckerPrager', 'MohrCoulomb' or "
+                               "'PorousMohrCoulomb' (run.json 'model').")
         .def_property_readonly("plastic", [](const Material& x) { return plastic(x); },
                                "True when the model can yield.")
         .def_property_readonly("boundary_only", [](const Material& x) { return boundary_only(x); },
@@ -337,7 +337,20 @@ void bind_mohr_coulomb(py::module_& m) {
         "SI units, angles in degrees.");
 }
 
-// rs.PorousDruckerPrager (materials/porous_drucker_prager.hpp), through make_material.
+// A porous soil (rs.PorousDruckerPrager, rs.PorousMohrCoulomb) from its soil's input and the
+// crush curve's arguments: grain density [kg/m^3], porosity, eps_e, kappa, alpha_x.
+template <class SoilInput>
+Material porous_material(const std::string& name, const SoilInput& soil,
+                         const std::array<double, 5>& crush) {
+    return make_material(name, PorousInput<SoilInput>{.soil = soil,
+                                                      .grain_density = crush[0],
+                                                      .porosity = crush[1],
+                                                      .elastic_strain = crush[2],
+                                                      .kappa = crush[3],
+                                                      .transition_distension = crush[4]});
+}
+
+// rs.PorousDruckerPrager (materials/porosity_coupling.hpp), through make_material.
 void bind_porous_drucker_prager(py::module_& m) {
     m.def(
         "PorousDruckerPrager",
@@ -353,11 +366,8 @@ void bind_porous_drucker_prager(py::module_& m) {
                 .viscosity_sound_speed = viscosity_sound_speed,
                 .kernel_correction =
                     to_flag(kernel_correction, material_field(name, "kernel_correction"))};
-            return make_material(
-                name, PorousDruckerPragerInput{.soil = soil, .grain_density = grain_density,
-                                               .porosity = porosity,
-                                               .elastic_strain = elastic_strain, .kappa = kappa,
-                                               .transition_distension = transition_distension});
+            return porous_material(name, soil, {grain_density, porosity, elastic_strain, kappa,
+                                                transition_distension});
         },
         py::arg("name"), py::kw_only(),
         py::arg("grain_density"), py::arg("porosity"), py::arg("bulk_modulus"),
@@ -376,6 +386,52 @@ void bind_porous_drucker_prager(py::module_& m) {
 }
 
 }  // namespace
+
+// rs.PorousMohrCoulomb (materials/porosity_coupling.hpp): rs.MohrCoulomb's arguments at the
+// initial porosity with rs.PorousDruckerPrager's crush curve, through make_material.
+void bind_porous_mohr_coulomb(py::module_& m) {
+    m.def(
+        "PorousMohrCoulomb",
+        [](const std::string& name, double grain_density, double porosity, double bulk_modulus,
+           double friction_angle, double cohesion, double elastic_strain, double kappa,
+           double transition_distension, std::optional<double> shear_modulus,
+           std::optional<double> poisson_ratio, double dilatancy_angle,
+           std::optional<double> tensile_strength, double tensile_softening_strain,
+           double artificial_stress, double artificial_stress_exponent,
+           double viscosity_sound_speed, const py::object& kernel_correction,
+           const std::optional<Elasticity>& elasticity) {
+            const MohrCoulombInput soil{
+                .bulk_modulus = bulk_modulus, .shear_modulus = shear_modulus,
+                .poisson_ratio = poisson_ratio, .friction_angle_deg = friction_angle,
+                .cohesion = cohesion, .dilatancy_angle_deg = dilatancy_angle,
+                .tensile_strength = tensile_strength,
+                .tensile_softening_strain = tensile_softening_strain,
+                .artificial_stress = artificial_stress,
+                .artificial_stress_exponent = artificial_stress_exponent,
+                .viscosity_sound_speed = viscosity_sound_speed,
+                .kernel_correction =
+                    to_flag(kernel_correction, material_field(name, "kernel_correction")),
+                .elasticity = elasticity_or_linear(elasticity)};
+            return porous_material(name, soil, {grain_density, porosity, elastic_strain, kappa,
+                                                transition_distension});
+        },
+        py::arg("name"), py::kw_only(),
+        py::arg("grain_density"), py::arg("porosity"), py::arg("bulk_modulus"),
+        py::arg("friction_angle"), py::arg("cohesion"), py::arg("elastic_strain"),
+        py::arg("kappa"), py::arg("transition_distension"), py::arg("shear_modulus") = py::none(),
+        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
+        py::arg("tensile_strength") = py::none(), py::arg("tensile_softening_strain") = 0.0,
+        py::arg("artificial_stress") = 0.0, py::arg("artificial_stress_exponent") = 4.0,
+        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+        py::arg("elasticity") = py::none(),
+        "Porous Mohr-Coulomb regolith: rs.MohrCoulomb's soil (its arguments, at the initial "
+        "porosity) with the epsilon-alpha porosity of rs.PorousDruckerPrager (grain_density, "
+        "porosity and the crush curve elastic_strain, kappa, transition_distension; "
+        "docs/guide/physics.md 'Porosity and compaction'): at distension alpha the moduli, "
+        "the cohesion and the tensile strength are alpha0 / alpha times the given ones. "
+        "History variables: distension, volumetric_strain (then tensile_plastic_strain with a "
+        "cut-off).");
+}
 
 void bind_materials(py::module_& m) {
     bind_elasticity(m);  // first: the signatures below name its class
@@ -438,6 +494,7 @@ void bind_materials(py::module_& m) {
         "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
     bind_mu_i_rheology(m);
     bind_porous_drucker_prager(m);
+    bind_porous_mohr_coulomb(m);
     bind_mohr_coulomb(m);
     m.def(
         "Rigid",

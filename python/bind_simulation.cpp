@@ -61,14 +61,16 @@ void bind_options(py::module_& m) {
             [](PhysicsParameters& p, const std::string& name) {
                 p.wall_contact = wall_contact_from_name(name);
             },
-            "The soil's contact with walls, tools and bodies (default 'bonded'): 'bonded', "
-            "every pair with a wall particle carries the stress extrapolated to the wall, "
-            "tension included; 'unilateral', a pair that opens while its normal stress is not "
-            "compressive beyond wall_adhesion carries nothing, so the soil separates from the "
-            "wall (docs/guide/physics.md).")
+            "The soil's contact with the walls, tools and bodies that do not set their own "
+            "(add_body's contact): 'bonded' (default), every pair with a wall particle carries "
+            "the stress extrapolated to the wall, tension included, as across a symmetry "
+            "plane; 'unilateral', a pair that opens while its normal stress is not compressive "
+            "beyond wall_adhesion carries nothing, so the soil separates from the wall "
+            "(docs/guide/physics.md).")
         .def_readwrite("wall_adhesion", &PhysicsParameters::wall_adhesion,
                        "The tensile normal stress [Pa] an opening soil-wall interface carries "
-                       "with wall_contact = 'unilateral'; >= 0, default 0.");
+                       "with wall_contact = 'unilateral' (for bodies that set no contact of "
+                       "their own); >= 0, default 0.");
     py::class_<IntegratorOptions>(m, "IntegratorOptions",
                                   "The time integrator's options (Simulation.integrator). A "
                                   "change between steps takes effect at the next step "
@@ -134,6 +136,20 @@ std::optional<geometry::RigidSpec> rigid_spec(
     return std::nullopt;
 }
 
+// The contact and adhesion arguments of add_body as an InterfaceLaw, none when neither is
+// given (the body then takes the run's default); refuses adhesion without contact='unilateral'.
+std::optional<InterfaceLaw> interface_arguments(const std::optional<std::string>& contact,
+                                                std::optional<double> adhesion, bool boundary,
+                                                const std::string& where) {
+    if (!contact && !adhesion) return std::nullopt;
+    if (!contact)
+        throw std::invalid_argument(where + "adhesion goes with contact='unilateral'");
+    const InterfaceLaw law{wall_contact_from_name(*contact, where + "contact"),
+                           adhesion.value_or(0.0)};
+    check_interface(boundary, law, where);
+    return law;
+}
+
 void bind_setup(py::class_<Simulation>& sim) {
     sim.def(py::init<int>(), py::arg("dim"))
         .def_property_readonly("dim", &Simulation::dim)
@@ -150,7 +166,8 @@ void bind_setup(py::class_<Simulation>& sim) {
                const py::object& torque, const std::string& force_frame,
                const std::string& torque_frame, const py::object& fixed_dofs,
                const py::object& wall_friction, const py::object& origin,
-               std::optional<std::string> lattice) {
+               std::optional<std::string> lattice, std::optional<std::string> contact,
+               std::optional<double> adhesion) {
                 const std::string where = "body '" + name + "': ";
                 const bool boundary = boundary_motion(motion);  // refuses unknown names first
                 const std::optional<geometry::RigidSpec> rigid =
@@ -158,6 +175,8 @@ void bind_setup(py::class_<Simulation>& sim) {
                                force_frame, torque_frame, fixed_dofs, where);
                 const double mu = to_wall_friction(wall_friction, where + "wall_friction");
                 check_wall_friction(boundary, mu, where);
+                const std::optional<InterfaceLaw> interface =
+                    interface_arguments(contact, adhesion, boundary, where);
                 const int m = to_material_index(s, material, where + "material");
                 const geometry::Point v = to_vec3(velocity, where + "velocity");
                 int index = 0;
@@ -178,6 +197,7 @@ void bind_setup(py::class_<Simulation>& sim) {
                                        spacing, smoothing_length, v, kinematics, rigid);
                 }
                 if (mu >= 0.0) s.set_wall_friction(index, mu);
+                if (interface) s.set_interface(index, *interface);
                 return index;
             },
             py::arg("name"), py::arg("positions"), py::kw_only(), py::arg("material"),
@@ -189,7 +209,8 @@ void bind_setup(py::class_<Simulation>& sim) {
             py::arg("torque") = py::none(), py::arg("force_frame") = "world",
             py::arg("torque_frame") = "world", py::arg("fixed_dofs") = py::none(),
             py::arg("wall_friction") = "no-slip", py::arg("origin") = py::none(),
-            py::arg("lattice") = py::none(),
+            py::arg("lattice") = py::none(), py::arg("contact") = py::none(),
+            py::arg("adhesion") = py::none(),
             "Add a body of particles at positions (N, dim) [m]; returns its index. positions may "
             "be a Shape instead: the body is then its lattice_fill(shape, spacing, origin, "
             "lattice=lattice), and under MPI each rank builds only its share of every body (the "
@@ -202,7 +223,10 @@ void bind_setup(py::class_<Simulation>& sim) {
             "force [N] and torque [N m] as constants or [(t, value), ...] schedules in the "
             "'world' or 'body' frame, fixed_dofs from x, y, z, rx, ry, rz: prescribed by "
             "kinematics when given, else locked). wall_friction of a boundary body: 'no-slip' "
-            "(default), 'free-slip' (symmetry planes) or a Coulomb coefficient mu_w >= 0.");
+            "(default), 'free-slip' (symmetry planes) or a Coulomb coefficient mu_w >= 0. "
+            "contact of a boundary body: 'unilateral' (the soil separates from it, carrying "
+            "no tension beyond adhesion [Pa], default 0) or 'bonded' (every pair carries "
+            "tension: a symmetry plane); default: physics.wall_contact and wall_adhesion.");
 }
 
 // Observers, bounds, the physics and integrator options, and what a setup reads back.

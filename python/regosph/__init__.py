@@ -91,6 +91,7 @@ from ._core import (  # noqa: F401,E402  (re-exported API; after the waiting pol
     MuIRheology,
     PhysicsParameters,
     PorousDruckerPrager,
+    PorousMohrCoulomb,
     Rigid,
     RunSummary,
     Shape,
@@ -146,6 +147,7 @@ for _cls in (Simulation, Kinematics, TriangleMesh, Material, Shape):
     _forgiving_class(_cls)
 DruckerPrager = _checked_material(DruckerPrager.__wrapped__, soil=True)
 PorousDruckerPrager = _checked_material(PorousDruckerPrager.__wrapped__, soil=True)
+PorousMohrCoulomb = _checked_material(PorousMohrCoulomb.__wrapped__, soil=True)
 ElasticSolid = _checked_material(ElasticSolid.__wrapped__, soil=False)
 MohrCoulomb = _checked_material(MohrCoulomb.__wrapped__, soil=True)
 Rigid = _checked_material(Rigid.__wrapped__, soil=False)

@@ -191,12 +191,19 @@ def dissipation_line(physics):
     return f"{physics['dissipation']} (limiter {physics.get('riemann_limiter', float('nan')):.3g})"
 
 
-def contact_line(physics):
-    """How soil meets walls, tools and bodies, from a run.json's physics section."""
-    if physics.get("wall_contact", "bonded") == "bonded":
-        return "bonded (the walls take the soil's stress, tension included)"
-    return (f"{physics['wall_contact']} (pairs that open drop out; adhesion "
-            f"{physics.get('wall_adhesion_Pa', 0.0):.4g} Pa)")
+def contact_line(record):
+    """How soil meets each wall, tool and body (its boundary bodies' contact), from a
+    run.json."""
+    parts = []
+    for body in record["bodies"]:
+        if body["motion"] == "dynamic":
+            continue
+        if body.get("contact", "bonded") == "bonded":  # run.json names only 'unilateral'
+            parts.append(f"{body['name']} bonded (takes the soil's stress, tension included)")
+        else:
+            parts.append(f"{body['name']} unilateral (the soil separates; adhesion "
+                         f"{body.get('adhesion_Pa', 0.0):.4g} Pa)")
+    return "; ".join(parts) if parts else "no walls"
 
 
 def physics_section(run_dirs, heading="## Physics"):
@@ -212,7 +219,7 @@ def physics_section(run_dirs, heading="## Physics"):
             line = material_line(m)
             if m["model"] != "Rigid" and line not in materials:
                 materials.append(line)
-        for line, seen in ((contact_line(record["physics"]), contacts),
+        for line, seen in ((contact_line(record), contacts),
                            (dissipation_line(record["physics"]), schemes)):
             if line not in seen:
                 seen.append(line)

@@ -127,6 +127,16 @@ void DruckerPrager::prepare(int dim) {
     p_wave_speed = elasticity.linear() ? elastic_wave_speed(*this) : 0.0;
 }
 
+DruckerPrager DruckerPrager::scaled(double r) const {
+    DruckerPrager out = *this;
+    out.bulk_modulus *= r;
+    out.shear_modulus *= r;
+    out.cohesion *= r;
+    out.yield_surface.k_c *= r;          // k_c is linear in c
+    out.p_wave_speed *= std::sqrt(r);    // at the same density
+    return out;
+}
+
 double DruckerPrager::reference_wave_speed() const { return elastic_wave_speed(*this); }
 
 StressRate DruckerPrager::stress_rate(const MaterialState& state, const SymTensor& strain_rate,

@@ -57,6 +57,9 @@ struct DruckerPrager {
     double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg], elastic_energy_density / rho
     PairOptions pair_options() const { return {}; }
     std::vector<ModelParameter> parameters() const;
+    // The law with r times its moduli and cohesion, prepared constants included: a porous
+    // bulk at distension alpha, r = alpha0 / alpha (porosity_coupling.hpp).
+    DruckerPrager scaled(double r) const;
 };
 
 // dim == 2: plane strain fit (Schaefer 2017 eq. 13, Bui 2008 eq. 9).

@@ -20,13 +20,13 @@
 #include "materials/elastic_solid.hpp"
 #include "materials/mohr_coulomb.hpp"
 #include "materials/mu_i_rheology.hpp"
-#include "materials/porous_drucker_prager.hpp"
+#include "materials/porosity_coupling.hpp"
 #include "materials/rigid.hpp"
 
 namespace regosph {
 
 using Model = std::variant<DruckerPrager, ElasticSolid, Rigid, MuIRheology, PorousDruckerPrager,
-                           MohrCoulomb>;
+                           MohrCoulomb, PorousMohrCoulomb>;
 
 struct Material {
     std::string name;

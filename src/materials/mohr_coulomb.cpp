@@ -215,6 +215,21 @@ MohrCoulombReturn mohr_coulomb_return(const MohrCoulombSurface& s, SymTensor& si
     return out;
 }
 
+MohrCoulomb MohrCoulomb::scaled(double r) const {
+    MohrCoulomb out = *this;
+    out.bulk_modulus *= r;
+    out.shear_modulus *= r;
+    out.cohesion *= r;
+    if (has_cut_off()) out.tensile_strength *= r;
+    if (surface.prepared) {
+        out.surface.two_c_cos_phi *= r;
+        if (surface.tensile_strength >= 0.0) out.surface.tensile_strength *= r;
+        out.surface.bulk_modulus *= r;
+        out.surface.shear_modulus *= r;
+    }
+    return out;
+}
+
 void MohrCoulomb::prepare(int /*dim*/) { surface = mohr_coulomb_constants(*this); }
 
 std::vector<HistoryVariable> MohrCoulomb::history() const {

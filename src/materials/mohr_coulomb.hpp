@@ -95,6 +95,9 @@ struct MohrCoulomb {
                 .artificial_stress_exponent = artificial_stress_exponent};
     }
     std::vector<ModelParameter> parameters() const;
+    // The law with r times its moduli, cohesion and tensile strength, prepared constants
+    // included: a porous bulk at distension alpha, r = alpha0 / alpha (porosity_coupling.hpp).
+    MohrCoulomb scaled(double r) const;
 };
 
 // What a return did: whether it changed the stress, and the plastic multipliers of the Rankine

@@ -41,23 +41,6 @@ Material make_material(const std::string& name, const DruckerPragerInput& in) {
     return m;
 }
 
-Material make_material(const std::string& name, const PorousDruckerPragerInput& in) {
-    checks::positive(name, "grain_density", in.grain_density, "kg/m^3");
-    if (!(std::isfinite(in.porosity) && in.porosity >= 0.0 && in.porosity < 1.0))
-        checks::fail(name, "porosity", in.porosity, "must lie in [0, 1)");
-    DruckerPragerInput soil = in.soil;
-    soil.density = in.grain_density * (1.0 - in.porosity);
-    const Material dp = make_material(name, soil);
-    PorousDruckerPrager model;
-    model.soil = std::get<DruckerPrager>(dp.model);
-    model.density = soil.density;
-    model.crush = make_crush_curve(distension_of_porosity(in.porosity), in.elastic_strain,
-                                   in.kappa, in.transition_distension);
-    Material m{name, model, dp.viscosity_sound_speed, dp.kernel_correction};
-    validate(m);
-    return m;
-}
-
 Material make_material(const std::string& name, const ElasticSolidInput& in) {
     const ElasticModuli k = elastic_moduli(name, in.bulk_modulus, in.shear_modulus,
                                            in.youngs_modulus, in.poisson_ratio);
@@ -110,6 +93,37 @@ Material make_material(const std::string& name, const MohrCoulombInput& in) {
     Material m{name, mc, in.viscosity_sound_speed, in.kernel_correction};
     validate(m);
     return m;
+}
+
+namespace {
+
+// The porous soil of `in`: the soil's material at the bulk density, then the crush curve.
+template <class Soil, class SoilInput>
+Material make_porous(const std::string& name, const PorousInput<SoilInput>& in) {
+    checks::positive(name, "grain_density", in.grain_density, "kg/m^3");
+    if (!(std::isfinite(in.porosity) && in.porosity >= 0.0 && in.porosity < 1.0))
+        checks::fail(name, "porosity", in.porosity, "must lie in [0, 1)");
+    SoilInput soil = in.soil;
+    soil.density = in.grain_density * (1.0 - in.porosity);
+    const Material bulk = make_material(name, soil);
+    Porous<Soil> model;
+    model.soil = std::get<Soil>(bulk.model);
+    model.density = soil.density;
+    model.crush = make_crush_curve(distension_of_porosity(in.porosity), in.elastic_strain,
+                                   in.kappa, in.transition_distension);
+    Material m{name, model, bulk.viscosity_sound_speed, bulk.kernel_correction};
+    validate(m);
+    return m;
+}
+
+}  // namespace
+
+Material make_material(const std::string& name, const PorousDruckerPragerInput& in) {
+    return make_porous<DruckerPrager>(name, in);
+}
+
+Material make_material(const std::string& name, const PorousMohrCoulombInput& in) {
+    return make_porous<MohrCoulomb>(name, in);
 }
 
 Material make_material(const std::string& name, const Rigid& in) {

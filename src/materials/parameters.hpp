@@ -25,17 +25,6 @@ struct DruckerPragerInput {
     Elasticity elasticity{};              // linear, or Houlsby's with K and mu at p_r
 };
 
-// Porous Drucker-Prager regolith (porous_drucker_prager.hpp) as a user gives it: the soil's
-// parameters as DruckerPragerInput's at the initial porosity, whose bulk density is
-// grain_density (1 - porosity), and the epsilon-alpha crush curve (porosity.hpp).
-struct PorousDruckerPragerInput {
-    DruckerPragerInput soil;              // its density is ignored: it follows from the two below
-    double grain_density = 0.0;           // rho_s [kg/m^3]
-    double porosity = 0.0;                // phi0 [-], in [0, 1)
-    double elastic_strain = 0.0;          // eps_e [-], <= 0
-    double kappa = 0.0;                   // [-], in (0, 1]
-    double transition_distension = 1.0;   // alpha_x [-], in [1, 1 / (1 - porosity)]
-};
 
 // Elastic solid as a user gives it. Exactly two of the four moduli (see elastic_moduli).
 struct ElasticSolidInput {
@@ -87,6 +76,21 @@ struct MohrCoulombInput {
     Elasticity elasticity{};                 // linear, or Houlsby's with K and G at p_r
 };
 
+// Porous regolith (porosity_coupling.hpp) as a user gives it: the soil's parameters
+// (DruckerPragerInput, MohrCoulombInput) at the initial porosity, whose bulk density is
+// grain_density (1 - porosity), and the epsilon-alpha crush curve (porosity.hpp).
+template <class SoilInput>
+struct PorousInput {
+    SoilInput soil;                       // its density is ignored: it follows from the two below
+    double grain_density = 0.0;           // rho_s [kg/m^3]
+    double porosity = 0.0;                // phi0 [-], in [0, 1)
+    double elastic_strain = 0.0;          // eps_e [-], <= 0
+    double kappa = 0.0;                   // [-], in (0, 1]
+    double transition_distension = 1.0;   // alpha_x [-], in [1, 1 / (1 - porosity)]
+};
+using PorousDruckerPragerInput = PorousInput<DruckerPragerInput>;
+using PorousMohrCoulombInput = PorousInput<MohrCoulombInput>;
+
 // A boundary material as a user gives it: the contact properties (rigid.hpp) all together or
 // none: youngs_modulus, restitution and friction are then required.
 struct RigidInput {
@@ -104,6 +108,7 @@ Material make_material(const std::string& name, const ElasticSolidInput& in);
 Material make_material(const std::string& name, const MuIRheologyInput& in);
 Material make_material(const std::string& name, const MohrCoulombInput& in);
 Material make_material(const std::string& name, const PorousDruckerPragerInput& in);
+Material make_material(const std::string& name, const PorousMohrCoulombInput& in);
 Material make_material(const std::string& name, const Rigid& in);
 Material make_material(const std::string& name, const RigidInput& in);
 

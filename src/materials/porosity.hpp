@@ -1,6 +1,7 @@
 // Porosity and compaction: the epsilon-alpha model (Wuennemann, Collins & Melosh 2006, Icarus
 // 180, 514, "W06"; Collins, Melosh & Wuennemann 2011, Int. J. Impact Eng. 38, 434, "C11") as a
-// piece any strength law can carry (porous_drucker_prager.hpp attaches it to Drucker-Prager).
+// piece any strength law can carry (porosity_coupling.hpp attaches it to Drucker-Prager and
+// Mohr-Coulomb).
 //
 // State: the distension alpha = rho_s / rho >= 1 (rho_s the density of the matrix, the grains;
 // porosity phi = 1 - 1 / alpha) and the volumetric strain eps_v = ln(V / V0), the time integral

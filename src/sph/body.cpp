@@ -2,6 +2,7 @@
 #include "sph/body.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -140,6 +141,18 @@ void check_wall_friction(bool boundary, double mu, const std::string& where) {
         throw std::invalid_argument(where + "wall_friction: only boundary bodies (fixed, "
                                     "kinematic, rigid) are walls; a dynamic body's contacts "
                                     "follow its material");
+}
+
+void check_interface(bool boundary, const InterfaceLaw& law, const std::string& where) {
+    if (!boundary)
+        throw std::invalid_argument(where + "contact: only boundary bodies (fixed, kinematic, "
+                                    "rigid) are walls; a dynamic body's contacts follow its "
+                                    "material");
+    if (!(std::isfinite(law.adhesion) && law.adhesion >= 0.0))
+        throw std::invalid_argument(where + "adhesion must be a finite number >= 0 [Pa]");
+    if (law.contact == WallContact::bonded && law.adhesion != 0.0)
+        throw std::invalid_argument(where + "adhesion goes with contact 'unilateral'; a bonded "
+                                    "wall carries any tension");
 }
 
 std::string body_states_json(const std::vector<Body>& bodies) {

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -31,7 +32,16 @@ struct Body {
     // Boundary bodies: friction of their wall particles against the regolith, a Coulomb
     // coefficient mu_w >= 0 (0: free-slip) or < 0 for no-slip, the default (pair_terms.hpp).
     double wall_friction = -1.0;
+    // Boundary bodies: the soil's contact with their particles (InterfaceLaw); unset, the run's
+    // default (physics.wall_contact and wall_adhesion, interface_law). A symmetry plane is
+    // 'bonded'.
+    std::optional<InterfaceLaw> interface;
 };
+
+// The law of the soil's contact with b's particles: its own, else the run's default.
+inline InterfaceLaw interface_law(const Body& b, const InterfaceLaw& run_default) {
+    return b.interface.value_or(run_default);
+}
 
 // The motion a setup names ("dynamic", "fixed", "kinematic" or "rigid"), made from its
 // arguments. Throws std::invalid_argument naming `where` and the field, or listing the
@@ -71,6 +81,9 @@ inline const geometry::RigidBody* rigid_body(const Body& b) {
 // Throws std::invalid_argument naming `where` when a wall friction mu >= 0 (not no-slip) is
 // given to a body that is not a wall (not `boundary`).
 void check_wall_friction(bool boundary, double mu, const std::string& where);
+// Throws std::invalid_argument naming `where` and the field when an interface law is given to
+// a body that is not a wall, or its adhesion is negative, not finite, or given to a bonded one.
+void check_interface(bool boundary, const InterfaceLaw& law, const std::string& where);
 
 // The states of the bodies that have one (rigid bodies) as JSON text {"<body>": {...}, ...}
 // (doubles written so that they read back exactly, which an exact restart needs): a snapshot

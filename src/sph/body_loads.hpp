@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace regosph {
@@ -36,6 +37,24 @@ struct LoadRequest {
     // Per body: Coulomb coefficient mu >= 0 of its wall particles (0: free-slip); < 0 or
     // absent: no-slip (the default).
     std::vector<double> wall_friction;
+};
+
+// The soil's contact with a boundary body's particles (rhs::WallSeparation). 'unilateral': a
+// pair that opens (v_ab . x_ab > 0) while its normal stress is not compressive beyond the
+// adhesion carries nothing, so that the soil leaves the wall instead of being held by tension
+// (walls, tools, bodies). 'bonded': every pair carries the stress extrapolated to the wall
+// whatever its sign, as the soil beyond a symmetry plane would.
+enum class WallContact { bonded, unilateral };
+
+struct InterfaceLaw {
+    WallContact contact = WallContact::unilateral;
+    double adhesion = 0.0;  // the tensile normal stress an opening 'unilateral' pair carries [Pa]
+    // The tensile normal stress an opening pair carries [Pa]: the adhesion, or any (+inf)
+    // when bonded.
+    double tension_limit() const {
+        return contact == WallContact::bonded ? std::numeric_limits<double>::infinity()
+                                              : adhesion;
+    }
 };
 
 // One dynamic particle's share of the load on one body.

@@ -221,6 +221,12 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
     rec[R::volume] = p.mass[i] * inv_rho;
     rec[R::sound_speed] = boundary ? 0.0 : mt.viscosity_speed[mat];
     if constexpr (S::Walls) rec[R::kind] = static_cast<double>(p.kind[i]);
+    if constexpr (S::Unilateral) {
+        const auto body = static_cast<std::size_t>(p.body[i]);
+        rec[R::tension_limit] = !boundary                         ? 0.0  // not read
+                                : body < st.tension_limit.size() ? st.tension_limit[body]
+                                                                 : st.default_tension_limit;
+    }
     if constexpr (S::Xsph) rec[R::material] = mat;
     if constexpr (S::Loads) rec[R::wall_mu] = -1.0;  // stage_load_body: the walls' law
     if constexpr (S::Prepass)
@@ -323,7 +329,7 @@ template <class S>
     if constexpr (S::Loads) walls = rhs::slip_walls<S>(rec, pa.rec, partners, sink.any_slip);
     rhs::WallSums<Dim> wall_sums;
     auto terms = rhs::compose(std::tuple_cat(
-        rhs::when<S::Unilateral>(rhs::WallSeparation<S>(pp.wall_adhesion)),
+        rhs::when<S::Unilateral>(rhs::WallSeparation<S>{}),
         std::make_tuple(rhs::Continuity<S>{}),
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
         std::make_tuple(rhs::VelocityGradient<S>{}),
@@ -650,7 +656,7 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const StagePrologue& prologue, Derivatives& out) {
     const bool prepass = mt.any_kernel_correction || pp.av_balsara;
     const bool riemann = pp.dissipation == PhysicsParameters::Dissipation::riemann;
-    const bool unilateral = pp.wall_contact == PhysicsParameters::WallContact::unilateral;
+    const bool unilateral = out.staged.separation;  // stage_tension_limits
     with_flag(riemann, [&](auto rie) {
     with_flag(mt.any_artificial_stress, [&](auto art) {
         with_flag(mt.any_xsph, [&](auto xsph) {
@@ -708,21 +714,34 @@ PhysicsParameters::Dissipation dissipation_from_name(const std::string& name) {
                                 "' is not a scheme (monaghan or riemann)");
 }
 
-const char* wall_contact_name(PhysicsParameters::WallContact c) {
-    return c == PhysicsParameters::WallContact::unilateral ? "unilateral" : "bonded";
+const char* wall_contact_name(WallContact c) {
+    return c == WallContact::unilateral ? "unilateral" : "bonded";
 }
 
-PhysicsParameters::WallContact wall_contact_from_name(const std::string& name) {
-    if (name == "bonded") return PhysicsParameters::WallContact::bonded;
-    if (name == "unilateral") return PhysicsParameters::WallContact::unilateral;
-    throw std::invalid_argument("physics.wall_contact: '" + name +
+WallContact wall_contact_from_name(const std::string& name, const std::string& field) {
+    if (name == "bonded") return WallContact::bonded;
+    if (name == "unilateral") return WallContact::unilateral;
+    throw std::invalid_argument(field + ": '" + name +
                                 "' is not a contact law (bonded or unilateral)");
+}
+
+// Each body's InterfaceLaw::tension_limit and the run's default, and whether some is finite
+// (StagedParticles::separation).
+static void stage_tension_limits(const PhysicsParameters& pp, std::span<const InterfaceLaw> laws,
+                          StagedParticles& st) {
+    st.default_tension_limit = pp.interface_law().tension_limit();
+    st.separation = std::isfinite(st.default_tension_limit);
+    st.tension_limit.resize(laws.size());
+    for (std::size_t b = 0; b < laws.size(); ++b) {
+        st.tension_limit[b] = laws[b].tension_limit();
+        st.separation = st.separation || std::isfinite(st.tension_limit[b]);
+    }
 }
 
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,
                          const LoadRequest* loads, const HaloRefresh& refresh, bool walls,
-                         const StagePrologue& prologue) {
+                         const StagePrologue& prologue, std::span<const InterfaceLaw> interfaces) {
     if (!nl.has_pairs(p))
         throw std::logic_error("compute_derivatives: the neighbour list has no pair lists for "
                                "this particle set (NeighbourList::select_pairs after build)");
@@ -744,6 +763,7 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
     if (!walls && nl.walls() > 0)
         throw std::logic_error("compute_derivatives: walls = false, but the particle set has "
                                "boundary particles");
+    stage_tension_limits(pp, interfaces, out.staged);
     if (p.dim == 2)
         derivatives_for_options<2>(p, nl, mt, pp, loads, refresh, walls, prologue, out);
     else

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,17 +43,13 @@ struct PhysicsParameters {
     // eta of the limiter beta = min(eta max(U_L - U_R, 0) / cbar, 1) [-]: 3 in Zhang et al.
     // (2017); SPHinXsys's plastic continuum (Zhang et al. 2024) takes 20 x dim.
     double riemann_limiter = 3.0;
-    // The soil's contact with walls, tools and bodies (boundary particles): 'bonded', every
-    // pair with a boundary partner carries the stress extrapolated to the wall whatever its
-    // sign; 'unilateral', such a pair that opens (v_ab . x_ab > 0) while its normal stress is
-    // not compressive beyond wall_adhesion drops out of the continuity, the strain rate and the
-    // momentum (WallSeparation, rhs_terms.hpp), so that the soil leaves a wall instead of being
-    // held by tension.
-    enum class WallContact { bonded, unilateral };
+    // The soil's contact with the walls, tools and bodies that do not name their own
+    // (Body::interface; InterfaceLaw, body_loads.hpp): 'bonded', or 'unilateral' with
+    // wall_adhesion, the tensile normal stress an opening pair still carries [Pa].
+    using WallContact = regosph::WallContact;
     WallContact wall_contact = WallContact::bonded;
-    // The tensile normal stress an opening interface still carries with 'unilateral' [Pa];
-    // 0: the soil separates as soon as the pair's normal stress is not compressive.
     double wall_adhesion = 0.0;
+    InterfaceLaw interface_law() const { return {wall_contact, wall_adhesion}; }
 };
 
 // "monaghan" / "riemann" (run.json, Python), and back; the latter throws
@@ -60,9 +57,10 @@ struct PhysicsParameters {
 const char* dissipation_name(PhysicsParameters::Dissipation d);
 PhysicsParameters::Dissipation dissipation_from_name(const std::string& name);
 // "bonded" / "unilateral" (run.json, Python), and back; the latter throws
-// std::invalid_argument naming physics.wall_contact for another name.
-const char* wall_contact_name(PhysicsParameters::WallContact c);
-PhysicsParameters::WallContact wall_contact_from_name(const std::string& name);
+// std::invalid_argument naming `field` for another name.
+const char* wall_contact_name(WallContact c);
+WallContact wall_contact_from_name(const std::string& name,
+                                   const std::string& field = "physics.wall_contact");
 
 // Per-material data the particle loops need, computed once per run.
 struct MaterialTable {
@@ -113,6 +111,13 @@ struct StagedParticles {
     // Runs with the kernel gradient correction or Balsara's switch: per particle the kernel
     // correction L and Balsara's f of the gradient pre-pass (gradient_correction.hpp).
     std::vector<double> prepass;
+    // Runs with walls: per body, the tensile normal stress an opening pair with its boundary
+    // particles carries (InterfaceLaw::tension_limit, +inf where bonded; the run's default
+    // for bodies beyond the table) [Pa], and whether some wall's is finite: the pair loop then
+    // takes the shape with WallSeparation (rhs::Shape::Unilateral).
+    std::vector<double> tension_limit;
+    double default_tension_limit = 0.0;
+    bool separation = false;
 };
 
 // Refreshes per-particle values of the dynamic halo copies from their owners: `values` holds
@@ -156,10 +161,13 @@ struct Derivatives : StateRates {
 // pair work over dynamic pairs cancels the stress and viscous powers in the sum over all
 // particles (energy_budget.hpp), so the pair loop leaves that pair work out (~5 % of a
 // wall-free run's time); every rank must pass the same value. `prologue`: see StagePrologue
-// (with the gradient pre-pass it runs over all owned particles before it).
+// (with the gradient pre-pass it runs over all owned particles before it). `interfaces`: the
+// soil's contact law with each body's boundary particles (interface_law, body.hpp); bodies
+// beyond it take pp's (PhysicsParameters::interface_law).
 void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                          const PhysicsParameters& pp, Derivatives& out,
                          const LoadRequest* loads = nullptr, const HaloRefresh& refresh = {},
-                         bool walls = true, const StagePrologue& prologue = {});
+                         bool walls = true, const StagePrologue& prologue = {},
+                         std::span<const InterfaceLaw> interfaces = {});
 
 }  // namespace regosph

@@ -163,8 +163,11 @@ double AdaptiveHeun::derivatives(ParticleSet& p, const NeighbourList& nl,
     // rank); without such a body the pair loop leaves out the walls' energy term.
     const std::vector<Body>* bodies = bodies_.all();
     const bool walls = !bodies || bodies_.any_boundary();
+    std::vector<InterfaceLaw> interfaces;
+    if (bodies)
+        for (const Body& b : *bodies) interfaces.push_back(interface_law(b, pp.interface_law()));
     compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request,
-                        refresh, walls, walls_first);
+                        refresh, walls, walls_first, interfaces);
     if (!contact_.active() || !bodies) return std::numeric_limits<double>::infinity();
     return contact_.add_loads(p, *bodies, out.loads);
 }

@@ -66,10 +66,14 @@ struct Record {
     static constexpr int mass = rho + 1;          // [kg]
     static constexpr int volume = rho + 2;        // m / rho [m^3]
     static constexpr int sound_speed = rho + 3;   // the viscosity's c [m/s] (walls: unused)
-    // The optional fields, -1 where the run lacks them. Partner kind (ParticleKind: 0 dynamic,
-    // 1 boundary), in runs with walls.
+    // The optional fields, -1 where the run lacks them. In runs with walls: partner kind
+    // (ParticleKind: 0 dynamic, 1 boundary); with a unilateral wall (Unilateral): a boundary
+    // partner's tension limit, the tensile normal stress an opening pair with it carries
+    // (InterfaceLaw::tension_limit; +inf: bonded) [Pa].
     static constexpr int kind = S::Walls ? sound_speed + 1 : -1;
-    static constexpr int after_kind = sound_speed + 1 + (S::Walls ? 1 : 0);
+    static constexpr int tension_limit = S::Unilateral ? sound_speed + 2 : -1;
+    static constexpr int after_kind = sound_speed + 1 + (S::Walls ? 1 : 0) +
+                                      (S::Unilateral ? 1 : 0);
     // Material index, for XSPH (neighbours of the same material).
     static constexpr int material = S::Xsph ? after_kind : -1;
     static constexpr int after_material = after_kind + (S::Xsph ? 1 : 0);
@@ -208,24 +212,24 @@ struct PairSums {
 
 // ---- The terms ----------------------------------------------------------------------------
 
-// The unilateral contact with walls, tools and bodies (PhysicsParameters::wall_contact): a pair
+// The unilateral contact with walls, tools and bodies (InterfaceLaw, body_loads.hpp): a pair
 // with a boundary partner drops out of every term after this one (its kernel gradient and
 // dv . grad become 0: no continuity, strain rate, momentum, artificial stress, load or pair
 // work) while it opens, v_ab . x_ab > 0, and its normal stress is not compressive beyond the
-// adhesion sigma_adh,
+// partner's tension limit sigma_adh (its body's adhesion; +inf for a bonded body, whose pairs
+// never drop out),
 //   n . (sigma_a / rho_a^2 + sigma_b / rho_b^2) . n >= sigma_adh (1 / rho_a^2 + 1 / rho_b^2),
 // n = x_ab / r: Signorini's conditions pair by pair (an opening gap carries no tension beyond
 // the adhesion; a closing or compressed pair is in contact). The test reads the present state
 // only (no history: restarts need nothing of it), so a contact at rest under compression is
-// the same as with 'bonded'. Runs first in the composition (Shape::Unilateral).
+// the same as a bonded one. Runs first in the composition, in runs with a unilateral wall
+// (Shape::Unilateral).
 template <class S>
 struct WallSeparation {
     static constexpr int Dim = S::Dim;
     using R = Record<S>;
-    double adhesion;  // sigma_adh [Pa]
     double sa[R::kStress];
     double rho2_a = 0.0;
-    explicit WallSeparation(double adhesion_Pa) : adhesion(adhesion_Pa) {}
     void begin(const ParticleA<S>& a) {
         for (int t = 0; t < R::kStress; ++t) sa[t] = a.at(R::stress + t);
         rho2_a = a.at(R::rho) * a.at(R::rho);
@@ -242,7 +246,7 @@ struct WallSeparation {
             }
         // Both sides times rho_a^2 rho_b^2: no division.
         const Vec8 rho2_b = pair.field(R::rho) * pair.field(R::rho);
-        const Vec8 limit = adhesion * (rho2_a + rho2_b) * pair.r * pair.r;
+        const Vec8 limit = pair.field(R::tension_limit) * (rho2_a + rho2_b) * pair.r * pair.r;
         const Mask8 free = pair.wall && pair.vr > 0.0 && normal * rho2_a * rho2_b >= limit;
         for (int d = 0; d < Dim; ++d) pair.grad[d] = free ? zero : pair.grad[d];
         pair.dv_dot_grad = free ? zero : pair.dv_dot_grad;

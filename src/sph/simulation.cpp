@@ -362,6 +362,16 @@ void Simulation::set_wall_friction(int body, double mu) {
     integrator_.reset();
 }
 
+void Simulation::set_interface(int body, const InterfaceLaw& law) {
+    if (body < 0 || body >= static_cast<int>(bodies_.size()))
+        throw std::invalid_argument("contact: body index " + std::to_string(body) +
+                                    " does not name an added body");
+    Body& b = bodies_[static_cast<std::size_t>(body)];
+    check_interface(is_boundary(b), law, "body '" + b.name + "': ");
+    b.interface = law;
+    integrator_.reset();
+}
+
 int Simulation::add_observer(const std::string& name, geometry::ShapePtr region, int material,
                              int body) {
     check_name("observer", name);
@@ -619,7 +629,10 @@ std::string Simulation::describe(const RunOptions& o) const {
         j["physics"]["dissipation"] = dissipation_name(physics_.dissipation);
         j["physics"]["riemann_limiter"] = physics_.riemann_limiter;
     }
-    if (physics_.wall_contact != PhysicsParameters::WallContact::bonded) {
+    // The default law of the walls that set none, only when it is not 'bonded' (each wall's
+    // law in force is under "bodies"): run.json files written before the option stay
+    // comparable on restart.
+    if (physics_.wall_contact != WallContact::bonded) {
         j["physics"]["wall_contact"] = wall_contact_name(physics_.wall_contact);
         j["physics"]["wall_adhesion_Pa"] = physics_.wall_adhesion;
     }
@@ -643,6 +656,13 @@ std::string Simulation::describe(const RunOptions& o) const {
                          {"smoothing_length_m", b.smoothing_length},
                          {"particles", b.particle_count}};
         describe_motion(b, body);
+        // A wall's law in force (its own, else the run's default) when it is not 'bonded',
+        // which run.json files written before the option took.
+        if (const InterfaceLaw law = interface_law(b, physics_.interface_law());
+            is_boundary(b) && law.contact == WallContact::unilateral) {
+            body["contact"] = wall_contact_name(law.contact);
+            body["adhesion_Pa"] = law.adhesion;
+        }
         j["bodies"].push_back(body);
     }
     j["observers"] = io::Json::array();

@@ -78,6 +78,10 @@ public:
     // mu_w >= 0 (0 is free-slip, e.g. a symmetry plane), or < 0 for no-slip (the default).
     // Throws std::invalid_argument naming the body for a dynamic body or a non-finite value.
     void set_wall_friction(int body, double mu);
+    // The soil's contact with a boundary body's particles (InterfaceLaw): a symmetry plane is
+    // 'bonded'; bodies that do not set one take physics.wall_contact and wall_adhesion. Throws
+    // std::invalid_argument naming the body and field (check_interface).
+    void set_interface(int body, const InterfaceLaw& law);
 
     // Adds an observer (observers.hpp); `material` and `body` are indices or -1. Its readings
     // go to observers.csv / observers.h5 every RunOptions::observe_every steps. Returns its

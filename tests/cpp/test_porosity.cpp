@@ -1,4 +1,4 @@
-// Epsilon-alpha porosity (src/materials/porosity.hpp, porous_drucker_prager.hpp; Wuennemann,
+// Epsilon-alpha porosity (src/materials/porosity.hpp, porosity_coupling.hpp; Wuennemann,
 // Collins & Melosh 2006): the crush curve, its inverse and continuity, and a point in the
 // oedometer driven by the model's own stress rate and correction (Euler steps here, the Heun
 // steps of the solver are tests/python/test_porosity.py's), against the closed form: the crush
@@ -10,7 +10,7 @@
 
 #include "core/tensor.hpp"
 #include "materials/parameters.hpp"
-#include "materials/porous_drucker_prager.hpp"
+#include "materials/porosity_coupling.hpp"
 #include "materials/porosity.hpp"
 
 using namespace regosph;

@@ -1,5 +1,7 @@
-"""The epsilon-alpha porosity (rs.PorousDruckerPrager, src/materials/porosity.hpp): the oedometer
-path of the material-point driver against the model's closed form (issue 45: within 1 %),
+"""The epsilon-alpha porosity (rs.PorousDruckerPrager, rs.PorousMohrCoulomb,
+src/materials/porosity.hpp, porosity_coupling.hpp): the oedometer path of the material-point
+driver against the model's closed form with either strength law (issue 45: within 1 %),
+Mohr-Coulomb's failure ratio in triaxial extension at a crushed distension,
 irreversible compaction on unloading and reloading, the porosity as a field of a run (history
 variables in snapshots), and its input checks. Single points and one tiny run: seconds."""
 import json
@@ -23,12 +25,12 @@ EPS_E, KAPPA, ALPHA_X = -1e-5, 0.98, 1.2
 ALPHA0 = 1.0 / (1.0 - POROSITY)
 
 
-def porous(**changes):
+def porous(law="PorousDruckerPrager", **changes):
     args = dict(grain_density=GRAIN_DENSITY, porosity=POROSITY, bulk_modulus=K,
                 shear_modulus=G, friction_angle=PHI, cohesion=COHESION, elastic_strain=EPS_E,
                 kappa=KAPPA, transition_distension=ALPHA_X)
     args.update(changes)
-    return rs.PorousDruckerPrager("regolith", **args)
+    return getattr(rs, law)("regolith", **args)
 
 
 def crush_curve(eps):
@@ -48,8 +50,9 @@ def oedometer_stress(eps):
     """(sigma_xx, sigma_zz) [Pa] of the oedometer (axis zz) at volumetric strain eps in closed
     form: the matrix stress alpha sigma is Hooke's of the matrix moduli (alpha0 K, alpha0 G) for
     the strain less the crush ln(alpha / alpha0), its deviator capped by the 3D cone of the
-    matrix cohesion alpha0 c (psi = 0: the cap takes no volume). Valid while the cap grows more
-    slowly than the elastic deviator (the exponential regime)."""
+    matrix cohesion alpha0 c (psi = 0: the cap takes no volume), which on this path (triaxial
+    compression) is Mohr-Coulomb's too. Valid while the cap grows more slowly than the elastic
+    deviator (the exponential regime)."""
     alpha = crush_curve(eps)
     p_s = -ALPHA0 * K * (eps - math.log(alpha / ALPHA0))
     s = math.sin(math.radians(PHI))
@@ -60,11 +63,13 @@ def oedometer_stress(eps):
     return -p + sqrt_j2 / math.sqrt(3), -p - 2 * sqrt_j2 / math.sqrt(3)
 
 
-def test_oedometer_matches_the_closed_form():
+@pytest.mark.parametrize("law", ["PorousDruckerPrager", "PorousMohrCoulomb"])
+def test_oedometer_matches_the_closed_form(law):
     """Issue 45: the oedometer path within 1 % of the closed form; the distension over the
     whole crush curve (elastic, exponential, power law, full compaction), the stresses over
     the exponential regime."""
-    m = porous()
+    m = porous(law)
+    assert m.model == law
     assert m.density == pytest.approx(1280.0, rel=1e-12)
     names = [v[0] for v in m.history_variables]
     assert names == ["distension", "volumetric_strain"]
@@ -91,6 +96,26 @@ def test_oedometer_matches_the_closed_form():
     rho_s = r.rho * alpha
     assert np.max(np.abs(rho_s[exponential] / GRAIN_DENSITY - 1.0)) < 0.01
     assert r.rho[-1] == pytest.approx(1280.0 * math.exp(0.8), rel=1e-6)
+
+
+def test_porous_mohr_coulomb_fails_at_its_ratio_in_extension_once_crushed():
+    """The strength is Mohr-Coulomb's at any distension: crushed under an oedometer, then
+    in triaxial extension from there (the radial stresses held) with c = 0, the soil fails at
+    (1 + sin phi)/(1 - sin phi) within 2 % (the 3D Drucker-Prager cone of the same phi is
+    Mohr-Coulomb's in triaxial compression only), without tension; with a cut-off its tensile plastic strain follows
+    the porosity's history variables."""
+    m = porous("PorousMohrCoulomb", cohesion=0.0)
+    r = mp.drive(m, [mp.oedometer(1.0), mp.triaxial_extension(1.0)], steps=200, dt=1e-4)
+    assert r.yielding[-1]
+    assert r.history[-1, 0] < 0.99 * ALPHA0   # crushed
+    s = np.sort(r.stress[-1, :3])           # principal: no shear on this path
+    ratio = s[0] / s[2]
+    s_phi = math.sin(math.radians(PHI))
+    assert ratio == pytest.approx((1 + s_phi) / (1 - s_phi), rel=0.02)
+    assert s[2] < 0.0
+    cut = porous("PorousMohrCoulomb", tensile_strength=50.0)
+    assert [v[0] for v in cut.history_variables] == ["distension", "volumetric_strain",
+                                                     "tensile_plastic_strain"]
 
 
 def test_compaction_is_irreversible_and_resumes_on_the_curve():

@@ -1,7 +1,9 @@
-"""The soil's contact with walls (physics.wall_contact, rhs_terms.hpp WallSeparation): a
-cohesive block launched off a floor without gravity leaves it at its launch speed with
-'unilateral' and is held by the floor's extrapolated tension with 'bonded'; a block resting on
-the floor under gravity is the same with both; run.json records the option."""
+"""The soil's contact with walls (add_body's contact and adhesion, the run's default
+physics.wall_contact and wall_adhesion; rhs_terms.hpp WallSeparation): a cohesive block
+launched off a floor without gravity leaves it at its launch speed with 'unilateral' and is
+held by the floor's extrapolated tension with 'bonded'; a block resting on the floor under
+gravity is the same with both; a body's own law overrides the default; run.json records each
+wall's law."""
 import json
 
 import numpy as np
@@ -18,9 +20,10 @@ SOIL = dict(density=1500.0, bulk_modulus=3.33e6, shear_modulus=3.7e5, friction_a
             cohesion=5000.0)
 
 
-def block_on_floor(contact, gravity=0.0, velocity=0.0, adhesion=0.0, **soil):
+def block_on_floor(contact, gravity=0.0, velocity=0.0, adhesion=0.0, floor=None, **soil):
     """A 0.1 m x 0.05 m block on a fixed floor three spacings thick and wider than it; soil:
-    overrides of SOIL."""
+    overrides of SOIL. contact, adhesion: the run's default law; floor: the floor's own
+    (add_body's contact and adhesion), if any."""
     sim = rs.Simulation(dim=2)
     sim.physics.gravity = (0.0, -gravity)
     sim.physics.wall_contact = contact
@@ -31,7 +34,8 @@ def block_on_floor(contact, gravity=0.0, velocity=0.0, adhesion=0.0, **soil):
                  material=soil, motion="dynamic", spacing=DX, smoothing_length=2.5 * DX,
                  velocity=(0.0, velocity))
     sim.add_body("floor", rs.lattice_fill(rs.rectangle((-0.03, -3 * DX), (0.13, 0.0)), DX),
-                 material=wall, motion="fixed", spacing=DX, smoothing_length=2.5 * DX)
+                 material=wall, motion="fixed", spacing=DX, smoothing_length=2.5 * DX,
+                 **(floor or {}))
     if gravity > 0.0:
         rs.geostatic_stress(sim)
     return sim
@@ -57,8 +61,36 @@ def test_a_launched_block_leaves_the_floor_only_with_unilateral_contact(tmp_path
     run = json.loads((tmp_path / "unilateral" / "run.json").read_text())
     assert run["physics"]["wall_contact"] == "unilateral"
     assert run["physics"]["wall_adhesion_Pa"] == 0.0
+    assert run["bodies"][1]["contact"] == "unilateral" and run["bodies"][1]["adhesion_Pa"] == 0.0
+    assert "contact" not in run["bodies"][0]  # the soil is no wall
     bonded = json.loads((tmp_path / "bonded" / "run.json").read_text())
-    assert "wall_contact" not in bonded["physics"]  # the default, as before the option
+    # The default, as before the option: run.json names only a unilateral wall.
+    assert "wall_contact" not in bonded["physics"] and "contact" not in bonded["bodies"][1]
+
+
+@pytest.mark.parametrize("default", ("bonded", "unilateral"))
+def test_a_floor_s_own_law_overrides_the_run_s_default(default, tmp_path):
+    """The same launch with the floor's law named on the floor (add_body's contact) is, to the
+    bit, the launch with that law as the run's default, whatever the default."""
+    for own in ("bonded", "unilateral"):
+        sim = block_on_floor(default, velocity=LAUNCH, floor=dict(contact=own))
+        sim.run(0.05, output_dir=str(tmp_path / f"{default}_{own}"), progress_interval=0)
+        v, s = block_state(sim)
+        v_ref, s_ref = block_state(launched(own, tmp_path))
+        np.testing.assert_array_equal(v, v_ref)
+        np.testing.assert_array_equal(s, s_ref)
+        run = json.loads((tmp_path / f"{default}_{own}" / "run.json").read_text())
+        assert run["bodies"][1].get("contact", "bonded") == own
+
+
+def test_a_floor_s_adhesion_holds_the_block_as_the_default_s_does(tmp_path):
+    sim = block_on_floor("bonded", velocity=LAUNCH,
+                         floor=dict(contact="unilateral", adhesion=1e12))
+    sim.run(0.05, output_dir=str(tmp_path / "own"), progress_interval=0)
+    v_ref, s_ref = block_state(launched("unilateral", tmp_path, adhesion=1e12))
+    np.testing.assert_array_equal(block_state(sim)[0], v_ref)
+    run = json.loads((tmp_path / "own" / "run.json").read_text())
+    assert run["bodies"][1]["adhesion_Pa"] == 1e12
 
 
 def test_an_adhesion_above_every_stress_is_the_bonded_contact(tmp_path):
@@ -103,3 +135,15 @@ def test_bad_contact_options_are_named(tmp_path):
         sim.physics.wall_contact = "glued"
     with pytest.raises(ValueError, match="wall_adhesion"):
         block_on_floor("unilateral", adhesion=-1.0).run(0.01, output_dir=str(tmp_path))
+    for floor, message in ((dict(contact="glued"), "body 'floor': contact: 'glued'"),
+                           (dict(adhesion=10.0), "body 'floor': adhesion goes with contact"),
+                           (dict(contact="bonded", adhesion=10.0),
+                            "body 'floor': adhesion goes with contact 'unilateral'"),
+                           (dict(contact="unilateral", adhesion=-1.0),
+                            "body 'floor': adhesion must be")):
+        with pytest.raises(ValueError, match=message):
+            block_on_floor("bonded", floor=floor)
+    with pytest.raises(ValueError, match="body 'block': contact: only boundary bodies"):
+        rs.Simulation(dim=2).add_body("block", np.zeros((1, 2)), material=rs.DruckerPrager(
+            "soil", **SOIL), motion="dynamic", spacing=DX, smoothing_length=2.5 * DX,
+            contact="unilateral")

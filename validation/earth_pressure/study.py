@@ -11,8 +11,8 @@ sigma_1 / sigma_3 = 1 / K_a of the law, on the plane-strain path with the vertic
 fixed by the weight. The force on the moving wall, F = K gamma H^2 / 2 per unit width, gives
 the block's K; its mean over the last WINDOW_SHARE of the travel is compared with K_a.
 
-3D runs extrude the bank in z between two more smooth walls (plane strain in z); they check
-the 3D law on the same path. The study runs the Mohr-Coulomb law (true on every path) and the
+3D runs extrude the bank in z between two smooth, bonded symmetry planes (plane strain in z);
+they check the 3D law on the same path. The study runs the Mohr-Coulomb law (true on every path) and the
 Drucker-Prager cones (the 2D plane-strain fit of Bui 2008, the 3D triaxial-compression cone)
 side by side, so that the table shows what each law's strength is in an SPH block.
 
@@ -74,14 +74,19 @@ def build(law, phi, psi, dim, spacing):
     bank = box((0.0, 0.0, 0.0), (width, top, depth))
     fixed = (box((-layers, -layers, z0), (width + travel + layers, 0.0, z1)) |
              box((-layers, 0.0, z0), (0.0, wall_top, z1)))
+    planes = None  # 3D: the planes of plane strain in z, symmetry planes of an endless bank
     if dim == 3:
-        fixed = (fixed | box((0.0, 0.0, -layers), (width + travel, wall_top, 0.0)) |
-                 box((0.0, 0.0, depth), (width + travel, wall_top, depth + layers)))
+        planes = (box((0.0, 0.0, -layers), (width + travel, wall_top, 0.0)) |
+                  box((0.0, 0.0, depth), (width + travel, wall_top, depth + layers)))
     moving = box((width, 0.0, 0.0 if dim == 2 else 0.0), (width + layers, wall_top, depth))
     sim.add_body("bank", rs.lattice_fill(bank, spacing), material=soil, motion="dynamic",
                  spacing=spacing, smoothing_length=h)
     sim.add_body("walls", rs.lattice_fill(fixed, spacing), material=wall, motion="fixed",
                  spacing=spacing, smoothing_length=h, wall_friction="free-slip")
+    if planes is not None:
+        sim.add_body("symmetry planes", rs.lattice_fill(planes, spacing), material=wall,
+                     motion="fixed", spacing=spacing, smoothing_length=h,
+                     wall_friction="free-slip", contact="bonded")
     rs.geostatic_stress(sim, k0="jaky")
     end = travel / WALL_SPEED
     sim.add_body("retaining wall", rs.lattice_fill(moving, spacing), material=wall,
