@@ -68,7 +68,18 @@ void bind_options(py::module_& m) {
             "wall (docs/guide/physics.md).")
         .def_readwrite("wall_adhesion", &PhysicsParameters::wall_adhesion,
                        "The tensile normal stress [Pa] an opening soil-wall interface carries "
-                       "with wall_contact = 'unilateral'; >= 0, default 0.");
+                       "with wall_contact = 'unilateral'; >= 0, default 0.")
+        .def_readwrite("sleep", &PhysicsParameters::sleep,
+                       "Sleeping regions (default False): a dynamic particle whose pair list is "
+                       "at rest within sleep_speed is not integrated (it stays as it is and acts "
+                       "as a boundary for its awake partners) until a moving partner or a "
+                       "kinematic or rigid body reaches its pair list; decided at step ends, "
+                       "the same on any number of ranks; its state is the history variable "
+                       "'sleep_state' (docs/guide/physics.md).")
+        .def_readwrite("sleep_speed", &PhysicsParameters::sleep_speed,
+                       "Speed tolerance v_s [m/s] of the sleeping regions: at rest means |v| <= "
+                       "v_s, |dv/dt| <= c v_s / h and |dsigma/dt| <= rho c^2 v_s / h; > 0, "
+                       "default 1e-3.");
     py::class_<IntegratorOptions>(m, "IntegratorOptions",
                                   "The time integrator's options (Simulation.integrator). A "
                                   "change between steps takes effect at the next step "
