@@ -379,7 +379,35 @@ void bind_control(py::class_<Simulation>& sim) {
             "instead, for a run without a usable checkpoint; not bit-identical to the "
             "original run, refused with rigid bodies; run() then writes to a new output_dir.")
         .def("advance", &Simulation::advance, py::arg("dt_cap"),
-             py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].");
+             py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].")
+        .def(
+            "relax_with_kinetic_damping",
+            [](Simulation& s, double energy_tolerance, std::int64_t max_steps, double dt_cap,
+               double progress_interval) {
+                RelaxationReport r;
+                {
+                    py::gil_scoped_release release;
+                    r = s.relax_with_kinetic_damping(energy_tolerance, max_steps, dt_cap,
+                                                     progress_interval);
+                }
+                py::dict out;
+                out["steps"] = r.steps;
+                out["resets"] = r.resets;
+                out["last_peak_energy"] = r.last_peak_energy;
+                out["time"] = r.time;
+                out["particle_steps"] = r.particle_steps;
+                out["asleep"] = r.asleep;
+                return out;
+            },
+            py::arg("energy_tolerance"), py::arg("max_steps"), py::arg("dt_cap") = 1.0,
+            py::arg("progress_interval") = 0.0,
+            "Cundall's kinetic damping in the core (regosph.bed): steps of at most dt_cap [s]; "
+            "every velocity set to zero at each peak of the dynamic particles' kinetic energy; "
+            "stops at the first peak below energy_tolerance [J, 2D J/m] (RuntimeError after "
+            "max_steps); with physics.sleep also at the first step in which every dynamic particle "
+            "slept (asleep = True). A progress line every progress_interval wall seconds (0: "
+            "never). Returns steps, resets, last_peak_energy, time [s], particle_steps (the "
+            "dynamic particles integrated, awake ones only with physics.sleep) and asleep.");
 }
 
 // Names that were renamed: scripts written for the old name are told the new one instead of a

@@ -41,7 +41,6 @@ from zero stress would carry: both ratios do not depend on g.
 import json
 import math
 import os
-import time
 
 import numpy as np
 
@@ -61,7 +60,8 @@ DISTENSION = "distension"  # the history variable of a porous model (rs.PorousDr
 
 
 def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
-                check_periods=2.0, overwrite=False, wall_margin=None, progress_interval=5.0):
+                check_periods=2.0, overwrite=False, wall_margin=None, progress_interval=5.0,
+                sleep=False):
     """Bring the regolith of `sim` to rest in its own weight and save it in `output_dir`.
 
     sim: a Simulation holding the bed only: dynamic bodies (Drucker-Prager regolith or any
@@ -71,7 +71,10 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
     which the relaxation stops; max_steps: steps allowed for it. check_periods: length of the
     undamped check in periods 4 H / c_p. wall_margin [m]: see post.bed_stress_profile.
     progress_interval [s of wall time]: a progress line of the relaxation that often (0:
-    none).
+    none). sleep: relax with sleeping regions (physics.sleep, docs/guide/physics.md) at the
+    rest criterion's speed, REST_SPEED_FRACTION g H / c_p: particles at rest stop being
+    integrated, and the relaxation also ends when all of them sleep; the undamped check runs
+    with every particle integrated, so the rest criterion is judged as without it.
 
     Writes a run directory (run.json, snapshots, diagnostics.csv of the check, a checkpoint)
     plus bed.json (the report) and bed_profile.csv (stress against depth). Returns the report:
@@ -88,8 +91,12 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
     coefficient = set_geostatic_stress(sim, bed, up, g, k0)
     strain_energy = elastic_strain_energy(sim, bed)
     height, wave_speed = _bed_height(sim, bed, up), _wave_speed(sim, bed)  # before MPI splits it
+    if sleep:
+        sim.physics.sleep = True
+        sim.physics.sleep_speed = REST_SPEED_FRACTION * g * height / wave_speed
     relaxation = relax_with_kinetic_damping(sim, tolerance * strain_energy, max_steps,
                                             progress_interval)
+    sim.physics.sleep = False
     period = 4.0 * height / wave_speed
     check = check_periods * period
     sim.run(sim.time + check, output_dir=str(output_dir), snapshot_interval=check,
@@ -228,35 +235,15 @@ def elastic_strain_energy(sim, bed):
 
 
 def relax_with_kinetic_damping(sim, energy_tolerance, max_steps, progress_interval=5.0):
-    """Cundall's kinetic damping: step; when the kinetic energy has dropped below the previous
-    step's, the previous step was its peak, and every velocity is set to zero. Stops at the
-    first peak below energy_tolerance [J, 2D J/m]. Prints a progress line every
-    progress_interval wall seconds (0: never; rank 0 only). Returns steps, resets, the last
-    peak and the simulated time it took."""
-    previous, resets, last_peak = 0.0, 0, math.inf
-    last_print = time.monotonic()
-    for step in range(1, max_steps + 1):
-        if progress_interval > 0 and time.monotonic() - last_print >= progress_interval:
-            last_print = time.monotonic()
-            if is_root():
-                peak = (f"last kinetic-energy peak {last_peak / energy_tolerance:.3g} x the "
-                        "tolerance") if resets else "no peak yet"
-                print(f"prepare_bed: step {step} of at most {max_steps}, {resets} resets, {peak}",
-                      flush=True)
-        sim.advance(1.0)  # capped by the integrator's dt_max and Courant limit
-        energy = sim.diagnostics().kinetic_energy
-        if energy < previous:
-            resets += 1
-            last_peak = previous
-            sim.velocities = np.zeros_like(sim.velocities)
-            energy = 0.0
-            if last_peak <= energy_tolerance:
-                return dict(steps=step, resets=resets, last_peak_energy=last_peak,
-                            time=sim.time)
-        previous = energy
-    raise RuntimeError(f"prepare_bed: the bed did not relax within max_steps = {max_steps} "
-                       f"(last kinetic-energy peak {last_peak:.3g}, tolerance "
-                       f"{energy_tolerance:.3g}); raise max_steps or tolerance")
+    """Cundall's kinetic damping, in the core (Simulation.relax_with_kinetic_damping): step;
+    when the kinetic energy has dropped below the previous step's, the previous step was its
+    peak, and every velocity is set to zero. Stops at the first peak below energy_tolerance
+    [J, 2D J/m] (or, with physics.sleep, when every particle sleeps). Prints a progress line
+    every progress_interval wall seconds (0: never; rank 0 only). Returns steps, resets, the
+    last peak, the simulated time it took, the particle-steps integrated and whether it ended
+    asleep."""
+    return dict(sim.relax_with_kinetic_damping(energy_tolerance, max_steps, 1.0,
+                                               progress_interval))
 
 
 def load_bed(sim, bed_dir):
