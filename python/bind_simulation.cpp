@@ -396,7 +396,7 @@ void bind_control(py::class_<Simulation>& sim) {
                 out["last_peak_energy"] = r.last_peak_energy;
                 out["time"] = r.time;
                 out["particle_steps"] = r.particle_steps;
-                out["asleep"] = r.asleep;
+                out["wakes"] = r.wakes;
                 return out;
             },
             py::arg("energy_tolerance"), py::arg("max_steps"), py::arg("dt_cap") = 1.0,
@@ -404,10 +404,10 @@ void bind_control(py::class_<Simulation>& sim) {
             "Cundall's kinetic damping in the core (regosph.bed): steps of at most dt_cap [s]; "
             "every velocity set to zero at each peak of the dynamic particles' kinetic energy; "
             "stops at the first peak below energy_tolerance [J, 2D J/m] (RuntimeError after "
-            "max_steps); with physics.sleep also at the first step in which every dynamic particle "
-            "slept (asleep = True). A progress line every progress_interval wall seconds (0: "
+            "max_steps); with physics.sleep, a step in which every dynamic particle slept wakes them "
+            "all (wakes counts them). A progress line every progress_interval wall seconds (0: "
             "never). Returns steps, resets, last_peak_energy, time [s], particle_steps (the "
-            "dynamic particles integrated, awake ones only with physics.sleep) and asleep.");
+            "dynamic particles integrated, awake ones only with physics.sleep) and wakes.");
 }
 
 // Names that were renamed: scripts written for the old name are told the new one instead of a

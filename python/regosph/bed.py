@@ -60,8 +60,7 @@ DISTENSION = "distension"  # the history variable of a porous model (rs.PorousDr
 
 
 def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
-                check_periods=2.0, overwrite=False, wall_margin=None, progress_interval=5.0,
-                sleep=False):
+                check_periods=2.0, overwrite=False, wall_margin=None, progress_interval=5.0):
     """Bring the regolith of `sim` to rest in its own weight and save it in `output_dir`.
 
     sim: a Simulation holding the bed only: dynamic bodies (Drucker-Prager regolith or any
@@ -71,10 +70,7 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
     which the relaxation stops; max_steps: steps allowed for it. check_periods: length of the
     undamped check in periods 4 H / c_p. wall_margin [m]: see post.bed_stress_profile.
     progress_interval [s of wall time]: a progress line of the relaxation that often (0:
-    none). sleep: relax with sleeping regions (physics.sleep, docs/guide/physics.md) at the
-    rest criterion's speed, REST_SPEED_FRACTION g H / c_p: particles at rest stop being
-    integrated, and the relaxation also ends when all of them sleep; the undamped check runs
-    with every particle integrated, so the rest criterion is judged as without it.
+    none).
 
     Writes a run directory (run.json, snapshots, diagnostics.csv of the check, a checkpoint)
     plus bed.json (the report) and bed_profile.csv (stress against depth). Returns the report:
@@ -91,12 +87,8 @@ def prepare_bed(sim, output_dir, *, k0="jaky", tolerance=1e-8, max_steps=20000,
     coefficient = set_geostatic_stress(sim, bed, up, g, k0)
     strain_energy = elastic_strain_energy(sim, bed)
     height, wave_speed = _bed_height(sim, bed, up), _wave_speed(sim, bed)  # before MPI splits it
-    if sleep:
-        sim.physics.sleep = True
-        sim.physics.sleep_speed = REST_SPEED_FRACTION * g * height / wave_speed
     relaxation = relax_with_kinetic_damping(sim, tolerance * strain_energy, max_steps,
                                             progress_interval)
-    sim.physics.sleep = False
     period = 4.0 * height / wave_speed
     check = check_periods * period
     sim.run(sim.time + check, output_dir=str(output_dir), snapshot_interval=check,
@@ -238,10 +230,9 @@ def relax_with_kinetic_damping(sim, energy_tolerance, max_steps, progress_interv
     """Cundall's kinetic damping, in the core (Simulation.relax_with_kinetic_damping): step;
     when the kinetic energy has dropped below the previous step's, the previous step was its
     peak, and every velocity is set to zero. Stops at the first peak below energy_tolerance
-    [J, 2D J/m] (or, with physics.sleep, when every particle sleeps). Prints a progress line
-    every progress_interval wall seconds (0: never; rank 0 only). Returns steps, resets, the
-    last peak, the simulated time it took, the particle-steps integrated and whether it ended
-    asleep."""
+    [J, 2D J/m] (with physics.sleep, all particles wake when all sleep). Prints a progress
+    line every progress_interval wall seconds (0: never; rank 0 only). Returns steps, resets,
+    the last peak, the simulated time it took, the particle-steps integrated and the wakes."""
     return dict(sim.relax_with_kinetic_damping(energy_tolerance, max_steps, 1.0,
                                                progress_interval))
 

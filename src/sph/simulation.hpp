@@ -38,7 +38,7 @@ struct RelaxationReport {
     double last_peak_energy = 0.0;
     double time = 0.0;
     std::int64_t particle_steps = 0;
-    bool asleep = false;  // stopped because every dynamic particle slept (physics.sleep)
+    std::int64_t wakes = 0;  // physics.sleep: steps after which every particle slept, all woken
 };
 
 struct BodyFill {
@@ -154,7 +154,7 @@ public:
     // that step was its peak and every velocity is set to zero; stops at the first peak below
     // energy_tolerance [J, 2D J/m], or throws std::runtime_error after max_steps. Prints a
     // progress line every progress_seconds of wall time (0: never; rank 0). With physics.sleep
-    // it also stops at the first step in which every dynamic particle slept. Collective.
+    // a step in which every dynamic particle slept wakes them all. Collective.
     // (sleep_relaxation.cpp)
     RelaxationReport relax_with_kinetic_damping(double energy_tolerance, std::int64_t max_steps,
                                                 double dt_cap, double progress_seconds);

@@ -10,6 +10,7 @@
 
 #include "parallel/mpi_env.hpp"
 #include "sph/simulation.hpp"
+#include "sph/sleep_regions.hpp"
 
 namespace regosph {
 
@@ -82,12 +83,14 @@ RelaxationReport Simulation::relax_with_kinetic_damping(double energy_tolerance,
         energy_.add(s.energy);
         if (s.integrated_particles < 0 && every < 0) every = dynamic_count(particles_);
         r.particle_steps += s.integrated_particles >= 0 ? s.integrated_particles : every;
-        if (s.integrated_particles == 0) {  // physics.sleep: every particle is at rest
-            r.steps = step;
-            r.time = time_;
-            r.asleep = true;
-            release_halo();
-            return r;
+        if (s.integrated_particles == 0) {
+            // physics.sleep: every particle is at rest by the sleep criterion, which bounds
+            // each particle's own rates, not the bed's: all wake, and the damping goes on
+            // until the kinetic-energy criterion holds.
+            ++r.wakes;
+            const int column = particles_.history.find(kSleepStateName);
+            auto& states = particles_.history.values[static_cast<std::size_t>(column)];
+            std::fill(states.begin(), states.end(), kMoving);
         }
         double energy = kinetic_energy(particles_);
         if (energy < previous) {
