@@ -27,8 +27,8 @@ Method (docs/architecture.md, docs/guide/beds.md):
    integrated, and whenever the total kinetic energy has passed a peak every velocity is set
    to zero. The energy taken out at each peak is what the remaining imbalance (free surfaces,
    walls, the SPH discretisation) released; the bed is relaxed when a peak falls below
-   `tolerance` times the bed's elastic strain energy. The damping lives in this loop only (it
-   drives Simulation.advance and sets Simulation.velocities): no run after it is damped.
+   `tolerance` times the bed's elastic strain energy. The damping lives in its own loop in the
+   core (Simulation.relax_with_kinetic_damping): no run after it is damped.
 3. Undamped check and save: a normal run of `check_periods` periods 4 H / c_p of the bed's
    vertical mode (H its height, c_p its elastic wave speed) into `output_dir`, whose last
    snapshot is the prepared bed. Its kinetic energy is the residual kinetic energy reported.
