@@ -166,10 +166,17 @@ void bind_readings(py::class_<Simulation>& sim) {
                 out["rebalances"] = d.rebalances;
                 out["halo_particles"] = d.halo_particles;
                 out["halo_partners"] = d.halo_partners;
+                out["pair_entries"] = s.neighbours().pair_list_entries();
+                out["wall_entries"] = s.neighbours().wall_entries();
+                out["neighbour_skin"] = s.neighbours().skin();
+                out["collective_calls"] = mpi::collective_calls();
                 return out;
             },
             "This rank's decomposition counters (cumulative): owned particles, bytes sent in "
-            "halo exchanges and migrations, halo builds and updates, rebalances.")
+            "halo exchanges and migrations, halo builds and updates, rebalances, collective "
+            "calls (reductions and gathers of the process); and the pair-list entries of its "
+            "owned dynamic particles, the wall rows' entries and the Verlet skin [m] of the last "
+            "list build (its work; the halo reaches the largest support radius + the skin).")
         .def("describe", [](const Simulation& s) { return s.describe(RunOptions{}); })
         .def("derivatives", [](Simulation& s) {
             const Derivatives& d = s.evaluate_derivatives();

@@ -40,9 +40,12 @@ void finalize_at_exit() {
 // Reductions are skipped on a single rank (also when MPI is not initialised).
 bool parallel() { return size() > 1; }
 
+std::int64_t g_collective_calls = 0;  // collective_calls(); only the funnelled thread calls MPI
+
 template <class T>
 T reduce(T local, MPI_Datatype type, MPI_Op op) {
     if (!parallel()) return local;
+    ++g_collective_calls;
     T out{};
     MPI_Allreduce(&local, &out, 1, type, op, MPI_COMM_WORLD);
     return out;
@@ -51,6 +54,7 @@ T reduce(T local, MPI_Datatype type, MPI_Op op) {
 template <class T>
 void reduce_vector(std::vector<T>& v, MPI_Datatype type, MPI_Op op) {
     if (!parallel() || v.empty()) return;
+    ++g_collective_calls;
     MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), type, op, MPI_COMM_WORLD);
 }
 }  // namespace
@@ -78,6 +82,7 @@ void initialize_if_launched() {
 
 double max(double local) { return reduce(local, MPI_DOUBLE, MPI_MAX); }
 double min(double local) { return reduce(local, MPI_DOUBLE, MPI_MIN); }
+std::int64_t collective_calls() { return g_collective_calls; }
 double sum(double local) { return reduce(local, MPI_DOUBLE, MPI_SUM); }
 std::int64_t sum(std::int64_t local) { return reduce(local, MPI_INT64_T, MPI_SUM); }
 std::int64_t max(std::int64_t local) { return reduce(local, MPI_INT64_T, MPI_MAX); }
@@ -91,6 +96,7 @@ void max_in_place(std::vector<double>& v) { reduce_vector(v, MPI_DOUBLE, MPI_MAX
 
 std::vector<std::string> allgather(const std::string& local) {
     if (!parallel()) return {local};
+    ++g_collective_calls;
     const int n = size();
     const int len = static_cast<int>(local.size());
     std::vector<int> lengths(n), offsets(n, 0);
@@ -106,6 +112,7 @@ std::vector<std::string> allgather(const std::string& local) {
 
 std::vector<double> allgather(const std::vector<double>& local) {
     if (!parallel()) return local;
+    ++g_collective_calls;
     const int n = size();
     const int len = static_cast<int>(local.size());
     std::vector<int> lengths(n), offsets(n, 0);

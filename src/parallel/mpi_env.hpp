@@ -37,6 +37,11 @@ void sum_in_place(std::vector<std::int64_t>& values);
 void min_in_place(std::vector<double>& values);
 void max_in_place(std::vector<double>& values);
 
+// Collective calls made through this interface by this process (reductions and gathers, each
+// counted once; none on one rank): what a step pays in global synchronisation, for the
+// scaling model (bench/scaling_model.py).
+std::int64_t collective_calls();
+
 // The strings of every rank, in rank order, on every rank.
 std::vector<std::string> allgather(const std::string& local);
 // Every rank's values, concatenated in rank order (the same vector on every rank).

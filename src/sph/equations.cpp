@@ -31,8 +31,17 @@
 #define REGOSPH_NO_VECTORISE
 #endif
 
+// This file is compiled twice: as itself, with everything but the 3D pair loops, and through
+// equations_3d.cpp, with the 3D pair loops only (derivatives_3d). Each dimension has 40 loop
+// variants (rhs::Shape); in one unit they took ~6 CPU-minutes of the sanitizer's build, one
+// core's worth while the other waited.
+#ifndef REGOSPH_PAIR_LOOPS_DIM
+#define REGOSPH_PAIR_LOOPS_DIM 2
+#endif
+
 namespace regosph {
 
+#if REGOSPH_PAIR_LOOPS_DIM == 2
 MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
                              const HistoryColumns& history) {
     for (const Material& m : mats) {
@@ -85,6 +94,7 @@ void Derivatives::resize(std::size_t n, bool position_rate, std::size_t history_
     dt_limit.assign(n, std::numeric_limits<double>::infinity());
     plastic_written = false;
 }
+#endif
 
 namespace {
 
@@ -141,9 +151,11 @@ namespace vectorised {
 
 // R of particles [first, last) in 2D: one sweep over artificial_stress_plane, the closed form
 // without branches (0 where the material has no artificial stress).
-[[gnu::noinline]] void plane_artificial_stress(const ParticleSet& p, const MaterialTable& mt,
-                                               std::size_t first, std::size_t last,
-                                               ChunkArtificialStress<2>& art) {
+// (maybe_unused: equations_3d.cpp does not call it.)
+[[gnu::noinline, maybe_unused]] void plane_artificial_stress(const ParticleSet& p,
+                                                             const MaterialTable& mt,
+                                                             std::size_t first, std::size_t last,
+                                                             ChunkArtificialStress<2>& art) {
 #pragma omp simd
     for (std::size_t i = first; i < last; ++i) {
         const double eps = mt.artificial_stress[p.material[i]];
@@ -674,6 +686,20 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
 
 }  // namespace
 
+#if REGOSPH_PAIR_LOOPS_DIM == 3
+void derivatives_3d(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                    const PhysicsParameters& pp, const LoadRequest* request,
+                    const HaloRefresh& refresh, bool walls, const StagePrologue& prologue,
+                    Derivatives& out) {
+    derivatives_for_options<3>(p, nl, mt, pp, request, refresh, walls, prologue, out);
+}
+#else
+// The 3D pair loops (equations_3d.cpp).
+void derivatives_3d(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                    const PhysicsParameters& pp, const LoadRequest* request,
+                    const HaloRefresh& refresh, bool walls, const StagePrologue& prologue,
+                    Derivatives& out);
+
 const char* dissipation_name(PhysicsParameters::Dissipation d) {
     return d == PhysicsParameters::Dissipation::riemann ? "riemann" : "monaghan";
 }
@@ -724,7 +750,8 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
     if (p.dim == 2)
         derivatives_for_options<2>(p, nl, mt, pp, loads, refresh, walls, prologue, out);
     else
-        derivatives_for_options<3>(p, nl, mt, pp, loads, refresh, walls, prologue, out);
+        derivatives_3d(p, nl, mt, pp, loads, refresh, walls, prologue, out);
 }
+#endif
 
 }  // namespace regosph

@@ -176,6 +176,8 @@ public:
 
     // MPI: the decomposition's counters on this rank (halo traffic, migrations).
     const parallel::DomainStatistics& domain_statistics() const { return decomposition_.statistics(); }
+    // The neighbour and pair lists of the last build (their sizes are each rank's work).
+    const NeighbourList& neighbours() const { return neighbours_; }
 
 private:
     // Refuses a particle set read from `source` that another setup wrote.
