@@ -52,7 +52,10 @@ void bind_output(py::module_& m) {
     py::class_<StepReport>(m, "StepReport")
         .def_readonly("dt", &StepReport::dt)
         .def_readonly("error", &StepReport::error)
-        .def_readonly("rejected", &StepReport::rejected);
+        .def_readonly("rejected", &StepReport::rejected)
+        .def_readonly("integrated_particles", &StepReport::integrated_particles,
+                      "Dynamic particles integrated in the step with physics.sleep (awake), "
+                      "over the ranks; -1 without it.");
     py::class_<Diagnostics>(m, "Diagnostics")
         .def_readonly("mass", &Diagnostics::mass)
         .def_readonly("kinetic_energy", &Diagnostics::kinetic_energy)

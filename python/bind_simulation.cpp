@@ -70,7 +70,18 @@ void bind_options(py::module_& m) {
         .def_readwrite("wall_adhesion", &PhysicsParameters::wall_adhesion,
                        "The tensile normal stress [Pa] an opening soil-wall interface carries "
                        "with wall_contact = 'unilateral' (for bodies that set no contact of "
-                       "their own); >= 0, default 0.");
+                       "their own); >= 0, default 0.")
+        .def_readwrite("sleep", &PhysicsParameters::sleep,
+                       "Sleeping regions (default False): a dynamic particle whose pair list is "
+                       "at rest within sleep_speed is not integrated (it stays as it is and acts "
+                       "as a boundary for its awake partners) until a moving partner or a "
+                       "kinematic or rigid body reaches its pair list; decided at step ends, "
+                       "the same on any number of ranks; its state is the history variable "
+                       "'sleep_state' (docs/guide/physics.md).")
+        .def_readwrite("sleep_speed", &PhysicsParameters::sleep_speed,
+                       "Speed tolerance v_s [m/s] of the sleeping regions: at rest means |v| <= "
+                       "v_s, |dv/dt| <= c v_s / h and |dsigma/dt| <= rho c^2 v_s / h; > 0, "
+                       "default 1e-3.");
     py::class_<IntegratorOptions>(m, "IntegratorOptions",
                                   "The time integrator's options (Simulation.integrator). A "
                                   "change between steps takes effect at the next step "
@@ -392,7 +403,35 @@ void bind_control(py::class_<Simulation>& sim) {
             "instead, for a run without a usable checkpoint; not bit-identical to the "
             "original run, refused with rigid bodies; run() then writes to a new output_dir.")
         .def("advance", &Simulation::advance, py::arg("dt_cap"),
-             py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].");
+             py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].")
+        .def(
+            "relax_with_kinetic_damping",
+            [](Simulation& s, double energy_tolerance, std::int64_t max_steps, double dt_cap,
+               double progress_interval) {
+                RelaxationReport r;
+                {
+                    py::gil_scoped_release release;
+                    r = s.relax_with_kinetic_damping(energy_tolerance, max_steps, dt_cap,
+                                                     progress_interval);
+                }
+                py::dict out;
+                out["steps"] = r.steps;
+                out["resets"] = r.resets;
+                out["last_peak_energy"] = r.last_peak_energy;
+                out["time"] = r.time;
+                out["particle_steps"] = r.particle_steps;
+                out["wakes"] = r.wakes;
+                return out;
+            },
+            py::arg("energy_tolerance"), py::arg("max_steps"), py::arg("dt_cap") = 1.0,
+            py::arg("progress_interval") = 0.0,
+            "Cundall's kinetic damping in the core (regosph.bed): steps of at most dt_cap [s]; "
+            "every velocity set to zero at each peak of the dynamic particles' kinetic energy; "
+            "stops at the first peak below energy_tolerance [J, 2D J/m] (RuntimeError after "
+            "max_steps); with physics.sleep, a step in which every dynamic particle slept wakes them "
+            "all (wakes counts them). A progress line every progress_interval wall seconds (0: "
+            "never). Returns steps, resets, last_peak_energy, time [s], particle_steps (the "
+            "dynamic particles integrated, awake ones only with physics.sleep) and wakes.");
 }
 
 // Names that were renamed: scripts written for the old name are told the new one instead of a

@@ -27,8 +27,8 @@ Method (docs/architecture.md, docs/guide/beds.md):
    integrated, and whenever the total kinetic energy has passed a peak every velocity is set
    to zero. The energy taken out at each peak is what the remaining imbalance (free surfaces,
    walls, the SPH discretisation) released; the bed is relaxed when a peak falls below
-   `tolerance` times the bed's elastic strain energy. The damping lives in this loop only (it
-   drives Simulation.advance and sets Simulation.velocities): no run after it is damped.
+   `tolerance` times the bed's elastic strain energy. The damping lives in its own loop in the
+   core (Simulation.relax_with_kinetic_damping): no run after it is damped.
 3. Undamped check and save: a normal run of `check_periods` periods 4 H / c_p of the bed's
    vertical mode (H its height, c_p its elastic wave speed) into `output_dir`, whose last
    snapshot is the prepared bed. Its kinetic energy is the residual kinetic energy reported.
@@ -41,7 +41,6 @@ from zero stress would carry: both ratios do not depend on g.
 import json
 import math
 import os
-import time
 
 import numpy as np
 
@@ -228,35 +227,14 @@ def elastic_strain_energy(sim, bed):
 
 
 def relax_with_kinetic_damping(sim, energy_tolerance, max_steps, progress_interval=5.0):
-    """Cundall's kinetic damping: step; when the kinetic energy has dropped below the previous
-    step's, the previous step was its peak, and every velocity is set to zero. Stops at the
-    first peak below energy_tolerance [J, 2D J/m]. Prints a progress line every
-    progress_interval wall seconds (0: never; rank 0 only). Returns steps, resets, the last
-    peak and the simulated time it took."""
-    previous, resets, last_peak = 0.0, 0, math.inf
-    last_print = time.monotonic()
-    for step in range(1, max_steps + 1):
-        if progress_interval > 0 and time.monotonic() - last_print >= progress_interval:
-            last_print = time.monotonic()
-            if is_root():
-                peak = (f"last kinetic-energy peak {last_peak / energy_tolerance:.3g} x the "
-                        "tolerance") if resets else "no peak yet"
-                print(f"prepare_bed: step {step} of at most {max_steps}, {resets} resets, {peak}",
-                      flush=True)
-        sim.advance(1.0)  # capped by the integrator's dt_max and Courant limit
-        energy = sim.diagnostics().kinetic_energy
-        if energy < previous:
-            resets += 1
-            last_peak = previous
-            sim.velocities = np.zeros_like(sim.velocities)
-            energy = 0.0
-            if last_peak <= energy_tolerance:
-                return dict(steps=step, resets=resets, last_peak_energy=last_peak,
-                            time=sim.time)
-        previous = energy
-    raise RuntimeError(f"prepare_bed: the bed did not relax within max_steps = {max_steps} "
-                       f"(last kinetic-energy peak {last_peak:.3g}, tolerance "
-                       f"{energy_tolerance:.3g}); raise max_steps or tolerance")
+    """Cundall's kinetic damping, in the core (Simulation.relax_with_kinetic_damping): step;
+    when the kinetic energy has dropped below the previous step's, the previous step was its
+    peak, and every velocity is set to zero. Stops at the first peak below energy_tolerance
+    [J, 2D J/m] (with physics.sleep, all particles wake when all sleep). Prints a progress
+    line every progress_interval wall seconds (0: never; rank 0 only). Returns steps, resets,
+    the last peak, the simulated time it took, the particle-steps integrated and the wakes."""
+    return dict(sim.relax_with_kinetic_damping(energy_tolerance, max_steps, 1.0,
+                                               progress_interval))
 
 
 def load_bed(sim, bed_dir):

@@ -192,6 +192,7 @@ void Bodies::bind(std::vector<Body>* bodies, int dim) {
     bodies_ = bodies;
     dim_ = dim;
     any_boundary_ = moving_ = integrated_ = false;
+    moving_bodies_.clear();
     if (!bodies) return;
     for (const Body& b : *bodies)
         std::visit(
@@ -199,6 +200,7 @@ void Bodies::bind(std::vector<Body>* bodies, int dim) {
                 any_boundary_ = any_boundary_ || K::kBoundary;
                 moving_ = moving_ || kMoves<K>;
                 integrated_ = integrated_ || K::kIntegrated;
+                moving_bodies_.push_back(kMoves<K> ? 1 : 0);
             },
             b.motion);
 }

@@ -106,6 +106,8 @@ public:
     // Whether some body's particles move (kinematic or rigid), and whether some body has a
     // state of its own to integrate (rigid).
     bool moving() const { return moving_; }
+    // Per body, whether it moves (kinematic or rigid): 1, else 0.
+    const std::vector<std::uint8_t>& moving_bodies() const { return moving_bodies_; }
     bool integrated() const { return integrated_; }
 
     // Positions, velocities and accelerations [m/s^2] of the moving bodies' particles (owned
@@ -134,6 +136,7 @@ private:
     std::vector<Body>* bodies_ = nullptr;
     int dim_ = 2;
     bool any_boundary_ = false, moving_ = false, integrated_ = false;
+    std::vector<std::uint8_t> moving_bodies_;
 };
 
 }  // namespace regosph

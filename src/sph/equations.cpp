@@ -19,6 +19,7 @@
 #include "sph/pair_terms.hpp"
 #include "sph/pair_traversal.hpp"
 #include "sph/rhs_terms.hpp"
+#include "sph/sleep_regions.hpp"
 #include "sph/wall_terms.hpp"
 #include "core/tensor.hpp"
 
@@ -61,6 +62,7 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
         any_kernel_correction = any_kernel_correction || m.kernel_correction;
         any_plastic = any_plastic || plastic(m);
     }
+    sleep_column = history.find(kSleepStateName);
     // One whole-number exponent for every material with artificial stress?
     double common = 0.0;
     bool same = true;
@@ -538,8 +540,9 @@ template <class S>
     double dt_min = std::numeric_limits<double>::infinity();
     std::array<double, kPairChunk> signal_base;  // signal_without_viscosity
     signal_without_viscosity<Dim>(p, mt, first, last, signal_base.data());
+    const double* sleeping = sleep_states(p, mt, pp);  // its rates are not read (integrated_kinds)
     for (std::size_t a = first; a < last; ++a) {
-        if (p.kind[a] != ParticleKind::dynamic) {
+        if (p.kind[a] != ParticleKind::dynamic || asleep(sleeping, a)) {
             out.dt_limit[a] = std::numeric_limits<double>::infinity();  // no limit of its own
             // No energy of its own (out is reused: after a migration a dynamic particle's
             // powers could sit at this index).

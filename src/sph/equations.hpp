@@ -50,6 +50,11 @@ struct PhysicsParameters {
     WallContact wall_contact = WallContact::bonded;
     double wall_adhesion = 0.0;
     InterfaceLaw interface_law() const { return {wall_contact, wall_adhesion}; }
+    // Sleeping regions (sph/sleep_regions.hpp): dynamic particles whose neighbourhood is at
+    // rest within sleep_speed [m/s] (and the rates that speed implies) are not integrated until
+    // motion or a moving body reaches their pair list.
+    bool sleep = false;
+    double sleep_speed = 1e-3;
 };
 
 // "monaghan" / "riemann" (run.json, Python), and back; the latter throws
@@ -78,6 +83,7 @@ struct MaterialTable {
     std::vector<double> artificial_stress_exponent;  // n of f_ab^n [-]
     std::vector<double> xsph;                        // XSPH epsilon, 0 = off [-]
     std::vector<std::uint8_t> kernel_correction;     // Material::kernel_correction
+    int sleep_column = -1;  // the history column of the sleep states (sleep_regions.hpp), -1: none
     // Whether any material uses the option: runs without it take a pair loop that does not
     // contain the term at all.
     bool any_artificial_stress = false;

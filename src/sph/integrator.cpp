@@ -17,6 +17,7 @@
 #include "parallel/threads.hpp"
 #include "sph/boundary.hpp"
 #include "sph/heun_sweeps.hpp"
+#include "sph/sleep_regions.hpp"
 
 namespace regosph {
 
@@ -280,7 +281,7 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     for (int c = 0; c < kSymComponents; ++c) start.stress[c] = start_of(p.stress[c]);
     for (const std::vector<double>& column : p.history.values)
         start.history.push_back(start_of(column));
-    const ParticleKind* kind = p.kind.data();
+    const ParticleKind* kind = integrated_kinds_.empty() ? p.kind.data() : integrated_kinds_.data();
     double worst = 0.0;
     // Each thread updates its own part of the particles first, mostly those whose rates it
     // computed (parallel::ChunkQueue).
@@ -302,8 +303,11 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
         std::array<std::uint8_t, kUpdateChunk> corrected{};
         for_each_material_run(p, first, last, [&](std::size_t a, std::size_t b) {
             const int mat = p.material[a];
-            correct_stresses(mt.materials[mat], point_run(p, mt.history_columns[mat], a, b - a),
-                             dt, corrected.data() + (a - first), stress_components(dim));
+            for_each_dynamic_run(kind, a, b, [&](std::size_t i, std::size_t j) {
+                correct_stresses(mt.materials[mat],
+                                 point_run(p, mt.history_columns[mat], i, j - i), dt,
+                                 corrected.data() + (i - first), stress_components(dim));
+            });
         });
         if (!final) {
             std::copy(corrected.begin(), corrected.begin() + static_cast<std::ptrdiff_t>(m),
@@ -490,6 +494,10 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
                                       std::int64_t step, double dt_cap) {
     prepare(p, nl, pp, time, true);  // particles may change ranks here, before the step
     auto clock = std::chrono::steady_clock::now();
+    if (const double* states = sleep_states(p, mt, pp))
+        integrated_kinds(p, states, integrated_kinds_);
+    else
+        integrated_kinds_.clear();
     particle_error_.clear();
     start_saved_ = false;  // the predictor saves the particles' state (stage_update)
     bodies_.save_start();
@@ -546,6 +554,9 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
             report.dt = dt;
             report.error = err;
             report.energy = energy_increment(nl.partition(p), dt, power_1, power_2);
+            if (!integrated_kinds_.empty())
+                report.integrated_particles =
+                    decide_sleep(p, nl, mt, pp, k1_, k2_, bodies_.moving_bodies());
             return report;
         }
         restore_start();

@@ -71,6 +71,9 @@ struct StepReport {
     // What the step adds to the energy budget's cumulative terms (energy_budget.hpp), with the
     // weights of the state's update: this rank's share (the bodies' work on rank 0).
     EnergyIncrement energy;
+    // Dynamic particles integrated in the step, over the ranks, with physics.sleep
+    // (sleep_regions.hpp); -1 without it (every dynamic particle).
+    std::int64_t integrated_particles = -1;
 };
 
 class AdaptiveHeun {
@@ -199,6 +202,9 @@ private:
     std::vector<std::vector<double>> start_;
     bool start_saved_ = false;  // whether they hold this step's start (stage_update)
     std::vector<StageArray> stage_arrays_;
+    // With physics.sleep, the kinds the stage updates see for the owned particles (sleeping
+    // ones as boundary: not advanced), set at the step start; empty without it.
+    std::vector<ParticleKind> integrated_kinds_;
     Derivatives k1_, k2_;
     std::vector<double> particle_error_;
     // Plastic work of each particle whose stress a correction changed in this step [J],

@@ -19,6 +19,7 @@
 #include "parallel/mpi_env.hpp"
 #include "sph/recorder.hpp"
 #include "sph/signals.hpp"
+#include "sph/sleep_regions.hpp"
 
 namespace regosph {
 
@@ -523,6 +524,8 @@ void Simulation::validate_setup() const {
             "physics: av_balsara switches Monaghan's viscosity; dissipation is 'riemann'");
     if (!(std::isfinite(physics_.wall_adhesion) && physics_.wall_adhesion >= 0.0))
         throw std::invalid_argument("physics: wall_adhesion must be >= 0 [Pa]");
+    if (physics_.sleep && !positive(physics_.sleep_speed))
+        throw std::invalid_argument("physics: sleep_speed must be > 0 [m/s]");
     if (!positive(physics_.courant) || physics_.courant > 1.0)
         throw std::invalid_argument("physics: courant must lie in (0, 1]");
     // The particles' state (one collective for both checks).
@@ -552,7 +555,16 @@ void Simulation::validate_setup() const {
         throw std::invalid_argument("integrator: pair_margin must lie in [0, 0.5]");
 }
 
+// With physics.sleep, the particles' sleep states (sleep_regions.hpp) are a history column,
+// added once (before a restart's comparison with the checkpoint, which holds it too).
+void Simulation::add_sleep_states() {
+    if (!physics_.sleep || particles_.history.find(kSleepStateName) >= 0) return;
+    particles_.history.add(sleep_state_variable(), particles_.size());
+    table_.reset();
+}
+
 void Simulation::ensure_integrator() {
+    add_sleep_states();
     if (!table_)
         table_ = std::make_unique<MaterialTable>(materials_, particles_.dim, particles_.history);
     if (!decomposition_.distributed()) decomposition_.distribute(particles_, split_setup_);
@@ -635,6 +647,14 @@ std::string Simulation::describe(const RunOptions& o) const {
     if (physics_.wall_contact != WallContact::bonded) {
         j["physics"]["wall_contact"] = wall_contact_name(physics_.wall_contact);
         j["physics"]["wall_adhesion_Pa"] = physics_.wall_adhesion;
+    }
+    if (physics_.sleep) {  // the tolerance of the sleeping regions (sleep_regions.hpp)
+        j["physics"]["sleep"] = true;
+        j["physics"]["sleep_speed_m_s"] = physics_.sleep_speed;
+        j["physics"]["sleep_criterion"] =
+            "asleep while |v| <= sleep_speed, |dv/dt| <= c sleep_speed / h and |dsigma/dt| <= "
+            "rho c^2 sleep_speed / h (c: the material's viscosity sound speed) for the particle "
+            "and its pair list, and no kinematic or rigid body particle in it";
     }
     j["integrator"] = {{"scheme", "Heun RK2 with embedded Euler error estimate"},
                        {"tolerance", integrator_options_.tolerance},
@@ -735,6 +755,7 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
         throw std::invalid_argument("restart: call it on a new setup, before any run or step "
                                     "(the particles are distributed over the MPI ranks now)");
     validate_setup();
+    add_sleep_states();
     io::LoadedCheckpoint ck = io::RunDirectory::newest_checkpoint(run_dir);
     if (rejected) *rejected = ck.rejected;
     ParticleSet& q = ck.particles;

@@ -29,6 +29,18 @@
 namespace regosph {
 
 // A body given as the lattice points inside a shape (Simulation::add_body).
+// What relax_with_kinetic_damping did: the steps, the velocity resets, the last peak of the
+// kinetic energy [J, 2D J/m], the simulated time at its end [s] and the dynamic particles
+// integrated (with physics.sleep, the awake ones of each step; else every one).
+struct RelaxationReport {
+    std::int64_t steps = 0;
+    std::int64_t resets = 0;
+    double last_peak_energy = 0.0;
+    double time = 0.0;
+    std::int64_t particle_steps = 0;
+    std::int64_t wakes = 0;  // physics.sleep: steps after which every particle slept, all woken
+};
+
 struct BodyFill {
     geometry::ShapePtr shape;
     geometry::Point origin{0, 0, 0};  // of the lattice [m]
@@ -141,6 +153,16 @@ public:
     // One accepted step no longer than dt_cap [s] (for tests and Python drivers).
     StepReport advance(double dt_cap);
 
+    // Cundall's kinetic damping (a prepared bed, regosph.bed): steps of at most dt_cap [s];
+    // when the kinetic energy of the dynamic particles has dropped below the previous step's,
+    // that step was its peak and every velocity is set to zero; stops at the first peak below
+    // energy_tolerance [J, 2D J/m], or throws std::runtime_error after max_steps. Prints a
+    // progress line every progress_seconds of wall time (0: never; rank 0). With physics.sleep
+    // a step in which every dynamic particle slept wakes them all. Collective.
+    // (sleep_relaxation.cpp)
+    RelaxationReport relax_with_kinetic_damping(double energy_tolerance, std::int64_t max_steps,
+                                                double dt_cap, double progress_seconds);
+
     // Derivatives of the current state (for tests): neighbours and boundary values updated.
     const Derivatives& evaluate_derivatives();
 
@@ -164,6 +186,7 @@ public:
 private:
     // Refuses a particle set read from `source` that another setup wrote.
     void check_same_particles(const ParticleSet& q, const std::string& source) const;
+    void add_sleep_states();
     void ensure_integrator();
     // After a public call: only owned particles stay visible (Python views the arrays).
     void release_halo() { particles_.drop_halo(); }

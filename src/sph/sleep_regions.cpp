@@ -1,0 +1,95 @@
+#include "sph/sleep_regions.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "parallel/mpi_env.hpp"
+#include "parallel/threads.hpp"
+
+namespace regosph {
+
+HistoryVariable sleep_state_variable() {
+    return {kSleepStateName, "-",
+            "sleeping regions (physics.sleep): 0 moving, 1 awake at rest, 2 asleep (not "
+            "integrated)",
+            kMoving};
+}
+
+const double* sleep_states(const ParticleSet& p, const MaterialTable& mt,
+                           const PhysicsParameters& pp) {
+    if (!pp.sleep || mt.sleep_column < 0) return nullptr;
+    return p.history.values[static_cast<std::size_t>(mt.sleep_column)].data();
+}
+
+void integrated_kinds(const ParticleSet& p, const double* states, std::vector<ParticleKind>& out) {
+    const std::size_t n = p.owned();
+    out.resize(n);
+    for (std::size_t a = 0; a < n; ++a)
+        out[a] = asleep(states, a) ? ParticleKind::boundary : p.kind[a];
+}
+
+namespace {
+
+// Whether awake particle a's speed and its rates at both stages stay within the tolerance.
+bool calm(const ParticleSet& p, const MaterialTable& mt, double v_s, const Derivatives& k1,
+          const Derivatives& k2, std::size_t a) {
+    const auto norm = [&](const std::array<std::vector<double>, 3>& f) {
+        double s = 0.0;
+        for (int d = 0; d < p.dim; ++d) s += f[d][a] * f[d][a];
+        return std::sqrt(s);
+    };
+    const double c = mt.viscosity_speed[static_cast<std::size_t>(p.material[a])];
+    const double accel = c * v_s / p.h[a];               // [m/s^2]
+    const double stress_rate = p.rho[a] * c * accel;     // rho c^2 v_s / h [Pa/s]
+    if (!(norm(p.v) <= v_s && norm(k1.dv) <= accel && norm(k2.dv) <= accel)) return false;
+    for (int c_ = 0; c_ < kSymComponents; ++c_)
+        if (!(std::abs(k1.dstress[c_][a]) <= stress_rate &&
+              std::abs(k2.dstress[c_][a]) <= stress_rate))
+            return false;
+    return true;
+}
+
+// Whether a partner of a's pair list moved at the previous decision or belongs to a moving
+// body.
+bool touched(const ParticleSet& p, const NeighbourList& nl, const double* states,
+             const std::vector<std::uint8_t>& moving_body, std::size_t a) {
+    for (const std::uint32_t b : nl.partners(a)) {
+        if (b == a) continue;  // the padding
+        if (p.kind[b] == ParticleKind::dynamic) {
+            if (states[b] == kMoving) return true;
+        } else if (const auto k = static_cast<std::size_t>(p.body[b]);
+                   k < moving_body.size() && moving_body[k]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+std::int64_t decide_sleep(ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                          const PhysicsParameters& pp, const Derivatives& k1,
+                          const Derivatives& k2, const std::vector<std::uint8_t>& moving_body) {
+    const double* states = sleep_states(p, mt, pp);
+    if (!states) return 0;
+    const std::size_t n = p.owned();
+    // Every new state from the old ones first (partners read as they were), then written.
+    std::vector<double> next(states, states + n);
+    std::int64_t integrated = 0;
+#pragma omp parallel for schedule(static) reduction(+ : integrated) \
+    num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
+    for (std::size_t a = 0; a < n; ++a) {
+        if (p.kind[a] != ParticleKind::dynamic) continue;
+        const bool was_asleep = states[a] == kAsleep;
+        if (!was_asleep) ++integrated;
+        if (!was_asleep && !calm(p, mt, pp.sleep_speed, k1, k2, a))
+            next[a] = kMoving;
+        else
+            next[a] = touched(p, nl, states, moving_body, a) ? kResting : kAsleep;
+    }
+    std::copy(next.begin(), next.end(),
+              p.history.values[static_cast<std::size_t>(mt.sleep_column)].begin());
+    return mpi::sum(integrated);
+}
+
+}  // namespace regosph
