@@ -136,7 +136,10 @@ def calibrate(model, measured, x0, names=None, sigma=None, bounds=None, diff_ste
     taken as absolute; None weighs every point alike and estimates the scatter from the fit.
     names: one per parameter (default p0, p1, ...). bounds: (lower, upper), each a scalar or
     one value per parameter. diff_step: relative finite-difference step (use ~0.05 over full
-    runs). Other keywords go to scipy.optimize.least_squares. Returns a `Calibration`."""
+    runs, with xtol=1e-3: a run's output is not smooth on finer scales, and the default
+    tolerances spend dozens of runs refining below them; tests/python/test_calibrate.py fits a
+    friction angle over full runs in 12). Other keywords go to scipy.optimize.least_squares.
+    Returns a `Calibration`."""
     from scipy.optimize import least_squares  # SciPy is needed only here
 
     if not callable(model):

@@ -39,7 +39,64 @@ double surface_weight(double r, double R) {
     return q * q;
 }
 
+// The surface of one partner body seen from x_a, from its particles [first, last) (Partner
+// records): `near` when one lies within R; then, when a normal exists, n (unit, towards a) from
+// the weighted directions to the particles within R, and the weighted gap along n to the outer
+// layer (within half a spacing s_b of the nearest along n) with that layer's weighted velocity.
+// On a flat layer the gap does not depend on where along the layer a is, which keeps the
+// surface free of the lattice's bumps.
+struct SurfaceSeen {
+    bool near = false;
+    double normal[3] = {0.0, 0.0, 0.0};
+    double weight = 0.0;                 // sum of the outer layer's weights (0: no surface)
+    double gap = 0.0;                    // weighted gap sum [m] (gap / weight: the mean gap)
+    double v[3] = {0.0, 0.0, 0.0};       // weighted velocity sum [m/s]
+};
 
+template <class PartnerIt>
+SurfaceSeen surface_seen(const ParticleSet& p, int dim, const double (&xa)[3], PartnerIt first,
+                         PartnerIt last, double R, double sb) {
+    SurfaceSeen s;
+    for (auto q = first; q != last; ++q) {
+        const std::size_t j = q->index;
+        double dx[3] = {0.0, 0.0, 0.0}, r2 = 0.0;
+        for (int d = 0; d < dim; ++d) {
+            dx[d] = xa[d] - p.x[d][j];
+            r2 += dx[d] * dx[d];
+        }
+        const double r = std::sqrt(r2);
+        if (!(r < R) || r == 0.0) continue;
+        s.near = true;
+        const double w = surface_weight(r, R) / r;
+        for (int d = 0; d < dim; ++d) s.normal[d] += w * dx[d];
+    }
+    double* n = s.normal;
+    const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (!s.near || !(length > 0.0)) return s;
+    for (int d = 0; d < 3; ++d) n[d] /= length;
+    double nearest = std::numeric_limits<double>::infinity();
+    for (auto q = first; q != last; ++q) {
+        double proj = 0.0;
+        for (int d = 0; d < dim; ++d) proj += (xa[d] - p.x[d][q->index]) * n[d];
+        nearest = std::min(nearest, proj);
+    }
+    for (auto q = first; q != last; ++q) {
+        const std::size_t j = q->index;
+        double proj = 0.0, r2 = 0.0;
+        for (int d = 0; d < dim; ++d) {
+            const double dx = xa[d] - p.x[d][j];
+            proj += dx * n[d];
+            r2 += dx * dx;
+        }
+        const double r = std::sqrt(r2);
+        if (!(r < R) || !(proj < nearest + 0.5 * sb)) continue;
+        const double w = surface_weight(r, R);
+        s.weight += w;
+        s.gap += w * proj;
+        for (int d = 0; d < dim; ++d) s.v[d] += w * p.v[d][j];
+    }
+    return s;
+}
 
 }  // namespace
 
@@ -349,61 +406,16 @@ std::vector<LoadShare> BodyContact::row_shares(const ParticleSet& p,
         std::size_t g1 = g0;
         while (g1 < partners.size() && partners[g1].body == partners[g0].body) ++g1;
         const auto B = static_cast<std::size_t>(partners[g0].body);
-        const double sb = bodies[B].spacing;
-        const double reach = 0.5 * (sa + sb);          // contact distance to B's particles
-        const double R = search_radius(sa, sb);
-        // The surface of B seen from x_a: its normal n (towards a) from the weighted
-        // directions to B's particles within R ...
-        double normal[3] = {0.0, 0.0, 0.0};
-        bool near = false;
-        for (std::size_t q = g0; q < g1; ++q) {
-            const std::size_t j = partners[q].index;
-            double dx[3] = {0.0, 0.0, 0.0}, r2 = 0.0;
-            for (int d = 0; d < dim; ++d) {
-                dx[d] = xa[d] - p.x[d][j];
-                r2 += dx[d] * dx[d];
-            }
-            const double r = std::sqrt(r2);
-            if (!(r < R) || r == 0.0) continue;
-            near = true;
-            const double w = surface_weight(r, R) / r;
-            for (int d = 0; d < dim; ++d) normal[d] += w * dx[d];
-        }
-        const double length = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
-        own_rates.torque[0] = near || own_rates.torque[0] > 0.0 ? 1.0 : 0.0;
-        if (!near || !(length > 0.0)) {
-            g0 = g1;
-            continue;
-        }
-        for (double& c : normal) c /= length;
-        // ... and the gap to its outer layer of particles (those within half a spacing of the
-        // nearest along n), weighted as above; on a flat layer it does not depend on where
-        // along the layer a is, which keeps the surface free of the lattice's bumps.
-        double nearest = std::numeric_limits<double>::infinity();
-        for (std::size_t q = g0; q < g1; ++q) {
-            const std::size_t j = partners[q].index;
-            double proj = 0.0;
-            for (int d = 0; d < dim; ++d) proj += (xa[d] - p.x[d][j]) * normal[d];
-            nearest = std::min(nearest, proj);
-        }
-        double weight = 0.0, gap = 0.0, vb[3] = {0.0, 0.0, 0.0};
-        for (std::size_t q = g0; q < g1; ++q) {
-            const std::size_t j = partners[q].index;
-            double proj = 0.0, r2 = 0.0;
-            for (int d = 0; d < dim; ++d) {
-                const double dx = xa[d] - p.x[d][j];
-                proj += dx * normal[d];
-                r2 += dx * dx;
-            }
-            const double r = std::sqrt(r2);
-            if (!(r < R) || !(proj < nearest + 0.5 * sb)) continue;
-            const double w = surface_weight(r, R);
-            weight += w;
-            gap += w * proj;
-            for (int d = 0; d < dim; ++d) vb[d] += w * p.v[d][j];
-        }
+        const double reach = 0.5 * (sa + bodies[B].spacing);  // contact distance to B's particles
+        const double R = search_radius(sa, bodies[B].spacing);
+        const SurfaceSeen seen = surface_seen(p, dim, xa, partners.begin() + g0,
+                                              partners.begin() + g1, R, bodies[B].spacing);
+        own_rates.torque[0] = seen.near || own_rates.torque[0] > 0.0 ? 1.0 : 0.0;
         g0 = g1;
-        if (!(weight > 0.0)) continue;
+        if (!(seen.weight > 0.0)) continue;
+        const double* normal = seen.normal;
+        const double weight = seen.weight, gap = seen.gap;
+        const double* vb = seen.v;
         const double delta = reach - gap / weight;  // overlap [m]
         if (!(delta > 0.0)) continue;
         double dv[3] = {0.0, 0.0, 0.0};

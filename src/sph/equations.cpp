@@ -30,8 +30,17 @@
 #define REGOSPH_NO_VECTORISE
 #endif
 
+// This file is compiled twice: as itself, with everything but the 3D pair loops, and through
+// equations_3d.cpp, with the 3D pair loops only (derivatives_3d). Each dimension has 40 loop
+// variants (rhs::Shape); in one unit they took ~6 CPU-minutes of the sanitizer's build, one
+// core's worth while the other waited.
+#ifndef REGOSPH_PAIR_LOOPS_DIM
+#define REGOSPH_PAIR_LOOPS_DIM 2
+#endif
+
 namespace regosph {
 
+#if REGOSPH_PAIR_LOOPS_DIM == 2
 MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
                              const HistoryColumns& history) {
     for (const Material& m : mats) {
@@ -84,6 +93,7 @@ void Derivatives::resize(std::size_t n, bool position_rate, std::size_t history_
     dt_limit.assign(n, std::numeric_limits<double>::infinity());
     plastic_written = false;
 }
+#endif
 
 namespace {
 
@@ -140,9 +150,11 @@ namespace vectorised {
 
 // R of particles [first, last) in 2D: one sweep over artificial_stress_plane, the closed form
 // without branches (0 where the material has no artificial stress).
-[[gnu::noinline]] void plane_artificial_stress(const ParticleSet& p, const MaterialTable& mt,
-                                               std::size_t first, std::size_t last,
-                                               ChunkArtificialStress<2>& art) {
+// (maybe_unused: equations_3d.cpp does not call it.)
+[[gnu::noinline, maybe_unused]] void plane_artificial_stress(const ParticleSet& p,
+                                                             const MaterialTable& mt,
+                                                             std::size_t first, std::size_t last,
+                                                             ChunkArtificialStress<2>& art) {
 #pragma omp simd
     for (std::size_t i = first; i < last; ++i) {
         const double eps = mt.artificial_stress[p.material[i]];
@@ -311,9 +323,8 @@ template <class S>
     rhs::SlipWalls<Dim> walls;
     if constexpr (S::Loads) walls = rhs::slip_walls<S>(rec, pa.rec, partners, sink.any_slip);
     rhs::WallSums<Dim> wall_sums;
-    const bool unilateral = pp.wall_contact == PhysicsParameters::WallContact::unilateral;
     auto terms = rhs::compose(std::tuple_cat(
-        rhs::when<S::Walls>(rhs::WallSeparation<S>(unilateral, pp.wall_adhesion)),
+        rhs::when<S::Unilateral>(rhs::WallSeparation<S>(pp.wall_adhesion)),
         std::make_tuple(rhs::Continuity<S>{}),
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
         std::make_tuple(rhs::VelocityGradient<S>{}),
@@ -656,6 +667,7 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const StagePrologue& prologue, Derivatives& out) {
     const bool prepass = mt.any_kernel_correction || pp.av_balsara || pp.av_switch;
     const bool riemann = pp.dissipation == PhysicsParameters::Dissipation::riemann;
+    const bool unilateral = pp.wall_contact == PhysicsParameters::WallContact::unilateral;
     with_flag(riemann, [&](auto rie) {
     with_flag(mt.any_artificial_stress, [&](auto art) {
         with_flag(mt.any_xsph, [&](auto xsph) {
@@ -663,16 +675,21 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                 with_flag(prepass, [&](auto pre) {
                     // Loads are collected on walls: a run with loads takes the loop with walls.
                     with_flag(walls || request != nullptr, [&](auto w) {
+                    with_flag((walls || request != nullptr) && unilateral, [&](auto uni) {
                         // (decay: the outer flags are references in this inner lambda)
                         constexpr bool kLoads = std::decay_t<decltype(loads)>::value;
-                        if constexpr (decltype(w)::value || !kLoads)
+                        constexpr bool kWalls = std::decay_t<decltype(w)>::value;
+                        constexpr bool kUnilateral = decltype(uni)::value;
+                        if constexpr ((kWalls || !kLoads) && (kWalls || !kUnilateral))
                             derivatives_impl<rhs::Shape<Dim, std::decay_t<decltype(art)>::value,
                                                         std::decay_t<decltype(xsph)>::value,
                                                         kLoads,
                                                         std::decay_t<decltype(pre)>::value,
-                                                        decltype(w)::value,
-                                                        std::decay_t<decltype(rie)>::value>>(
+                                                        kWalls,
+                                                        std::decay_t<decltype(rie)>::value,
+                                                        kUnilateral>>(
                                 p, nl, mt, pp, request, refresh, prologue, out);
+                    });
                     });
                 });
             });
@@ -682,6 +699,20 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
 }
 
 }  // namespace
+
+#if REGOSPH_PAIR_LOOPS_DIM == 3
+void derivatives_3d(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                    const PhysicsParameters& pp, const LoadRequest* request,
+                    const HaloRefresh& refresh, bool walls, const StagePrologue& prologue,
+                    Derivatives& out) {
+    derivatives_for_options<3>(p, nl, mt, pp, request, refresh, walls, prologue, out);
+}
+#else
+// The 3D pair loops (equations_3d.cpp).
+void derivatives_3d(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
+                    const PhysicsParameters& pp, const LoadRequest* request,
+                    const HaloRefresh& refresh, bool walls, const StagePrologue& prologue,
+                    Derivatives& out);
 
 const char* dissipation_name(PhysicsParameters::Dissipation d) {
     return d == PhysicsParameters::Dissipation::riemann ? "riemann" : "monaghan";
@@ -744,7 +775,8 @@ void compute_derivatives(const ParticleSet& p, const NeighbourList& nl, const Ma
     if (p.dim == 2)
         derivatives_for_options<2>(p, nl, mt, pp, loads, refresh, walls, prologue, out);
     else
-        derivatives_for_options<3>(p, nl, mt, pp, loads, refresh, walls, prologue, out);
+        derivatives_3d(p, nl, mt, pp, loads, refresh, walls, prologue, out);
 }
+#endif
 
 }  // namespace regosph

@@ -36,13 +36,18 @@ using traversal::Vec8;
 // loads on bodies are collected (and walls may have friction); Prepass: the gradient pre-pass
 // (kernel correction or Balsara's switch, gradient_correction.hpp); Walls: the run has boundary
 // particles (partners of another kind); Riemann: the Riemann solver's dissipation
-// (RiemannDissipation) in place of Monaghan's viscosity.
+// (RiemannDissipation) in place of Monaghan's viscosity; Unilateral: the walls' unilateral
+// contact (WallSeparation; with Walls only). A run without an option takes a loop without its
+// term: even a term that returns at once costs the collapse's pair loop ~10 % (its registers
+// and the block's code layout), so options are template flags, not run-time tests.
 template <int Dim_, bool ArtStress_, bool Xsph_, bool Loads_, bool Prepass_, bool Walls_,
-          bool Riemann_ = false>
+          bool Riemann_ = false, bool Unilateral_ = false>
 struct Shape {
+    static_assert(Walls_ || !Unilateral_, "the unilateral contact is a law of the walls");
     static constexpr int Dim = Dim_;
     static constexpr bool ArtStress = ArtStress_, Xsph = Xsph_, Loads = Loads_,
-                          Prepass = Prepass_, Walls = Walls_, Riemann = Riemann_;
+                          Prepass = Prepass_, Walls = Walls_, Riemann = Riemann_,
+                          Unilateral = Unilateral_;
 };
 
 // A particle's record (traversal::walk_pairs reads x and h, the terms the rest): the fields
@@ -213,23 +218,21 @@ struct PairSums {
 // n = x_ab / r: Signorini's conditions pair by pair (an opening gap carries no tension beyond
 // the adhesion; a closing or compressed pair is in contact). The test reads the present state
 // only (no history: restarts need nothing of it), so a contact at rest under compression is
-// the same as with 'bonded'. Runs first in the composition.
+// the same as with 'bonded'. Runs first in the composition (Shape::Unilateral).
 template <class S>
 struct WallSeparation {
     static constexpr int Dim = S::Dim;
     using R = Record<S>;
-    bool on;
     double adhesion;  // sigma_adh [Pa]
     double sa[R::kStress];
     double rho2_a = 0.0;
-    WallSeparation(bool unilateral, double adhesion_Pa) : on(unilateral), adhesion(adhesion_Pa) {}
+    explicit WallSeparation(double adhesion_Pa) : adhesion(adhesion_Pa) {}
     void begin(const ParticleA<S>& a) {
         for (int t = 0; t < R::kStress; ++t) sa[t] = a.at(R::stress + t);
         rho2_a = a.at(R::rho) * a.at(R::rho);
     }
     template <class P>
     void add(P& pair) {
-        if (!on) return;
         const Vec8 zero = kernel::splat<Vec8>(0.0);
         // r^2 n . (s_a + s_b) . n, s = sigma / rho^2 (sigma L / rho^2 with the pre-pass).
         Vec8 normal = zero;

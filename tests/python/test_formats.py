@@ -2,6 +2,7 @@
 reader (Xdmf3ReaderS, through pvpython, headless), its legacy reader and meshio open with one
 vertex cell per particle and every field; snapshots store the body and material names;
 scripts/paraview_views.py builds the usual views' pipeline. A small 2D block: seconds."""
+import os
 import shutil
 import subprocess
 
@@ -14,6 +15,7 @@ from regosph import post
 from test_first_day import block
 
 PVPYTHON = shutil.which("pvpython")
+XVFB = shutil.which("Xvfb")
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +79,41 @@ def test_the_paraview_views_script_names_the_stress_components(run_dir, tmp_path
     assert {"speed", "pressure", "stress_xy", "stress_yy"} <= set(rows)
     lo = float(rows["stress_yy"].split()[1].strip("[,"))
     assert lo == pytest.approx(snap["stress_yy"].min(), rel=1e-5)
+
+
+@pytest.fixture
+def x_display():
+    """A virtual X server of the test's own: Xvfb writes its display number to -displayfd
+    once it accepts connections (no race with a fixed wait), and -ac needs no cookie, so
+    nothing depends on the environment's HOME, XAUTHORITY or the display numbers in use."""
+    server = subprocess.Popen([XVFB, "-displayfd", "1", "-ac", "-nolisten", "tcp", "-screen",
+                               "0", "1280x1024x24"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    try:
+        number = server.stdout.readline().strip()
+        assert number.isdigit(), f"Xvfb did not start (exit status {server.poll()})"
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.mark.skipif(PVPYTHON is None or XVFB is None,
+                    reason="pvpython (Debian's paraview) or Xvfb (xvfb) is not installed")
+def test_the_paraview_views_script_draws_pictures_headless(run_dir, tmp_path, x_display):
+    env = dict(os.environ, DISPLAY=x_display)
+    env.pop("XAUTHORITY", None)
+    out = subprocess.run([PVPYTHON, str(REPO / "scripts" / "paraview_views.py"), str(run_dir),
+                          "--out", str(tmp_path), "--fields", "speed", "material"],
+                         capture_output=True, text=True, timeout=180, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    plt = pytest.importorskip("matplotlib.pyplot")
+    for field in ("speed", "material"):
+        (png,) = tmp_path.glob(f"{field}_*s.png")
+        image = plt.imread(png)
+        assert image.shape[:2] == (800, 1200)
+        # particles drawn: more colours than the background's and the colour bar's
+        assert len(np.unique(image.reshape(-1, image.shape[2]), axis=0)) > 20
 
 
 def test_snapshots_store_the_body_and_material_names(run_dir):

@@ -27,6 +27,21 @@ def mass_above_speed(snapshot, speeds, material=None, kind="dynamic"):
     return tail[np.searchsorted(speed[order], v, side="right")]
 
 
+def _track_arrays(track):
+    """dim, time [s] and the positions [m], velocities [m/s] and regolith forces [N] of a
+    rigid body's track as (rows, 3) arrays (zero beyond dim), and its spin [rad/s]: (rows, 1)
+    about z in 2D, (rows, 3) in 3D."""
+    axes = [a for a in "xyz" if a in track.columns]
+    t = track["time"].to_numpy()
+    x, v, f = (np.zeros((len(t), 3)) for _ in range(3))
+    for k, a in enumerate(axes):
+        x[:, k], v[:, k] = track[a].to_numpy(), track["v" + a].to_numpy()
+        f[:, k] = track["force_" + a].to_numpy()
+    omega = track[["omega_z"]].to_numpy() if len(axes) == 2 else \
+        track[["omega_x", "omega_y", "omega_z"]].to_numpy()
+    return len(axes), t, x, v, f, omega
+
+
 def bounce(track, surface, mass, inertia, *, gate=0.1, up=(0.0, 1.0, 0.0),
            contact_fraction=0.01):
     """The first bounce of a rigid body on a bed, from its track (Run.rigid_body: time, x, y(,
@@ -56,17 +71,7 @@ def bounce(track, surface, mass, inertia, *, gate=0.1, up=(0.0, 1.0, 0.0),
     first contact)."""
     n = np.asarray(up, dtype=float)
     n /= np.linalg.norm(n)
-    axes = [a for a in "xyz" if a in track.columns]
-    dim = len(axes)
-    t = track["time"].to_numpy()
-    x = np.zeros((len(t), 3))
-    v = np.zeros((len(t), 3))
-    f = np.zeros((len(t), 3))
-    for k, a in enumerate(axes):
-        x[:, k], v[:, k] = track[a].to_numpy(), track["v" + a].to_numpy()
-        f[:, k] = track["force_" + a].to_numpy()
-    omega = track[["omega_z"]].to_numpy() if dim == 2 else \
-        track[["omega_x", "omega_y", "omega_z"]].to_numpy()
+    dim, t, x, v, f, omega = _track_arrays(track)
     height = x @ n - surface
     force = np.linalg.norm(f, axis=1)
     if not force.max() > 0.0:
