@@ -51,10 +51,10 @@ GRAIN_DIAMETER = 1.5e-3  # m
 
 
 def soil_material(law="DruckerPrager", dilatancy_angle=None, grain_diameter=GRAIN_DIAMETER,
-                  **options):
+                  mu_i_rise=MU_I_RISE, **options):
     """The aluminium bars as the strength law `law` (LAWS) with SOIL's constants; dilatancy_angle
-    [deg] replaces SOIL's psi = 0 (Bui's) when given; grain_diameter [m]: mu(I)'s d. options go
-    to the material (its viscosity_sound_speed, kernel_correction)."""
+    [deg] replaces SOIL's psi = 0 (Bui's) when given; grain_diameter [m] and mu_i_rise: mu(I)'s
+    d and Delta mu. options go to the material (its viscosity_sound_speed, kernel_correction)."""
     soil = dict(SOIL)
     if dilatancy_angle is not None:
         soil["dilatancy_angle"] = dilatancy_angle
@@ -67,7 +67,7 @@ def soil_material(law="DruckerPrager", dilatancy_angle=None, grain_diameter=GRAI
         return rs.MuIRheology("aluminium bars", density=soil["density"],
                               bulk_modulus=soil["bulk_modulus"],
                               poisson_ratio=soil["poisson_ratio"], static_friction=mu_s,
-                              limit_friction=mu_s + MU_I_RISE,
+                              limit_friction=mu_s + mu_i_rise,
                               reference_inertial_number=MU_I_REFERENCE_INERTIAL_NUMBER,
                               grain_diameter=grain_diameter, grain_density=soil["density"],
                               cohesion=soil["cohesion"], **options)
@@ -77,7 +77,7 @@ def soil_material(law="DruckerPrager", dilatancy_angle=None, grain_diameter=GRAI
 def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, depth=None,
           kernel_correction=False, av_balsara=False, dissipation="monaghan",
           law="DruckerPrager", dilatancy_angle=None, gravity=GRAVITY, geostatic=False,
-          grain_diameter=GRAIN_DIAMETER):
+          grain_diameter=GRAIN_DIAMETER, mu_i_rise=MU_I_RISE):
     """The collapse setup at the given particle spacing [m]: plane strain, or with depth [m]
     the block extruded in z between two fixed side walls (examples/soil_collapse_3d.py).
 
@@ -87,7 +87,8 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
     dissipation: the pair dissipation, "monaghan" (the paper's artificial viscosity) or
     "riemann" (the Riemann solver of Zhang et al. 2017; docs/guide/physics.md).
     law, dilatancy_angle: the soil's strength law and psi [deg] (soil_material; default Bui's
-    Drucker-Prager with psi = 0), grain_diameter [m] mu(I)'s d. gravity [m/s^2]: its magnitude (the experiment's 9.81).
+    Drucker-Prager with psi = 0), grain_diameter [m] and mu_i_rise mu(I)'s d and Delta mu.
+    gravity [m/s^2]: its magnitude (the experiment's 9.81).
     geostatic: the block starts at rest in its own weight, as behind the gate before its
     release (rs.geostatic_stress, Jaky's K0 = 1 - sin phi); otherwise stress-free (the paper's).
     """
@@ -104,7 +105,7 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
     sim.physics.av_balsara = av_balsara
     sim.physics.dissipation = dissipation
 
-    soil = sim.add_material(soil_material(law, dilatancy_angle, grain_diameter,
+    soil = sim.add_material(soil_material(law, dilatancy_angle, grain_diameter, mu_i_rise,
                                           viscosity_sound_speed=viscosity_sound_speed,
                                           kernel_correction=kernel_correction))
     wall = sim.add_material(rs.Rigid("wall", density=SOIL["density"]))

@@ -391,9 +391,9 @@ struct DensityDiffusion {
     Vec8 sum;
     explicit DensityDiffusion(double delta_) : delta(delta_) {}
     void begin(const ParticleA<S>& a) {
-        c_a = a.at(Record<S>::sound_speed);
-        rho_a = a.at(Record<S>::rho);
         sum = kernel::splat<Vec8>(0.0);
+        rho_a = a.at(Record<S>::rho);
+        c_a = a.at(Record<S>::sound_speed);
     }
     template <class P>
     void add(P& pair) {

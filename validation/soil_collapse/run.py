@@ -90,6 +90,9 @@ def main(argv=None):
                          "constants (default, the paper's), Mohr-Coulomb (exact in plane "
                          "strain; docs/guide/physics.md 'Strength surfaces') or mu(I) (Jop et "
                          "al. 2006's glass-bead Delta mu and I_0, mu_s = tan phi)")
+    ap.add_argument("--mu-i-rise", type=float, default=soil_collapse.MU_I_RISE,
+                    help="mu(I)'s Delta mu = mu_2 - mu_s (default Jop et al.'s 0.262; a tiny "
+                         "value leaves mu = mu_s, the rate-independent surface)")
     ap.add_argument("--grain-diameter", type=float, default=soil_collapse.GRAIN_DIAMETER,
                     help="mu(I)'s grain diameter d [m] (default 1.5e-3, the larger bars)")
     ap.add_argument("--dilatancy-angle", type=float, default=None,
@@ -118,7 +121,8 @@ def main(argv=None):
                                   av_balsara=args.av_balsara, dissipation=args.dissipation,
                                   law=args.law, dilatancy_angle=args.dilatancy_angle,
                                   gravity=args.gravity, geostatic=args.geostatic,
-                                  grain_diameter=args.grain_diameter)
+                                  grain_diameter=args.grain_diameter,
+                                  mu_i_rise=args.mu_i_rise)
         if args.riemann_limiter is not None:
             sim.physics.riemann_limiter = args.riemann_limiter
         sim.physics.av_switch = args.av_switch
@@ -139,6 +143,7 @@ def main(argv=None):
             metadata["law"] = args.law
         if args.law == "MuIRheology":
             metadata["grain_diameter_m"] = repr(args.grain_diameter)
+            metadata["mu_i_rise"] = repr(args.mu_i_rise)
         if args.dilatancy_angle is not None:
             metadata["dilatancy_angle_deg"] = repr(args.dilatancy_angle)
         if args.geostatic:
