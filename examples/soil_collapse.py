@@ -40,24 +40,44 @@ WALL_HEIGHT = 0.12        # m
 
 # The strength laws the collapse can run (docs/guide/physics.md, "Strength surfaces"): Bui's
 # Drucker-Prager with its plane-strain constants, and Mohr-Coulomb, exact in plane strain.
-LAWS = ("DruckerPrager", "MohrCoulomb")
+# And mu(I) (Jop, Forterre & Pouliquen 2006), with mu_s = tan(phi) of SOIL and the rise
+# Delta mu = mu_2 - mu_s and I_0 Jop et al. measured on glass beads (mu_s = tan 20.9 deg,
+# mu_2 = tan 32.76 deg, I_0 = 0.279; no value was fitted to this experiment); the grains are
+# the bars (diameters 1 and 1.5 mm, GRAIN_DIAMETER the larger) of the soil's density.
+LAWS = ("DruckerPrager", "MohrCoulomb", "MuIRheology")
+MU_I_RISE = math.tan(math.radians(32.76)) - math.tan(math.radians(20.9))  # Delta mu [-]
+MU_I_REFERENCE_INERTIAL_NUMBER = 0.279  # I_0 [-]
+GRAIN_DIAMETER = 1.5e-3  # m
 
 
-def soil_material(law="DruckerPrager", dilatancy_angle=None, **options):
+def soil_material(law="DruckerPrager", dilatancy_angle=None, grain_diameter=GRAIN_DIAMETER,
+                  mu_i_rise=MU_I_RISE, **options):
     """The aluminium bars as the strength law `law` (LAWS) with SOIL's constants; dilatancy_angle
-    [deg] replaces SOIL's psi = 0 (Bui's) when given. options go to the material (its
-    viscosity_sound_speed, kernel_correction)."""
+    [deg] replaces SOIL's psi = 0 (Bui's) when given; grain_diameter [m] and mu_i_rise: mu(I)'s
+    d and Delta mu. options go to the material (its viscosity_sound_speed, kernel_correction)."""
     soil = dict(SOIL)
     if dilatancy_angle is not None:
         soil["dilatancy_angle"] = dilatancy_angle
     if law not in LAWS:
         raise ValueError(f"law = {law!r} is not one of {', '.join(LAWS)}")
+    if law == "MuIRheology":
+        if dilatancy_angle is not None:
+            raise ValueError("dilatancy_angle: mu(I) has no dilatancy angle")
+        mu_s = math.tan(math.radians(soil["friction_angle"]))
+        return rs.MuIRheology("aluminium bars", density=soil["density"],
+                              bulk_modulus=soil["bulk_modulus"],
+                              poisson_ratio=soil["poisson_ratio"], static_friction=mu_s,
+                              limit_friction=mu_s + mu_i_rise,
+                              reference_inertial_number=MU_I_REFERENCE_INERTIAL_NUMBER,
+                              grain_diameter=grain_diameter, grain_density=soil["density"],
+                              cohesion=soil["cohesion"], **options)
     return getattr(rs, law)("aluminium bars", **soil, **options)
 
 
 def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, depth=None,
           kernel_correction=False, av_balsara=False, dissipation="monaghan",
-          law="DruckerPrager", dilatancy_angle=None, gravity=GRAVITY, geostatic=False):
+          law="DruckerPrager", dilatancy_angle=None, gravity=GRAVITY, geostatic=False,
+          grain_diameter=GRAIN_DIAMETER, mu_i_rise=MU_I_RISE):
     """The collapse setup at the given particle spacing [m]: plane strain, or with depth [m]
     the block extruded in z between two fixed side walls (examples/soil_collapse_3d.py).
 
@@ -67,7 +87,8 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
     dissipation: the pair dissipation, "monaghan" (the paper's artificial viscosity) or
     "riemann" (the Riemann solver of Zhang et al. 2017; docs/guide/physics.md).
     law, dilatancy_angle: the soil's strength law and psi [deg] (soil_material; default Bui's
-    Drucker-Prager with psi = 0). gravity [m/s^2]: its magnitude (the experiment's 9.81).
+    Drucker-Prager with psi = 0), grain_diameter [m] and mu_i_rise mu(I)'s d and Delta mu.
+    gravity [m/s^2]: its magnitude (the experiment's 9.81).
     geostatic: the block starts at rest in its own weight, as behind the gate before its
     release (rs.geostatic_stress, Jaky's K0 = 1 - sin phi); otherwise stress-free (the paper's).
     """
@@ -84,7 +105,7 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
     sim.physics.av_balsara = av_balsara
     sim.physics.dissipation = dissipation
 
-    soil = sim.add_material(soil_material(law, dilatancy_angle,
+    soil = sim.add_material(soil_material(law, dilatancy_angle, grain_diameter, mu_i_rise,
                                           viscosity_sound_speed=viscosity_sound_speed,
                                           kernel_correction=kernel_correction))
     wall = sim.add_material(rs.Rigid("wall", density=SOIL["density"]))

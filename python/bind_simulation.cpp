@@ -42,6 +42,15 @@ void bind_options(py::module_& m) {
             "Pi_ab times (f_a + f_b)/2, f = |div v| / (|div v| + |curl v| + 1e-4 c/h), so that "
             "shear and rotation are not damped and compression is (docs/guide/physics.md).")
         .def_property(
+            "av_switch", [](const PhysicsParameters& p) { return p.av_switch; },
+            [](PhysicsParameters& p, const py::object& on) {
+                p.av_switch = to_flag(on, "physics: av_switch");
+            },
+            "Morris & Monaghan's (1997) switch on the artificial viscosity (True/False, default "
+            "False): each particle's alpha / av_alpha, a history variable viscosity_switch in "
+            "[0.1, 1], rises in compression and decays over h / (0.2 c) in smooth flow; Pi_ab "
+            "times the pair's mean (docs/validation/collapse.md).")
+        .def_property(
             "dissipation",
             [](const PhysicsParameters& p) { return std::string(dissipation_name(p.dissipation)); },
             [](PhysicsParameters& p, const std::string& name) {
@@ -55,6 +64,18 @@ void bind_options(py::module_& m) {
         .def_readwrite("riemann_limiter", &PhysicsParameters::riemann_limiter,
                        "eta [-] of the Riemann solver's limiter beta = min(eta max(jump, 0) / "
                        "cbar, 1); > 0, default 3 (Zhang et al. 2017).")
+        .def_property(
+            "riemann_pairs",
+            [](const PhysicsParameters& p) { return std::string(riemann_pairs_name(p.riemann_pairs)); },
+            [](PhysicsParameters& p, const std::string& name) {
+                p.riemann_pairs = riemann_pairs_from_name(name);
+            },
+            "The pairs the Riemann solver's limiter damps (default 'approaching', Zhang et al. "
+            "2017's U_L - U_R > 0): 'separating' damps v_ab . x_ab > 0, the sign SPHinXsys's "
+            "Lagrangian solvers pass (docs/validation/collapse.md).")
+        .def_readwrite("density_diffusion", &PhysicsParameters::density_diffusion,
+                       "delta [-] of the delta-SPH density diffusion (Molteni & Colagrossi "
+                       "2009), 0 = off (default); with dissipation = 'riemann' only.")
         .def_property(
             "wall_contact",
             [](const PhysicsParameters& p) { return std::string(wall_contact_name(p.wall_contact)); },

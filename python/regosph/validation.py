@@ -187,8 +187,15 @@ def dissipation_line(physics):
     if physics.get("dissipation", "monaghan") == "monaghan":
         return (f"Monaghan artificial viscosity (alpha {physics['av_alpha']:.3g}, "
                 f"beta {physics['av_beta']:.3g}"
-                + (", Balsara switch" if physics.get("av_balsara") else "") + ")")
-    return f"{physics['dissipation']} (limiter {physics.get('riemann_limiter', float('nan')):.3g})"
+                + (", Balsara switch" if physics.get("av_balsara") else "")
+                + (", Morris-Monaghan switch" if physics.get("av_switch") else "") + ")")
+    extra = "".join(
+        text for text, on in (
+            (f", damps {physics.get('riemann_pairs')} pairs", "riemann_pairs" in physics),
+            (f", density diffusion delta {physics.get('density_diffusion', 0.0):.3g}",
+             "density_diffusion" in physics)) if on)
+    return (f"{physics['dissipation']} (limiter "
+            f"{physics.get('riemann_limiter', float('nan')):.3g}{extra})")
 
 
 def contact_line(record):

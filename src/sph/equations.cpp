@@ -63,6 +63,7 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
         any_plastic = any_plastic || plastic(m);
     }
     sleep_column = history.find(kSleepStateName);
+    switch_column = history.find(kSwitchColumn);
     // One whole-number exponent for every material with artificial stress?
     double common = 0.0;
     bool same = true;
@@ -336,7 +337,10 @@ template <class S>
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
         std::make_tuple(rhs::VelocityGradient<S>{}),
         rhs::when<!S::Riemann>(rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
-        rhs::when<S::Riemann>(rhs::RiemannDissipation<S>(pp.riemann_limiter)),
+        rhs::when<S::Riemann>(rhs::RiemannDissipation<S>(
+            pp.riemann_limiter,
+            pp.riemann_pairs == PhysicsParameters::RiemannPairs::separating)),
+        rhs::when<S::Riemann>(rhs::DensityDiffusion<S>(pp.density_diffusion)),
         rhs::when<S::ArtStress>(rhs::ArtificialStress<S>(mt.artificial_stress_power, fn_pow)),
         std::make_tuple(rhs::Momentum<S>{}, rhs::PairWork<S>{}),
         rhs::when<S::Xsph>(rhs::Xsph<S>{}),
@@ -404,6 +408,17 @@ void signal_without_viscosity(const ParticleSet& p, const MaterialTable& mt, std
     });
 }
 
+// The rate of particle a's Morris & Monaghan switch f (PhysicsParameters::av_switch) at the
+// velocity divergence div_v [1/s], into its history column (after the models' rates, which
+// leave a column that is not theirs at zero).
+void switch_rate(const ParticleSet& p, const MaterialTable& mt, std::size_t a, double div_v,
+                 Derivatives& out) {
+    const auto column = static_cast<std::size_t>(mt.switch_column);
+    const double f = p.history.values[column][a];
+    const double tau = 0.5 * p.h[a] / (kSwitchDecay * mt.viscosity_speed[p.material[a]]);
+    out.dhistory[column][a] = -(f - kSwitchFloor) / tau + std::max(-div_v, 0.0) * (1.0 - f);
+}
+
 // Rates of dynamic particle a from its pair sums: acceleration, position rate, density rate,
 // the material's stress rate with the Jaumann terms, and its Courant limit, given the part of
 // the signal speed without the viscosity's (signal_without_viscosity). `correction`: the
@@ -439,6 +454,7 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
         out.drho[a] = p.rho[a] * s.div_sum;
         strain_and_spin<Dim>(s.grad_v, eps, w);
     }
+    if constexpr (Riemann) out.drho[a] += s.density_diffusion;
     // The state is written once, in place: a copy of a tensor just written by scalar stores
     // would be read back by vector loads that wait for those stores.
     std::array<double, kMaxHistoryVariables> history;
@@ -467,6 +483,7 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
             out.dhistory[k][a] = i >= 0 ? r.history_rate[static_cast<std::size_t>(i)] : 0.0;
         }
     }
+    if (pp.av_switch) switch_rate(p, mt, a, trace(eps), out);
 
     // Energy budget (energy_budget.hpp): the stress power V sigma : eps_dot, the part of the
     // pair work the particle's own deformation accounts for, leaves the walls' share.
@@ -657,7 +674,7 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const MaterialTable& mt, const PhysicsParameters& pp,
                              const LoadRequest* request, const HaloRefresh& refresh, bool walls,
                              const StagePrologue& prologue, Derivatives& out) {
-    const bool prepass = mt.any_kernel_correction || pp.av_balsara;
+    const bool prepass = mt.any_kernel_correction || pp.av_balsara || pp.av_switch;
     const bool riemann = pp.dissipation == PhysicsParameters::Dissipation::riemann;
     const bool unilateral = out.staged.separation;  // stage_tension_limits
     with_flag(riemann, [&](auto rie) {
@@ -715,6 +732,17 @@ PhysicsParameters::Dissipation dissipation_from_name(const std::string& name) {
     if (name == "riemann") return PhysicsParameters::Dissipation::riemann;
     throw std::invalid_argument("physics.dissipation: '" + name +
                                 "' is not a scheme (monaghan or riemann)");
+}
+
+const char* riemann_pairs_name(PhysicsParameters::RiemannPairs r) {
+    return r == PhysicsParameters::RiemannPairs::separating ? "separating" : "approaching";
+}
+
+PhysicsParameters::RiemannPairs riemann_pairs_from_name(const std::string& name) {
+    if (name == "approaching") return PhysicsParameters::RiemannPairs::approaching;
+    if (name == "separating") return PhysicsParameters::RiemannPairs::separating;
+    throw std::invalid_argument("physics.riemann_pairs: '" + name +
+                                "' is not a choice (approaching or separating)");
 }
 
 const char* wall_contact_name(WallContact c) {

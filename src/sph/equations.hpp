@@ -35,6 +35,13 @@ struct PhysicsParameters {
     double courant = 0.3;                           // C in dt <= C h / (c + |v| + ...)
     // Balsara's (1995) switch on the viscosity, Pi_ab (f_a + f_b) / 2 (gradient_correction.hpp).
     bool av_balsara = false;
+    // Morris & Monaghan's (1997, J. Comput. Phys. 136, 41) switch on the viscosity: Pi_ab times
+    // (f_a + f_b) / 2 with each particle's f = alpha_a / av_alpha in [kSwitchFloor, 1], a
+    // history column (kSwitchColumn) integrated as
+    //   df/dt = -(f - kSwitchFloor) / tau + max(-div v, 0) (1 - f),  tau = h / (kSwitchDecay c),
+    // h the smoothing length (half the support radius) and c the viscosity sound speed: it
+    // rises in compression and decays to the floor in smooth flow (finish_particle).
+    bool av_switch = false;
     // The pair dissipation: Monaghan's artificial viscosity (eq. 35, av_*), or the acoustic
     // Riemann solver of Zhang, Hu & Adams (2017, J. Comput. Phys. 335, 605) with its dissipation
     // limiter (RiemannDissipation, rhs_terms.hpp), whose strength follows the velocity jump.
@@ -43,6 +50,15 @@ struct PhysicsParameters {
     // eta of the limiter beta = min(eta max(U_L - U_R, 0) / cbar, 1) [-]: 3 in Zhang et al.
     // (2017); SPHinXsys's plastic continuum (Zhang et al. 2024) takes 20 x dim.
     double riemann_limiter = 3.0;
+    // Which pairs the limiter's jump damps: 'approaching', U_L - U_R = -v_ab . x_ab / r > 0
+    // (Zhang, Hu & Adams 2017, eq. 15); 'separating', v_ab . x_ab / r > 0, the sign
+    // SPHinXsys's Lagrangian solvers pass (u_jump = (v_i - v_j) . e_ij, e_ij = x_ij / r;
+    // docs/validation/collapse.md), its Pi_ab < 0 pulling the pair together.
+    enum class RiemannPairs { approaching, separating };
+    RiemannPairs riemann_pairs = RiemannPairs::approaching;
+    // delta of the delta-SPH density diffusion (Molteni & Colagrossi 2009) [-], 0 = off; in
+    // runs with the Riemann solver's dissipation only (DensityDiffusion, rhs_terms.hpp).
+    double density_diffusion = 0.0;
     // The soil's contact with the walls, tools and bodies that do not name their own
     // (Body::interface; InterfaceLaw, body_loads.hpp): 'bonded', or 'unilateral' with
     // wall_adhesion, the tensile normal stress an opening pair still carries [Pa].
@@ -57,6 +73,13 @@ struct PhysicsParameters {
     double sleep_speed = 1e-3;
 };
 
+// Morris & Monaghan's switch (PhysicsParameters::av_switch): the history column of f, its floor
+// (their alpha* = 0.1 of alpha = 1) and the decay constant C of tau = h / (C c) (0.1-0.2 in
+// their paper; 0.2).
+inline constexpr const char* kSwitchColumn = "viscosity_switch";
+inline constexpr double kSwitchFloor = 0.1;
+inline constexpr double kSwitchDecay = 0.2;
+
 // "monaghan" / "riemann" (run.json, Python), and back; the latter throws
 // std::invalid_argument naming physics.dissipation for another name.
 const char* dissipation_name(PhysicsParameters::Dissipation d);
@@ -66,6 +89,10 @@ PhysicsParameters::Dissipation dissipation_from_name(const std::string& name);
 const char* wall_contact_name(WallContact c);
 WallContact wall_contact_from_name(const std::string& name,
                                    const std::string& field = "physics.wall_contact");
+// "approaching" / "separating" (run.json, Python), and back; the latter throws
+// std::invalid_argument naming physics.riemann_pairs for another name.
+const char* riemann_pairs_name(PhysicsParameters::RiemannPairs r);
+PhysicsParameters::RiemannPairs riemann_pairs_from_name(const std::string& name);
 
 // Per-material data the particle loops need, computed once per run.
 struct MaterialTable {
@@ -97,6 +124,8 @@ struct MaterialTable {
     // number 1 <= n <= 15 (the usual n = 4): the pair loop then multiplies it out. 0 otherwise
     // (std::pow per pair, with n_ab = max(n_a, n_b)).
     int artificial_stress_power = 0;
+    // The history column of Morris & Monaghan's switch (kSwitchColumn), -1 without it.
+    int switch_column = -1;
 };
 
 // Per-particle quantities the pair loop reads, staged once per evaluation so that the loop

@@ -1,5 +1,7 @@
 #include "sph/gradient_correction.hpp"
 
+#include <algorithm>
+
 #include "parallel/threads.hpp"
 #include "sph/kernel.hpp"
 #include "sph/pair_selection.hpp"
@@ -100,6 +102,10 @@ void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialT
                 }
                 if (pp.av_balsara)
                     o[Dim * Dim] = balsara_factor<Dim>(G, mt.viscosity_speed[mat], p.h[a]);
+                if (pp.av_switch) {  // Morris & Monaghan's f, within its bounds
+                    const double f = p.history.values[static_cast<std::size_t>(mt.switch_column)][a];
+                    o[Dim * Dim] *= std::clamp(f, kSwitchFloor, 1.0);
+                }
             }
         });
     }

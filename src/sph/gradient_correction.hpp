@@ -37,7 +37,10 @@
 //   from the velocity gradient of this pre-pass (corrected where the material is), c_a the
 //   viscosity sound speed and h_a the support radius. A pure compression keeps f = 1 (full
 //   viscosity in shocks and impacts), a rotation or shear f ~ 0. A wall partner takes f_a.
-//   Computed afresh in every evaluation: no state, so restarts stay exact.
+//   Computed afresh in every evaluation: no state, so restarts stay exact. With Morris &
+//   Monaghan's switch (PhysicsParameters::av_switch) f is multiplied by the particle's switch
+//   value, its history column clamped to [kSwitchFloor, 1] (1 for walls and halo rows before
+//   their refresh).
 #pragma once
 
 #include <cmath>

@@ -196,6 +196,7 @@ struct PairSums {
     double grad_v[Dim][Dim] = {};  // L_ij = sum_b (m_b / rho_a) (v_b - v_a)_i d_j W_ab  [1/s]
     double max_nu = 0.0;           // max |nu_ab| (Riemann: max jump) of approaching pairs [m/s]
     double xsph[Dim] = {};         // sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab, same material [m/s]
+    double density_diffusion = 0.0;  // delta-SPH's D_a (DensityDiffusion) [kg/(m^3 s)]
     // Energy budget (energy_budget.hpp), per unit m_a [W/kg], w = 1/2 for a dynamic partner
     // and 1 for a wall: the pair work sum_b w m_b v_ab . t_ab of the momentum term, its
     // viscous part sum_b w m_b Pi_ab v_ab . grad_a W_ab and the artificial stress's work
@@ -337,16 +338,21 @@ struct ArtificialViscosity {
     }
 };
 
-// The Riemann solver's dissipation (Zhang, Hu & Adams 2017; pair_terms::riemann_pi) for
-// approaching pairs: Pi_ab, handed to the momentum term like Monaghan's, and the largest
-// velocity jump for the Courant limit. A boundary partner has no sound speed of its own: the
-// pair uses c_a, with the wall's extrapolated density.
+// The Riemann solver's dissipation (Zhang, Hu & Adams 2017; pair_terms::riemann_pi) for the
+// pairs its limiter damps: Pi_ab, handed to the momentum term like Monaghan's, and the largest
+// velocity jump for the Courant limit. The jump is U_L - U_R = -v_ab . x_ab / r of approaching
+// pairs (the paper's), or with `separating` (PhysicsParameters::riemann_pairs) v_ab . x_ab / r
+// of separating pairs, with Pi_ab < 0 (SPHinXsys's sign); either way
+// Pi_ab v_ab . grad_a W_ab >= 0.
+// A boundary partner has no sound speed of its own: the pair uses c_a, with the wall's
+// extrapolated density.
 template <class S>
 struct RiemannDissipation {
-    double eta;  // the limiter's coefficient
+    double eta;   // the limiter's coefficient
+    double sign;  // +1: approaching pairs are damped, -1: separating ones
     double c_a = 0.0, rho_a = 0.0;
     Vec8 max_jump;
-    explicit RiemannDissipation(double eta_) : eta(eta_) {}
+    RiemannDissipation(double eta_, bool separating) : eta(eta_), sign(separating ? -1.0 : 1.0) {}
     void begin(const ParticleA<S>& a) {
         c_a = a.at(Record<S>::sound_speed);
         rho_a = a.at(Record<S>::rho);
@@ -357,20 +363,57 @@ struct RiemannDissipation {
         using R = Record<S>;
         const Vec8 zero = kernel::splat<Vec8>(0.0);
         const Vec8 c_b = pair.wall ? zero + c_a : pair.field(R::sound_speed);
-        // -nu / h_ab: the jump -v_ab . x_ab r / (r^2 + eps h^2), regularised as nu (eq. 36).
-        const Vec8 jump = -pair.vr * pair.r * pair.rho_sum * pair.inv;
-        const Vec8 pi_approaching =
+        const Vec8 closing = sign * pair.vr;  // < 0 for the damped pairs
+        // The jump, regularised as nu (eq. 36): -closing r / (r^2 + eps h^2) = -nu / h_ab.
+        const Vec8 jump = -closing * pair.r * pair.rho_sum * pair.inv;
+        const Vec8 pi_damped =
             pair_terms::riemann_pi(eta, c_a, c_b, rho_a, Vec8(pair.field(R::rho)), jump);
-        const Mask8 approaching = pair.inside && pair.vr < 0.0;
-        pair.pi = approaching ? pi_approaching : zero;
+        const Mask8 damped = pair.inside && closing < 0.0;
+        pair.pi = damped ? sign * pi_damped : zero;
         const Vec8 larger = max_jump < jump ? jump : max_jump;  // std::max(max_jump, jump)
-        max_jump = approaching ? larger : max_jump;
+        max_jump = damped ? larger : max_jump;
     }
     void take(const double*, PairSums<S::Dim>& out) const {
         alignas(64) double lanes[kBlock];
         traversal::store8(lanes, max_jump);
         for (std::size_t k = 0; k < kBlock; ++k) out.max_nu = std::max(out.max_nu, lanes[k]);
     }
+};
+
+// delta-SPH density diffusion (Molteni & Colagrossi 2009, Comput. Phys. Commun. 180, 861,
+// eq. 9): D_a = 2 delta h cbar sum_b V_b (rho_a - rho_b) x_ab . grad_a W_ab / r^2, with the
+// smoothing length h = h_ab / 2 of the cubic spline whose support is h_ab, cbar_ab the pair's
+// mean sound speed and r^2 regularised as in eq. 36 (denom). Antisymmetric in a and b, so that
+// sum_a V_a D_a = 0; zero for a uniform density. Between dynamic particles only (a wall's
+// extrapolated density is no neighbour's). Its rate is added to the density rate
+// (finish_particle); it does no work on the velocities.
+template <class S>
+struct DensityDiffusion {
+    static constexpr int kRows = 1;
+    double delta;
+    double c_a = 0.0, rho_a = 0.0;
+    Vec8 sum;
+    explicit DensityDiffusion(double delta_) : delta(delta_) {}
+    void begin(const ParticleA<S>& a) {
+        sum = kernel::splat<Vec8>(0.0);
+        rho_a = a.at(Record<S>::rho);
+        c_a = a.at(Record<S>::sound_speed);
+    }
+    template <class P>
+    void add(P& pair) {
+        using R = Record<S>;
+        if (delta == 0.0) return;
+        const Vec8 zero = kernel::splat<Vec8>(0.0);
+        Vec8 x_dot_grad = zero;
+        for (int d = 0; d < S::Dim; ++d) x_dot_grad += pair.dx[d] * pair.grad[d];
+        // 2 delta (h_ab / 2) (c_a + c_b) / 2 = delta h_ab (c_a + c_b) / 2.
+        const Vec8 coefficient = 0.5 * delta * pair.h_ab * (c_a + pair.field(R::sound_speed));
+        const Vec8 term = coefficient * pair.field(R::volume) * (rho_a - pair.field(R::rho)) *
+                          x_dot_grad / pair.denom;
+        sum += pair.wall ? zero : term;
+    }
+    void rows(const Vec8** r) const { r[0] = &sum; }
+    void take(const double* s, PairSums<S::Dim>& out) const { out.density_diffusion = s[0]; }
 };
 
 // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab, or

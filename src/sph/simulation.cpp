@@ -519,6 +519,16 @@ void Simulation::validate_setup() const {
             "physics: av_alpha and av_beta must be >= 0 and av_epsilon > 0");
     if (!positive(physics_.riemann_limiter))
         throw std::invalid_argument("physics: riemann_limiter must be > 0");
+    if (!(std::isfinite(physics_.density_diffusion) && physics_.density_diffusion >= 0.0))
+        throw std::invalid_argument("physics: density_diffusion must be >= 0");
+    if (physics_.density_diffusion > 0.0 &&
+        physics_.dissipation != PhysicsParameters::Dissipation::riemann)
+        throw std::invalid_argument(
+            "physics: density_diffusion enters the Riemann solver's pair loop; dissipation is "
+            "'monaghan'");
+    if (physics_.av_switch && physics_.dissipation != PhysicsParameters::Dissipation::monaghan)
+        throw std::invalid_argument(
+            "physics: av_switch switches Monaghan's viscosity; dissipation is 'riemann'");
     if (physics_.av_balsara && physics_.dissipation != PhysicsParameters::Dissipation::monaghan)
         throw std::invalid_argument(
             "physics: av_balsara switches Monaghan's viscosity; dissipation is 'riemann'");
@@ -565,6 +575,19 @@ void Simulation::add_sleep_states() {
 
 void Simulation::ensure_integrator() {
     add_sleep_states();
+    // Morris & Monaghan's switch keeps its f in a history column, which starts at 1 (full
+    // viscosity).
+    if (physics_.av_switch && particles_.history.find(kSwitchColumn) < 0) {
+        particles_.history.add({kSwitchColumn, "-",
+                                "Morris & Monaghan's (1997) viscosity switch alpha / av_alpha",
+                                1.0},
+                               particles_.size());
+        auto& column = particles_.history.values[static_cast<std::size_t>(
+            particles_.history.find(kSwitchColumn))];
+        std::fill(column.begin(), column.end(), 1.0);
+        table_.reset();
+        integrator_.reset();
+    }
     if (!table_)
         table_ = std::make_unique<MaterialTable>(materials_, particles_.dim, particles_.history);
     if (!decomposition_.distributed()) decomposition_.distribute(particles_, split_setup_);
@@ -637,9 +660,14 @@ std::string Simulation::describe(const RunOptions& o) const {
                     {"courant", physics_.courant}};
     // Only when on: run.json files written before the option stay comparable on restart.
     if (physics_.av_balsara) j["physics"]["av_balsara"] = true;
+    if (physics_.av_switch) j["physics"]["av_switch"] = "Morris & Monaghan 1997";
     if (physics_.dissipation != PhysicsParameters::Dissipation::monaghan) {
         j["physics"]["dissipation"] = dissipation_name(physics_.dissipation);
         j["physics"]["riemann_limiter"] = physics_.riemann_limiter;
+        if (physics_.riemann_pairs != PhysicsParameters::RiemannPairs::approaching)
+            j["physics"]["riemann_pairs"] = riemann_pairs_name(physics_.riemann_pairs);
+        if (physics_.density_diffusion > 0.0)
+            j["physics"]["density_diffusion"] = physics_.density_diffusion;
     }
     // The default law of the walls that set none, only when it is not 'bonded' (each wall's
     // law in force is under "bodies"): run.json files written before the option stay

@@ -280,14 +280,20 @@ TEST_CASE("the Riemann solver's dissipation equals a brute-force transcription (
     // The same random body with dissipation = riemann: the acceleration is the stress term of
     // S17-37 plus -m_b Pi_ab grad_a W_ab with
     // Pi_ab = 2 c_a c_b beta jump / (rho_a c_a + rho_b c_b), beta = min(eta jump / cbar, 1),
-    // for approaching pairs. A small eta keeps the jumps in the
-    // limiter's quadratic range, a large one takes most pairs to its linear (acoustic) range.
+    // for approaching pairs (jump = -v_ab . x_ab / r), or with riemann_pairs = separating
+    // Pi_ab = -(the same) for separating pairs (jump = v_ab . x_ab / r). A small eta keeps the
+    // jumps in the limiter's quadratic range, a large one takes most pairs to its linear
+    // (acoustic) range.
     const int dim = 2;
+    for (const bool separating : {false, true})
     for (const double eta : {3.0, 3000.0}) {
         CAPTURE(eta);
+        CAPTURE(separating);
+        const double sign = separating ? -1.0 : 1.0;
         Simulation sim = random_body(dim, 77, 1e12);
         sim.physics().dissipation = PhysicsParameters::Dissipation::riemann;
         sim.physics().riemann_limiter = eta;
+        if (separating) sim.physics().riemann_pairs = PhysicsParameters::RiemannPairs::separating;
         const PhysicsParameters pp = sim.physics();
         const Derivatives& d = sim.evaluate_derivatives();
         const ParticleSet& p = sim.particles();
@@ -305,11 +311,11 @@ TEST_CASE("the Riemann solver's dissipation equals a brute-force transcription (
                 if (r >= hab) continue;
                 const double dw = kernel::derivative<2>(r, hab);
                 double pi = 0.0;
-                if (vr < 0.0) {
-                    const double jump = -vr * r / (r2 + pp.av_epsilon * hab * hab);
+                if (sign * vr < 0.0) {
+                    const double jump = -sign * vr * r / (r2 + pp.av_epsilon * hab * hab);
                     const double beta = std::min(eta * jump / c, 1.0);
                     (beta < 1.0 ? quadratic : linear) += 1;
-                    pi = 2.0 * c * c * beta * jump / ((p.rho[a] + p.rho[b]) * c);
+                    pi = sign * 2.0 * c * c * beta * jump / ((p.rho[a] + p.rho[b]) * c);
                 }
                 const auto sig = [&](std::size_t q, int i, int j) {
                     static constexpr int idx[2][2] = {{XX, XY}, {XY, YY}};
@@ -332,6 +338,88 @@ TEST_CASE("the Riemann solver's dissipation equals a brute-force transcription (
         CHECK(err <= 1e-10 * scale);
         CHECK(dissipated > 0.0);
     }
+}
+
+TEST_CASE("delta-SPH density diffusion: Molteni's sum, mass kept, nothing for a uniform density") {
+    // D_a = delta h_ab (c_a + c_b) / 2 sum_b V_b (rho_a - rho_b) r W'(r) / (r^2 + eps h_ab^2)
+    // (Molteni & Colagrossi 2009 with h = h_ab / 2), transcribed pair by pair, against the
+    // density rate with delta minus the one without; sum_a V_a D_a = 0 (the pair terms are
+    // antisymmetric); a uniform density gets exactly the rate it had without the term.
+    const int dim = 2;
+    const double delta = 0.1, c = 50.0;  // c: the material's fixed sound speed
+    Simulation sim = random_body(dim, 91, 1e12);
+    sim.physics().dissipation = PhysicsParameters::Dissipation::riemann;
+    const std::vector<double> without = sim.evaluate_derivatives().drho;
+    sim.physics().density_diffusion = delta;
+    const std::vector<double> with = sim.evaluate_derivatives().drho;
+    const ParticleSet& p = sim.particles();
+    const double eps = sim.physics().av_epsilon;
+    double err = 0.0, scale = 0.0, net = 0.0, gross = 0.0;
+    for (std::size_t a = 0; a < p.size(); ++a) {
+        double ref = 0.0;
+        for (std::size_t b = 0; b < p.size(); ++b) {
+            const double x[2] = {p.x[0][a] - p.x[0][b], p.x[1][a] - p.x[1][b]};
+            const double r2 = x[0] * x[0] + x[1] * x[1], r = std::sqrt(r2);
+            const double hab = 0.5 * (p.h[a] + p.h[b]);
+            if (b == a || r >= hab) continue;
+            ref += delta * hab * c * (p.mass[b] / p.rho[b]) * (p.rho[a] - p.rho[b]) * r *
+                   kernel::derivative<2>(r, hab) / (r2 + eps * hab * hab);
+        }
+        const double got = with[a] - without[a];
+        err = std::max(err, std::abs(got - ref));
+        scale = std::max({scale, std::abs(ref), std::abs(with[a])});
+        net += p.mass[a] / p.rho[a] * got;
+        gross += std::abs(p.mass[a] / p.rho[a] * got);
+    }
+    CHECK(gross > 0.0);
+    CHECK(err <= 1e-10 * scale);
+    CHECK(std::abs(net) <= 1e-10 * gross);
+    ParticleSet& q = sim.particles();
+    std::fill(q.rho.begin(), q.rho.end(), kRho);
+    const std::vector<double> uniform = sim.evaluate_derivatives().drho;
+    sim.physics().density_diffusion = 0.0;
+    CHECK(uniform == sim.evaluate_derivatives().drho);  // bitwise
+}
+
+TEST_CASE("Morris & Monaghan's switch decays in a smooth shear and rises in compression") {
+    // df/dt = -(f - 0.1) / tau + max(-div v, 0) (1 - f), tau = (h / 2) / (0.2 c): a simple shear
+    // v = (g y, 0) has div v = 0, so an interior particle's f = 1 decays at 0.9 / tau; a
+    // compression v = (-k x, 0) raises an interior f at the floor by k m 0.9 (m the lattice
+    // factor of the SPH divergence).
+    const double dx = 0.01, c = 20.0;  // c: the material's fixed viscosity sound speed
+    const std::array<int, 3> n{14, 14, 1};
+    Simulation sim(2);
+    const int mat = sim.add_material(soil(1e12, c));
+    sim.add_body("block", mat, "dynamic",
+                 geometry::lattice_fill(*geometry::rectangle({0, 0}, {n[0] * dx, n[1] * dx}), dx),
+                 dx, 2.5 * dx);
+    sim.physics().gravity = {0.0, 0.0, 0.0};
+    sim.physics().av_switch = true;
+    const double shear[3][3] = {{0.0, 3.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+    set_linear_velocity(sim.particles(), shear);
+    const Derivatives& d = sim.evaluate_derivatives();
+    const ParticleSet& p = sim.particles();
+    const int column = p.history.find(kSwitchColumn);
+    REQUIRE(column >= 0);
+    const auto k = static_cast<std::size_t>(column);
+    std::size_t checked = 0;
+    for (std::size_t a = 0; a < p.size(); ++a) {
+        if (!interior(p, a, n, dx)) continue;
+        CHECK(p.history.values[k][a] == 1.0);
+        const double tau = 0.5 * p.h[a] / (0.2 * c);
+        CHECK(d.dhistory[k][a] == doctest::Approx(-0.9 / tau).epsilon(1e-9));
+        ++checked;
+    }
+    CHECK(checked > 0);
+    const double rate = 2.0, m = lattice_factor(2, dx, 2.5 * dx);
+    const double squeeze[3][3] = {{-rate, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+    set_linear_velocity(sim.particles(), squeeze);
+    std::fill(sim.particles().history.values[k].begin(), sim.particles().history.values[k].end(),
+              kSwitchFloor);
+    const Derivatives& e = sim.evaluate_derivatives();
+    for (std::size_t a = 0; a < p.size(); ++a)
+        if (interior(p, a, n, dx))
+            CHECK(e.dhistory[k][a] == doctest::Approx(rate * m * 0.9).epsilon(1e-6));
 }
 
 TEST_CASE("strain rate, spin and density rate of a linear velocity field v = A x (S17-38, S17-23)") {

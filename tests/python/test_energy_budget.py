@@ -184,6 +184,30 @@ def test_dissipation_names_are_checked():
         sim.run(1e-4, progress_interval=0)
 
 
+def test_riemann_pairs_and_density_diffusion(tmp_path):
+    """physics.riemann_pairs and physics.density_diffusion: names and values are checked, the
+    density diffusion needs the Riemann solver's pair loop, and run.json records both."""
+    sim = discs()
+    assert sim.physics.riemann_pairs == "approaching"
+    with pytest.raises(ValueError, match="physics.riemann_pairs: 'receding' is not a choice"):
+        sim.physics.riemann_pairs = "receding"
+    sim.physics.density_diffusion = 0.1
+    with pytest.raises(ValueError, match="density_diffusion enters the Riemann"):
+        sim.run(1e-4, progress_interval=0)
+    sim.physics.dissipation = "riemann"
+    sim.physics.density_diffusion = -0.1
+    with pytest.raises(ValueError, match="density_diffusion must be >= 0"):
+        sim.run(1e-4, progress_interval=0)
+    sim.physics.density_diffusion = 0.1
+    sim.physics.riemann_pairs = "separating"
+    out = tmp_path / "separating"
+    d = run(sim, out, 2e-4)
+    physics = json.loads((out / "run.json").read_text())["physics"]
+    assert physics["riemann_pairs"] == "separating"
+    assert physics["density_diffusion"] == 0.1
+    assert (np.diff(d["riemann_dissipation"]) >= 0.0).all()
+
+
 def test_collapse_closes(tmp_path):
     """The soil collapse at twice the paper's spacing to 0.3 s: the budget closes to < 1 % of
     the potential energy released; plastic and viscous dissipation grow."""

@@ -5,6 +5,7 @@
         [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
         [--kernel-correction] [--av-balsara] [--dissipation riemann]
         [--law MohrCoulomb] [--dilatancy-angle 19.8] [--gravity 9.81e-3] [--geostatic]
+        [--riemann-pairs separating] [--density-diffusion 0.1] [--grain-diameter 1.5e-3]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
 report.json, report.txt into the output directory. Exit status: 0 the comparison passed; 1 the
@@ -43,7 +44,11 @@ def numerics_text(args):
         (f"g = {args.gravity:g} m/s^2", args.gravity != soil_collapse.GRAVITY),
         ("geostatic start", args.geostatic),
         ("kernel correction", args.kernel_correction), ("Balsara switch", args.av_balsara),
-        ("Riemann dissipation", args.dissipation == "riemann")) if flag]
+        ("Morris-Monaghan switch", args.av_switch),
+        ("Riemann dissipation", args.dissipation == "riemann"),
+        ("damping separating pairs", args.riemann_pairs == "separating"),
+        (f"density diffusion {args.density_diffusion:g}", args.density_diffusion > 0.0),
+        (f"d = {args.grain_diameter * 1e3:g} mm", args.law == "MuIRheology")) if flag]
     return ", " + " + ".join(on) if on else ""
 
 
@@ -63,6 +68,9 @@ def main(argv=None):
                          "off by default)")
     ap.add_argument("--av-balsara", action="store_true",
                     help="Balsara's switch on the artificial viscosity (off by default)")
+    ap.add_argument("--av-switch", action="store_true",
+                    help="Morris & Monaghan's (1997) switch on the artificial viscosity (off by "
+                         "default)")
     ap.add_argument("--dissipation", choices=("monaghan", "riemann"), default="monaghan",
                     help="the pair dissipation: Monaghan's artificial viscosity (default, the "
                          "paper's) or the Riemann solver of Zhang et al. 2017 (README "
@@ -70,10 +78,23 @@ def main(argv=None):
     ap.add_argument("--riemann-limiter", type=float, default=None,
                     help="eta of the Riemann solver's limiter (default: physics.riemann_limiter, "
                          "Zhang et al.'s 3)")
+    ap.add_argument("--riemann-pairs", choices=("approaching", "separating"),
+                    default="approaching",
+                    help="the pairs the Riemann solver's limiter damps (default: approaching, "
+                         "Zhang et al. 2017; separating: SPHinXsys's sign)")
+    ap.add_argument("--density-diffusion", type=float, default=0.0,
+                    help="delta of the delta-SPH density diffusion (Molteni & Colagrossi "
+                         "2009) with --dissipation riemann (default 0: off)")
     ap.add_argument("--law", choices=soil_collapse.LAWS, default="DruckerPrager",
                     help="the soil's strength law: Drucker-Prager with the plane-strain "
-                         "constants (default, the paper's) or Mohr-Coulomb (exact in plane "
-                         "strain; docs/guide/physics.md 'Strength surfaces')")
+                         "constants (default, the paper's), Mohr-Coulomb (exact in plane "
+                         "strain; docs/guide/physics.md 'Strength surfaces') or mu(I) (Jop et "
+                         "al. 2006's glass-bead Delta mu and I_0, mu_s = tan phi)")
+    ap.add_argument("--mu-i-rise", type=float, default=soil_collapse.MU_I_RISE,
+                    help="mu(I)'s Delta mu = mu_2 - mu_s (default Jop et al.'s 0.262; a tiny "
+                         "value leaves mu = mu_s, the rate-independent surface)")
+    ap.add_argument("--grain-diameter", type=float, default=soil_collapse.GRAIN_DIAMETER,
+                    help="mu(I)'s grain diameter d [m] (default 1.5e-3, the larger bars)")
     ap.add_argument("--dilatancy-angle", type=float, default=None,
                     help="dilatancy angle psi [deg] (default: the paper's 0)")
     ap.add_argument("--gravity", type=float, default=soil_collapse.GRAVITY,
@@ -99,9 +120,14 @@ def main(argv=None):
                                   kernel_correction=args.kernel_correction,
                                   av_balsara=args.av_balsara, dissipation=args.dissipation,
                                   law=args.law, dilatancy_angle=args.dilatancy_angle,
-                                  gravity=args.gravity, geostatic=args.geostatic)
+                                  gravity=args.gravity, geostatic=args.geostatic,
+                                  grain_diameter=args.grain_diameter,
+                                  mu_i_rise=args.mu_i_rise)
         if args.riemann_limiter is not None:
             sim.physics.riemann_limiter = args.riemann_limiter
+        sim.physics.av_switch = args.av_switch
+        sim.physics.riemann_pairs = args.riemann_pairs
+        sim.physics.density_diffusion = args.density_diffusion
         metadata = {"setup": "soil_collapse validation", "spacing_m": repr(args.spacing),
                     "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)}
         # Recorded only when on (run.json records them in the materials and physics too).
@@ -109,10 +135,15 @@ def main(argv=None):
             metadata["kernel_correction"] = "on"
         if args.av_balsara:
             metadata["av_balsara"] = "on"
+        if args.av_switch:
+            metadata["av_switch"] = "Morris & Monaghan 1997"
         if args.dissipation != "monaghan":
             metadata["dissipation"] = args.dissipation
         if args.law != "DruckerPrager":
             metadata["law"] = args.law
+        if args.law == "MuIRheology":
+            metadata["grain_diameter_m"] = repr(args.grain_diameter)
+            metadata["mu_i_rise"] = repr(args.mu_i_rise)
         if args.dilatancy_angle is not None:
             metadata["dilatancy_angle_deg"] = repr(args.dilatancy_angle)
         if args.geostatic:
