@@ -253,12 +253,37 @@ void set_integrator(BodySystem& s, const std::string& method, double dt, double 
     s.next_step_s = 0.0;
 }
 
+// The system's state as properties: time [s], energies [J], impacts, step counts, the bodies'
+// masses [kg], positions [m], velocities [m/s] and spins [rad/s].
+void bind_body_system_state(py::class_<BodySystem>& system) {
+    system
+        .def_property_readonly("time", [](const BodySystem& s) { return s.time_s; })
+        .def_property_readonly("dissipated", [](const BodySystem& s) { return s.dissipated_J; })
+        .def_property_readonly("energy", &geometry::body_system_energy_J)
+        .def_property_readonly("impacts", &impacts_list)
+        .def_property_readonly("steps", [](const BodySystem& s) { return s.steps; })
+        .def_property_readonly("rejected_steps", [](const BodySystem& s) { return s.rejected_steps; })
+        .def_property_readonly("masses", [](const BodySystem& s) {
+            std::vector<double> out;
+            for (const SphereBody& b : s.bodies) out.push_back(b.mass_kg);
+            return out;
+        })
+        .def_property_readonly("gravitational_constant", [](const BodySystem& s) { return s.law.gravitational_constant; })
+        .def_property("position", [](const BodySystem& s) { return body_vectors(s, [](const SphereBody& b) { return b.x_m; }); },
+                      [](BodySystem& s, const DoubleArray& a) { set_body_vectors(s, a, "position", [](SphereBody& b) -> auto& { return b.x_m; }); })
+        .def_property("velocity", [](const BodySystem& s) { return body_vectors(s, [](const SphereBody& b) { return b.v_m_s; }); },
+                      [](BodySystem& s, const DoubleArray& a) { set_body_vectors(s, a, "velocity", [](SphereBody& b) -> auto& { return b.v_m_s; }); })
+        .def_property("spin", [](const BodySystem& s) { return body_vectors(s, [](const SphereBody& b) { return b.omega_rad_s; }); },
+                      [](BodySystem& s, const DoubleArray& a) { set_body_vectors(s, a, "spin", [](SphereBody& b) -> auto& { return b.omega_rad_s; }); });
+}
+
 }  // namespace
 
 void bind_bodies(py::module_& m) {
-    py::class_<BodySystem>(m, "BodySystem",
+    py::class_<BodySystem> system(m, "BodySystem",
                            "Rigid spheres without particles: mutual and uniform gravity, Hooke or Hertz contact, "
-                           "plane walls with friction, planar tides (Levine 2016 eqs. 3.9, 3.18), impacts, long-run integrators. SI units.")
+                           "plane walls with friction, planar tides (Levine 2016 eqs. 3.9, 3.18), impacts, long-run integrators. SI units.");
+    system
         .def(py::init([](double g) {
                  if (!(g >= 0.0)) throw std::invalid_argument("BodySystem: gravitational_constant must be >= 0");
                  BodySystem s;
@@ -317,25 +342,8 @@ void bind_bodies(py::module_& m) {
              "What a restart needs (a dict): time, position, velocity, spin, the walls' tangential "
              "springs (wall_spring, wall_sliding), dissipated, the step control.")
         .def("set_state", &restore_system_state, py::arg("state"),
-             "Continues from state() of a system set up alike, bit for bit; the impact log starts anew.")
-        .def_property_readonly("time", [](const BodySystem& s) { return s.time_s; })
-        .def_property_readonly("dissipated", [](const BodySystem& s) { return s.dissipated_J; })
-        .def_property_readonly("energy", &geometry::body_system_energy_J)
-        .def_property_readonly("impacts", &impacts_list)
-        .def_property_readonly("steps", [](const BodySystem& s) { return s.steps; })
-        .def_property_readonly("rejected_steps", [](const BodySystem& s) { return s.rejected_steps; })
-        .def_property_readonly("masses", [](const BodySystem& s) {
-            std::vector<double> out;
-            for (const SphereBody& b : s.bodies) out.push_back(b.mass_kg);
-            return out;
-        })
-        .def_property_readonly("gravitational_constant", [](const BodySystem& s) { return s.law.gravitational_constant; })
-        .def_property("position", [](const BodySystem& s) { return body_vectors(s, [](const SphereBody& b) { return b.x_m; }); },
-                      [](BodySystem& s, const DoubleArray& a) { set_body_vectors(s, a, "position", [](SphereBody& b) -> auto& { return b.x_m; }); })
-        .def_property("velocity", [](const BodySystem& s) { return body_vectors(s, [](const SphereBody& b) { return b.v_m_s; }); },
-                      [](BodySystem& s, const DoubleArray& a) { set_body_vectors(s, a, "velocity", [](SphereBody& b) -> auto& { return b.v_m_s; }); })
-        .def_property("spin", [](const BodySystem& s) { return body_vectors(s, [](const SphereBody& b) { return b.omega_rad_s; }); },
-                      [](BodySystem& s, const DoubleArray& a) { set_body_vectors(s, a, "spin", [](SphereBody& b) -> auto& { return b.omega_rad_s; }); });
+             "Continues from state() of a system set up alike, bit for bit; the impact log starts anew.");
+    bind_body_system_state(system);
     m.def("canonical_units",
           [](double length, double mass, double g) {
               const geometry::CanonicalUnits u = geometry::canonical_units(length, mass, g);

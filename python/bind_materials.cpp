@@ -433,6 +433,34 @@ void bind_porous_mohr_coulomb(py::module_& m) {
         "cut-off).");
 }
 
+// rs.Rigid (the boundary bodies' material) and rs.drucker_prager_constants.
+void bind_rigid(py::module_& m) {
+    m.def(
+        "Rigid",
+        [](const std::string& name, double density, std::optional<double> youngs_modulus,
+           double poisson_ratio, std::optional<double> restitution, std::optional<double> friction,
+           double slip_velocity) {
+            return make_material(name, RigidInput{density, youngs_modulus, poisson_ratio,
+                                                  restitution, friction, slip_velocity});
+        },
+        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("youngs_modulus") = py::none(),
+        py::arg("poisson_ratio") = 0.25, py::arg("restitution") = py::none(),
+        py::arg("friction") = py::none(), py::arg("slip_velocity") = 1e-3,
+        "Material of boundary bodies (walls, tools, rigid bodies); density in kg/m^3. With "
+        "youngs_modulus [Pa], restitution (0, 1] and friction >= 0 (all three together; "
+        "poisson_ratio default 0.25, slip_velocity [m/s] of the regularised Coulomb force, "
+        "default 1e-3) its bodies touch other boundary bodies when one of the two is rigid "
+        "(docs/guide/tools.md, 'Contact between bodies').");
+    m.def(
+        "drucker_prager_constants",
+        [](double friction_angle, double cohesion, int dim) {
+            const auto k = drucker_prager_constants(degrees_to_radians(friction_angle), cohesion, dim);
+            return py::make_tuple(k.alpha_phi, k.k_c);
+        },
+        py::arg("friction_angle"), py::arg("cohesion"), py::arg("dim") = 2,
+        "(alpha_phi, k_c) of the Drucker-Prager yield function; friction_angle in degrees.");
+}
+
 void bind_materials(py::module_& m) {
     bind_elasticity(m);  // first: the signatures below name its class
     bind_material_class(m);
@@ -496,30 +524,7 @@ void bind_materials(py::module_& m) {
     bind_porous_drucker_prager(m);
     bind_porous_mohr_coulomb(m);
     bind_mohr_coulomb(m);
-    m.def(
-        "Rigid",
-        [](const std::string& name, double density, std::optional<double> youngs_modulus,
-           double poisson_ratio, std::optional<double> restitution, std::optional<double> friction,
-           double slip_velocity) {
-            return make_material(name, RigidInput{density, youngs_modulus, poisson_ratio,
-                                                  restitution, friction, slip_velocity});
-        },
-        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("youngs_modulus") = py::none(),
-        py::arg("poisson_ratio") = 0.25, py::arg("restitution") = py::none(),
-        py::arg("friction") = py::none(), py::arg("slip_velocity") = 1e-3,
-        "Material of boundary bodies (walls, tools, rigid bodies); density in kg/m^3. With "
-        "youngs_modulus [Pa], restitution (0, 1] and friction >= 0 (all three together; "
-        "poisson_ratio default 0.25, slip_velocity [m/s] of the regularised Coulomb force, "
-        "default 1e-3) its bodies touch other boundary bodies when one of the two is rigid "
-        "(docs/guide/tools.md, 'Contact between bodies').");
-    m.def(
-        "drucker_prager_constants",
-        [](double friction_angle, double cohesion, int dim) {
-            const auto k = drucker_prager_constants(degrees_to_radians(friction_angle), cohesion, dim);
-            return py::make_tuple(k.alpha_phi, k.k_c);
-        },
-        py::arg("friction_angle"), py::arg("cohesion"), py::arg("dim") = 2,
-        "(alpha_phi, k_c) of the Drucker-Prager yield function; friction_angle in degrees.");
+    bind_rigid(m);
 }
 
 }  // namespace regosph::python

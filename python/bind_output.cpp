@@ -176,8 +176,12 @@ void bind_readings(py::class_<Simulation>& sim) {
             "halo exchanges and migrations, halo builds and updates, rebalances, collective "
             "calls (reductions and gathers of the process); and the pair-list entries of its "
             "owned dynamic particles, the wall rows' entries and the Verlet skin [m] of the last "
-            "list build (its work; the halo reaches the largest support radius + the skin).")
-        .def("describe", [](const Simulation& s) { return s.describe(RunOptions{}); })
+            "list build (its work; the halo reaches the largest support radius + the skin).");
+}
+
+// The run's description and its right-hand side now.
+void bind_inspection(py::class_<Simulation>& sim) {
+    sim.def("describe", [](const Simulation& s) { return s.describe(RunOptions{}); })
         .def("derivatives", [](Simulation& s) {
             const Derivatives& d = s.evaluate_derivatives();
             py::dict out;
@@ -310,6 +314,7 @@ void bind_history(py::class_<Simulation>& sim) {
 
 void bind_simulation_output(py::class_<Simulation>& sim) {
     bind_readings(sim);
+    bind_inspection(sim);
     bind_particle_fields(sim);
     bind_history(sim);
 }

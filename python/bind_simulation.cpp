@@ -15,8 +15,11 @@ namespace regosph::python {
 
 namespace {
 
+void bind_interface_and_sleep(py::class_<PhysicsParameters>& physics);
+
 void bind_options(py::module_& m) {
-    py::class_<PhysicsParameters>(m, "PhysicsParameters")
+    py::class_<PhysicsParameters> physics(m, "PhysicsParameters");
+    physics
         .def_property(
             "gravity", [](const PhysicsParameters& p) { return p.gravity; },
             [](PhysicsParameters& p, const py::object& g) { p.gravity = to_vec3(g, "physics: gravity"); },
@@ -75,7 +78,13 @@ void bind_options(py::module_& m) {
             "Lagrangian solvers pass (docs/validation/collapse.md).")
         .def_readwrite("density_diffusion", &PhysicsParameters::density_diffusion,
                        "delta [-] of the delta-SPH density diffusion (Molteni & Colagrossi "
-                       "2009), 0 = off (default); with dissipation = 'riemann' only.")
+                       "2009), 0 = off (default); with dissipation = 'riemann' only.");
+    bind_interface_and_sleep(physics);
+}
+
+// The soil's interface with walls and bodies, and the sleeping regions.
+void bind_interface_and_sleep(py::class_<PhysicsParameters>& physics) {
+    physics
         .def_property(
             "wall_contact",
             [](const PhysicsParameters& p) { return std::string(wall_contact_name(p.wall_contact)); },
@@ -103,6 +112,10 @@ void bind_options(py::module_& m) {
                        "Speed tolerance v_s [m/s] of the sleeping regions: at rest means |v| <= "
                        "v_s, |dv/dt| <= c v_s / h and |dsigma/dt| <= rho c^2 v_s / h; > 0, "
                        "default 1e-3.");
+}
+
+// rs.IntegratorOptions (Simulation.integrator).
+void bind_integrator_options(py::module_& m) {
     py::class_<IntegratorOptions>(m, "IntegratorOptions",
                                   "The time integrator's options (Simulation.integrator). A "
                                   "change between steps takes effect at the next step "
@@ -422,8 +435,12 @@ void bind_control(py::class_<Simulation>& sim) {
             "Call run(end_time, output_dir=run_dir, ...) next. With snapshot (an index into "
             "the run's snapshots, -1 the last, or a file name): start from that snapshot "
             "instead, for a run without a usable checkpoint; not bit-identical to the "
-            "original run, refused with rigid bodies; run() then writes to a new output_dir.")
-        .def("advance", &Simulation::advance, py::arg("dt_cap"),
+            "original run, refused with rigid bodies; run() then writes to a new output_dir.");
+}
+
+// Stepping without run()'s output: advance and the kinetic-damping relaxation.
+void bind_stepping(py::class_<Simulation>& sim) {
+    sim.def("advance", &Simulation::advance, py::arg("dt_cap"),
              py::call_guard<py::gil_scoped_release>(), "One accepted step of at most dt_cap [s].")
         .def(
             "relax_with_kinetic_damping",
@@ -473,10 +490,12 @@ void bind_renamed(py::class_<Simulation>& sim) {
 
 py::class_<Simulation> bind_simulation(py::module_& m) {
     bind_options(m);
+    bind_integrator_options(m);
     py::class_<Simulation> sim(m, "Simulation");
     bind_setup(sim);
     bind_setup_state(sim);
     bind_control(sim);
+    bind_stepping(sim);
     bind_renamed(sim);
     m.def("kernel_value", [](double r, double h, int dim) {
         return dim == 2 ? kernel::value<2>(r, h) : kernel::value<3>(r, h);

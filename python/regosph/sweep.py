@@ -248,15 +248,9 @@ def _positive_int(value, what):
     return value
 
 
-def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log=True,
-              batch_options=None, jobs=1, threads_per_job=None):
-    """Run (mode="local") or write batch scripts for (mode="batch") every unfinished row; see
-    the module docstring. batch_options: dict of SLURM settings (time "24:00:00",
-    cpus_per_task 2, partition, extra: list of further "#SBATCH" option strings). jobs: rows
-    run at once in local mode (command templates only), each with threads_per_job OpenMP
-    threads (default usable_cores() // jobs, at least 1; with jobs=1 and no threads_per_job
-    the runs inherit this process's environment).
-    Returns 0 when every row is finished (batch: has its script), else 1."""
+def _check_sweep_arguments(base, mode, jobs, threads_per_job):
+    """run_sweep's arguments checked, each error naming its argument; returns jobs and
+    threads_per_job as ints (threads_per_job may stay None)."""
     if mode not in ("local", "batch"):
         raise ValueError(f"mode: {mode!r} is not 'local' or 'batch'")
     if not callable(base) and (isinstance(base, str) or not list(base)):
@@ -273,6 +267,19 @@ def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log
     if callable(base) and (jobs > 1 or threads_per_job is not None):
         raise ValueError("jobs, threads_per_job: a callable base runs inside this process, one "
                          "row at a time; give a command template to run rows as processes")
+    return jobs, threads_per_job
+
+
+def run_sweep(base, rows, root_dir, mode="local", name=None, resume_args=(), log=True,
+              batch_options=None, jobs=1, threads_per_job=None):
+    """Run (mode="local") or write batch scripts for (mode="batch") every unfinished row; see
+    the module docstring. batch_options: dict of SLURM settings (time "24:00:00",
+    cpus_per_task 2, partition, extra: list of further "#SBATCH" option strings). jobs: rows
+    run at once in local mode (command templates only), each with threads_per_job OpenMP
+    threads (default usable_cores() // jobs, at least 1; with jobs=1 and no threads_per_job
+    the runs inherit this process's environment).
+    Returns 0 when every row is finished (batch: has its script), else 1."""
+    jobs, threads_per_job = _check_sweep_arguments(base, mode, jobs, threads_per_job)
     env = None
     if mode == "local" and (jobs > 1 or threads_per_job is not None):
         threads = threads_per_job or max(1, usable_cores() // jobs)

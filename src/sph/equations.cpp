@@ -419,6 +419,30 @@ void switch_rate(const ParticleSet& p, const MaterialTable& mt, std::size_t a, d
     out.dhistory[column][a] = -(f - kSwitchFloor) / tau + std::max(-div_v, 0.0) * (1.0 - f);
 }
 
+// Particle a's columns of the energy budget (energy_budget.hpp): the stress power
+// V sigma : eps_dot, the part of the pair work the particle's own deformation accounts for,
+// leaves the walls' share. (Scalar code as finish_particle, into which it inlines.)
+template <int Dim, bool Walls, bool Riemann>
+REGOSPH_NO_VECTORISE inline void write_powers(const ParticleSet& p, const MaterialTable& mt,
+                                              std::size_t a, const PairSums<Dim>& s,
+                                              const SymTensor& sigma, const SymTensor& eps,
+                                              const StressRate& r, Derivatives& out) {
+    const double m_a = p.mass[a], volume = m_a / p.rho[a];
+    const double stress_power = volume * double_dot(sigma, eps);
+    out.stress_power[a] = stress_power;
+    if (mt.any_plastic) {  // else zero (MaterialTable::any_plastic)
+        out.dplastic[a] = r.lambda_dot;
+        out.yielding[a] = r.yielding ? 1 : 0;
+        out.power[kPlasticPower][a] = volume * r.dissipation;
+    }
+    out.power[kViscousPower][a] = Riemann ? 0.0 : m_a * s.viscous;  // the scheme's column
+    out.power[kRiemannPower][a] = Riemann ? m_a * s.viscous : 0.0;
+    // Without walls the dynamic pairs' terms cancel in the sum over the particles: zero.
+    out.power[kWallPower][a] =
+        Walls ? -(m_a * s.work + stress_power + m_a * s.viscous) - m_a * s.slip_power : 0.0;
+    out.power[kArtificialStressPower][a] = -m_a * s.art_work;
+}
+
 // Rates of dynamic particle a from its pair sums: acceleration, position rate, density rate,
 // the material's stress rate with the Jaumann terms, and its Courant limit, given the part of
 // the signal speed without the viscosity's (signal_without_viscosity). `correction`: the
@@ -485,22 +509,7 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
     }
     if (pp.av_switch) switch_rate(p, mt, a, trace(eps), out);
 
-    // Energy budget (energy_budget.hpp): the stress power V sigma : eps_dot, the part of the
-    // pair work the particle's own deformation accounts for, leaves the walls' share.
-    const double m_a = p.mass[a], volume = m_a / p.rho[a];
-    const double stress_power = volume * double_dot(sigma, eps);
-    out.stress_power[a] = stress_power;
-    if (mt.any_plastic) {  // else zero (MaterialTable::any_plastic)
-        out.dplastic[a] = r.lambda_dot;
-        out.yielding[a] = r.yielding ? 1 : 0;
-        out.power[kPlasticPower][a] = volume * r.dissipation;
-    }
-    out.power[kViscousPower][a] = Riemann ? 0.0 : m_a * s.viscous;  // the scheme's column
-    out.power[kRiemannPower][a] = Riemann ? m_a * s.viscous : 0.0;
-    // Without walls the dynamic pairs' terms cancel in the sum over the particles: zero.
-    out.power[kWallPower][a] =
-        Walls ? -(m_a * s.work + stress_power + m_a * s.viscous) - m_a * s.slip_power : 0.0;
-    out.power[kArtificialStressPower][a] = -m_a * s.art_work;
+    write_powers<Dim, Walls, Riemann>(p, mt, a, s, sigma, eps, r, out);
 
     // Courant condition with the artificial-viscosity signal speed (Monaghan 1992):
     // dt <= C h / (c + |v| + 1.2 (alpha c_visc + beta max|nu|)); with the Riemann solver

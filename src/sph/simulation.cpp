@@ -649,41 +649,55 @@ const Derivatives& Simulation::evaluate_derivatives() {
     return scratch_;
 }
 
-std::string Simulation::describe(const RunOptions& o) const {
-    io::Json j;
-    j["regosph_version"] = io::version_string();
-    j["dim"] = particles_.dim;
-    j["physics"] = {{"gravity_m_s2", physics_.gravity},
-                    {"av_alpha", physics_.av_alpha},
-                    {"av_beta", physics_.av_beta},
-                    {"av_epsilon", physics_.av_epsilon},
-                    {"courant", physics_.courant}};
+namespace {
+// The materials' names in index order (snapshots store them beside the indices).
+std::vector<std::string> names_of(const std::vector<Material>& materials) {
+    std::vector<std::string> names;
+    for (const Material& m : materials) names.push_back(m.name);
+    return names;
+}
+
+// run.json's "physics" (Simulation::describe).
+io::Json describe_physics(const PhysicsParameters& pp) {
+    io::Json j = {{"gravity_m_s2", pp.gravity},
+                  {"av_alpha", pp.av_alpha},
+                  {"av_beta", pp.av_beta},
+                  {"av_epsilon", pp.av_epsilon},
+                  {"courant", pp.courant}};
     // Only when on: run.json files written before the option stay comparable on restart.
-    if (physics_.av_balsara) j["physics"]["av_balsara"] = true;
-    if (physics_.av_switch) j["physics"]["av_switch"] = "Morris & Monaghan 1997";
-    if (physics_.dissipation != PhysicsParameters::Dissipation::monaghan) {
-        j["physics"]["dissipation"] = dissipation_name(physics_.dissipation);
-        j["physics"]["riemann_limiter"] = physics_.riemann_limiter;
-        if (physics_.riemann_pairs != PhysicsParameters::RiemannPairs::approaching)
-            j["physics"]["riemann_pairs"] = riemann_pairs_name(physics_.riemann_pairs);
-        if (physics_.density_diffusion > 0.0)
-            j["physics"]["density_diffusion"] = physics_.density_diffusion;
+    if (pp.av_balsara) j["av_balsara"] = true;
+    if (pp.av_switch) j["av_switch"] = "Morris & Monaghan 1997";
+    if (pp.dissipation != PhysicsParameters::Dissipation::monaghan) {
+        j["dissipation"] = dissipation_name(pp.dissipation);
+        j["riemann_limiter"] = pp.riemann_limiter;
+        if (pp.riemann_pairs != PhysicsParameters::RiemannPairs::approaching)
+            j["riemann_pairs"] = riemann_pairs_name(pp.riemann_pairs);
+        if (pp.density_diffusion > 0.0) j["density_diffusion"] = pp.density_diffusion;
     }
     // The default law of the walls that set none, only when it is not 'bonded' (each wall's
     // law in force is under "bodies"): run.json files written before the option stay
     // comparable on restart.
-    if (physics_.wall_contact != WallContact::bonded) {
-        j["physics"]["wall_contact"] = wall_contact_name(physics_.wall_contact);
-        j["physics"]["wall_adhesion_Pa"] = physics_.wall_adhesion;
+    if (pp.wall_contact != WallContact::bonded) {
+        j["wall_contact"] = wall_contact_name(pp.wall_contact);
+        j["wall_adhesion_Pa"] = pp.wall_adhesion;
     }
-    if (physics_.sleep) {  // the tolerance of the sleeping regions (sleep_regions.hpp)
-        j["physics"]["sleep"] = true;
-        j["physics"]["sleep_speed_m_s"] = physics_.sleep_speed;
-        j["physics"]["sleep_criterion"] =
+    if (pp.sleep) {  // the tolerance of the sleeping regions (sleep_regions.hpp)
+        j["sleep"] = true;
+        j["sleep_speed_m_s"] = pp.sleep_speed;
+        j["sleep_criterion"] =
             "asleep while |v| <= sleep_speed, |dv/dt| <= c sleep_speed / h and |dsigma/dt| <= "
             "rho c^2 sleep_speed / h (c: the material's viscosity sound speed) for the particle "
             "and its pair list, and no kinematic or rigid body particle in it";
     }
+    return j;
+}
+}  // namespace
+
+std::string Simulation::describe(const RunOptions& o) const {
+    io::Json j;
+    j["regosph_version"] = io::version_string();
+    j["dim"] = particles_.dim;
+    j["physics"] = describe_physics(physics_);
     j["integrator"] = {{"scheme", "Heun RK2 with embedded Euler error estimate"},
                        {"tolerance", integrator_options_.tolerance},
                        {"dt_initial_s", integrator_options_.dt_initial},
@@ -913,9 +927,7 @@ RunSummary Simulation::run(const RunOptions& o) {
                  physics_.dissipation == PhysicsParameters::Dissipation::riemann);
     if (!continued) wall_seconds_before_ = 0.0;
     rec.set_earlier_wall_seconds(wall_seconds_before_);
-    std::vector<std::string> material_names;
-    for (const Material& m : materials_) material_names.push_back(m.name);
-    rec.set_material_names(material_names);
+    rec.set_material_names(names_of(materials_));
     if (!continued) rec.initial_state(time_, step_);
     OutputTimes outputs(o.snapshot_interval > 0.0 ? o.snapshot_interval : o.end_time, o.end_time,
                         time_);

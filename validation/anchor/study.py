@@ -362,6 +362,12 @@ def findings(rows):
             f"D = {by[k]['uplift_shoulder_depth_m'] * 100:.1f} cm: {by[k]['peak_resistance']:.0f} N/m"
             for k in ("e0.5B", "base", "e2B") if k in by) + ").")
         text.append("")
+    return text + special_case_findings(by)
+
+
+def special_case_findings(by):
+    """The findings of the low-gravity and the unpowered-entry runs (rows by run name)."""
+    text = []
     if "g0.001" in by:
         r = by["g0.001"]
         text += [f"**Low gravity (1e-3 m/s^2).** Weight and overburden vanish; the resistance "

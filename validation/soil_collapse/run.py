@@ -52,8 +52,8 @@ def numerics_text(args):
     return ", " + " + ".join(on) if on else ""
 
 
-def main(argv=None):
-    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
+def parser():
+    """The command line of the collapse validation."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--output", required=True, help="run directory")
     ap.add_argument("--spacing", type=float, default=soil_collapse.PAPER_SPACING,
@@ -106,56 +106,50 @@ def main(argv=None):
     ap.add_argument("--compare-only", action="store_true",
                     help="do not run; compare the existing run in --output")
     run_control.add_arguments(ap)
-    args = ap.parse_args(argv)
+    return ap
 
-    out = Path(args.output)
-    # The comparison needs the experiment's data: find out before running for minutes.
-    try:
-        compare.load_reference()
-    except (OSError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_NO_REFERENCE
-    if not args.compare_only:
-        sim = soil_collapse.build(args.spacing, args.viscosity_sound_speed,
-                                  kernel_correction=args.kernel_correction,
-                                  av_balsara=args.av_balsara, dissipation=args.dissipation,
-                                  law=args.law, dilatancy_angle=args.dilatancy_angle,
-                                  gravity=args.gravity, geostatic=args.geostatic,
-                                  grain_diameter=args.grain_diameter,
-                                  mu_i_rise=args.mu_i_rise)
-        if args.riemann_limiter is not None:
-            sim.physics.riemann_limiter = args.riemann_limiter
-        sim.physics.av_switch = args.av_switch
-        sim.physics.riemann_pairs = args.riemann_pairs
-        sim.physics.density_diffusion = args.density_diffusion
-        metadata = {"setup": "soil_collapse validation", "spacing_m": repr(args.spacing),
-                    "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)}
-        # Recorded only when on (run.json records them in the materials and physics too).
-        if args.kernel_correction:
-            metadata["kernel_correction"] = "on"
-        if args.av_balsara:
-            metadata["av_balsara"] = "on"
-        if args.av_switch:
-            metadata["av_switch"] = "Morris & Monaghan 1997"
-        if args.dissipation != "monaghan":
-            metadata["dissipation"] = args.dissipation
-        if args.law != "DruckerPrager":
-            metadata["law"] = args.law
-        if args.law == "MuIRheology":
-            metadata["grain_diameter_m"] = repr(args.grain_diameter)
-            metadata["mu_i_rise"] = repr(args.mu_i_rise)
-        if args.dilatancy_angle is not None:
-            metadata["dilatancy_angle_deg"] = repr(args.dilatancy_angle)
-        if args.geostatic:
-            metadata["initial_stress"] = "geostatic"
-        if args.gravity != soil_collapse.GRAVITY:
-            metadata["gravity_m_s2"] = repr(args.gravity)
-        status = run_control.run(sim, args, metadata=metadata)
-        if status != 0:
-            return status
-        if not rs.is_root():
-            return 0  # under MPI, rank 0 compares and writes the report
 
+def build_case(args):
+    """The collapse of the command line's options, and the run's metadata (the options that
+    differ from the paper's setting; run.json records them in the materials and physics too)."""
+    sim = soil_collapse.build(args.spacing, args.viscosity_sound_speed,
+                              kernel_correction=args.kernel_correction,
+                              av_balsara=args.av_balsara, dissipation=args.dissipation,
+                              law=args.law, dilatancy_angle=args.dilatancy_angle,
+                              gravity=args.gravity, geostatic=args.geostatic,
+                              grain_diameter=args.grain_diameter,
+                              mu_i_rise=args.mu_i_rise)
+    if args.riemann_limiter is not None:
+        sim.physics.riemann_limiter = args.riemann_limiter
+    sim.physics.av_switch = args.av_switch
+    sim.physics.riemann_pairs = args.riemann_pairs
+    sim.physics.density_diffusion = args.density_diffusion
+    metadata = {"setup": "soil_collapse validation", "spacing_m": repr(args.spacing),
+                "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)}
+    if args.kernel_correction:
+        metadata["kernel_correction"] = "on"
+    if args.av_balsara:
+        metadata["av_balsara"] = "on"
+    if args.av_switch:
+        metadata["av_switch"] = "Morris & Monaghan 1997"
+    if args.dissipation != "monaghan":
+        metadata["dissipation"] = args.dissipation
+    if args.law != "DruckerPrager":
+        metadata["law"] = args.law
+    if args.law == "MuIRheology":
+        metadata["grain_diameter_m"] = repr(args.grain_diameter)
+        metadata["mu_i_rise"] = repr(args.mu_i_rise)
+    if args.dilatancy_angle is not None:
+        metadata["dilatancy_angle_deg"] = repr(args.dilatancy_angle)
+    if args.geostatic:
+        metadata["initial_stress"] = "geostatic"
+    if args.gravity != soil_collapse.GRAVITY:
+        metadata["gravity_m_s2"] = repr(args.gravity)
+    return sim, metadata
+
+
+def compare_run(args, out):
+    """Compares the run in `out` with the experiment: report, figure and exit status."""
     snapshots = sorted(out.glob("snapshot_*.h5"))
     if len(snapshots) < 2:
         sys.exit(f"error: '{out}' holds fewer than two snapshots; nothing to compare")
@@ -174,6 +168,26 @@ def main(argv=None):
     print(compare.write_report(metrics, out), end="")
     print(f"figure: {out / 'collapse.png'}")
     return validation.exit_status(compare.acceptance(metrics))
+
+
+def main(argv=None):
+    rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
+    args = parser().parse_args(argv)
+    out = Path(args.output)
+    # The comparison needs the experiment's data: find out before running for minutes.
+    try:
+        compare.load_reference()
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_NO_REFERENCE
+    if not args.compare_only:
+        sim, metadata = build_case(args)
+        status = run_control.run(sim, args, metadata=metadata)
+        if status != 0:
+            return status
+        if not rs.is_root():
+            return 0  # under MPI, rank 0 compares and writes the report
+    return compare_run(args, out)
 
 
 if __name__ == "__main__":
