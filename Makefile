@@ -41,10 +41,13 @@ run: build-python
 # build compiles at the lowest priority, on what CPU time the tests leave idle (its log is shown
 # only if it fails), and its tests run after them.
 test: build
-	@nice -n 19 $(MAKE) --no-print-directory sanitize-build > $(BUILD)/sanitize-build.log 2>&1 & \
+	@start=$$(date +%s); \
+	nice -n 19 $(MAKE) --no-print-directory sanitize-build > $(BUILD)/sanitize-build.log 2>&1 & \
 	san=$$!; \
 	(cd $(BUILD) && $(ENV) ctest --output-on-failure -j 2); status=$$?; \
+	tests=$$(date +%s); \
 	if ! wait $$san; then cat $(BUILD)/sanitize-build.log; echo "sanitize: FAILED: the build"; exit 1; fi; \
+	echo "make test: the tests took $$((tests - start)) s; the sanitizer's build ended $$(($$(date +%s) - tests)) s after them"; \
 	[ $$status -eq 0 ] || exit $$status
 	@$(MAKE) --no-print-directory sanitize-run
 

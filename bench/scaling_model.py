@@ -376,28 +376,41 @@ def fit_constants(checks):
                 record_bytes=float(record))
 
 
+def print_table(title, columns, lines):
+    """A table: its title, a header line from "title width, title width, ..." (each title
+    right-aligned in its width of characters, one space apart), then its lines."""
+    print(title)
+    cells = [column.rsplit(" ", 1) for column in columns.split(", ")]
+    print(" ".join(f"{head:>{int(width)}}" for head, width in cells))
+    for line in lines:
+        print(line)
+
+
+def check_line(c):
+    """The line of print_checks of one counting run `c` (check_run)."""
+    g, r = c["got"], c["rep"]
+    halo_r = r["halo_dynamic"] + r["halo_boundary"]
+    weight = g["dynamic"] + BOUNDARY_WEIGHT * (g["owned"] - g["dynamic"])
+    return (f"{c['series']:>6} {c['run']['ranks']:>5} {c['run']['particles']:>9} "
+            f"{g['owned'].mean():>7.0f} ({g['owned'].max():>6.0f}) "
+            f"{g['halo'].mean():>6.0f} ({g['halo'].max():>6.0f}) "
+            f"{g['halo'].sum() / g['owned'].sum():>10.3f} "
+            f"{g['partners'].mean():>5.1f} ({g['partners'].max():>3.0f}) "
+            f"{g['pair_entries'].max() / g['pair_entries'].mean():>9.3f} "
+            f"{weight.max() / weight.mean():>11.3f} {g['trees'].max():>5.0f} {c['reach']:>5.2f} "
+            f"{halo_r.mean():>6.0f} ({halo_r.max():>6.0f}) "
+            f"{r['partners'].mean():>5.1f} ({r['partners'].max():>3.0f}) "
+            f"{r['work'].max() / r['work'].mean():>9.3f} "
+            f"{r['weight'].max() / r['weight'].mean():>11.3f}")
+
+
 def print_checks(checks):
-    print("Measured counts (bench/scaling_case.py) and the replica, per rank: mean (max); reach "
-          "in spacings at the last build; trees: bisections computed (1: the distribution's)")
-    print(f"{'series':>6} {'ranks':>5} {'particles':>9} {'owned':>15} {'halo':>15} "
-          f"{'halo/owned':>10} {'partners':>11} {'work imb.':>9} {'weight imb.':>11} "
-          f"{'trees':>5} {'reach':>5} {'replica: halo':>15} {'partners':>11} {'work imb.':>9} "
-          f"{'weight imb.':>11}")
-    for c in checks:
-        g, r = c["got"], c["rep"]
-        halo_r = r["halo_dynamic"] + r["halo_boundary"]
-        weight = g["dynamic"] + BOUNDARY_WEIGHT * (g["owned"] - g["dynamic"])
-        print(f"{c['series']:>6} {c['run']['ranks']:>5} {c['run']['particles']:>9} "
-              f"{g['owned'].mean():>7.0f} ({g['owned'].max():>6.0f}) "
-              f"{g['halo'].mean():>6.0f} ({g['halo'].max():>6.0f}) "
-              f"{g['halo'].sum() / g['owned'].sum():>10.3f} "
-              f"{g['partners'].mean():>5.1f} ({g['partners'].max():>3.0f}) "
-              f"{g['pair_entries'].max() / g['pair_entries'].mean():>9.3f} "
-              f"{weight.max() / weight.mean():>11.3f} {g['trees'].max():>5.0f} {c['reach']:>5.2f} "
-              f"{halo_r.mean():>6.0f} ({halo_r.max():>6.0f}) "
-              f"{r['partners'].mean():>5.1f} ({r['partners'].max():>3.0f}) "
-              f"{r['work'].max() / r['work'].mean():>9.3f} "
-              f"{r['weight'].max() / r['weight'].mean():>11.3f}")
+    print_table("Measured counts (bench/scaling_case.py) and the replica, per rank: mean (max); "
+                "reach in spacings at the last build; trees: bisections computed (1: the "
+                "distribution's)",
+                "series 6, ranks 5, particles 9, owned 15, halo 15, halo/owned 10, partners 11, "
+                "work imb. 9, weight imb. 11, trees 5, reach 5, replica: halo 15, partners 11, "
+                "work imb. 9, weight imb. 11", map(check_line, checks))
 
 
 def agreement(checks):
@@ -538,22 +551,24 @@ def predictions(const, tau):
     return rows
 
 
+def prediction_line(r):
+    """The line of print_predictions of one bed, layout and core count `r` (predictions)."""
+    s, w = r["strong"], r["weak"]
+    return (f"{r['bed']:>11} {r['layout']:>14} {s['cores']:>5} {s['ranks']:>5} "
+            f"{s['owned']:>10.0f} {s['halo_ratio']:>10.2f} {s['partners']:>8.1f} "
+            f"{s['imbalance']:>9.3f} {'yes' if s['rebalance'] else 'no':>15} "
+            f"{1e3 * s['compute']:>10.3f} {1e3 * s['comm']:>8.3f} {1e3 * s['coll']:>9.3f} "
+            f"{1e3 * s['build']:>8.3f} {s['ideal'] / s['step']:>8.1%} "
+            f"{w['ideal'] / w['step']:>7.1%}")
+
+
 def print_predictions(rows):
-    print("\nPredicted step on an InfiniBand HDR cluster (bench/scaling_model.py NETWORK, RUN);"
-          " strong: the same bed on more cores; weak: the particles per core of the 64-core "
-          "lander / of the 10^8 bed on 4096 cores")
-    print(f"{'bed':>11} {'layout':>14} {'cores':>5} {'ranks':>5} {'owned/rank':>10} "
-          f"{'halo/owned':>10} {'partners':>8} {'work imb.':>9} {'tree each build':>15} "
-          f"{'compute ms':>10} {'halo ms':>8} {'reduce ms':>9} {'build ms':>8} "
-          f"{'strong E':>8} {'weak E':>7}")
-    for r in rows:
-        s, w = r["strong"], r["weak"]
-        print(f"{r['bed']:>11} {r['layout']:>14} {s['cores']:>5} {s['ranks']:>5} "
-              f"{s['owned']:>10.0f} {s['halo_ratio']:>10.2f} {s['partners']:>8.1f} "
-              f"{s['imbalance']:>9.3f} {'yes' if s['rebalance'] else 'no':>15} "
-              f"{1e3 * s['compute']:>10.3f} {1e3 * s['comm']:>8.3f} {1e3 * s['coll']:>9.3f} "
-              f"{1e3 * s['build']:>8.3f} {s['ideal'] / s['step']:>8.1%} "
-              f"{w['ideal'] / w['step']:>7.1%}")
+    print_table("\nPredicted step on an InfiniBand HDR cluster (bench/scaling_model.py NETWORK, "
+                "RUN); strong: the same bed on more cores; weak: the particles per core of the "
+                "64-core lander / of the 10^8 bed on 4096 cores",
+                "bed 11, layout 14, cores 5, ranks 5, owned/rank 10, halo/owned 10, partners 8, "
+                "work imb. 9, tree each build 15, compute ms 10, halo ms 8, reduce ms 9, "
+                "build ms 8, strong E 8, weak E 7", map(prediction_line, rows))
 
 
 def print_studies(const, tau):

@@ -175,15 +175,14 @@ def main():
     ap.add_argument("--travel", type=float, default=0.2, help="[m] along x")
     run_control.add_arguments(ap)
     args = ap.parse_args()
-    try:
+
+    def make():
         prepared_bed.ensure(args.bed, bed_setup, args.bed_depth, args.spacing, args.cohesion)
         sim, metadata = build(args.bed, args.bed_depth, args.spacing, args.cohesion,
                               args.cut_depth, args.speed, args.travel)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return run_control.EXIT_REFUSED
-    args.end_time = float(metadata["end_time_s"])
-    status = run_control.run(sim, args, metadata, diagnostics_every=5)
+        args.end_time = float(metadata["end_time_s"])  # the travel at the speed sets the run
+        return sim, metadata
+    status = run_control.build_and_run(make, args, diagnostics_every=5)
     if status == 0 and rs.is_root():
         report = measure(args.output)
         with open(os.path.join(args.output, "report.json"), "w", encoding="utf-8") as f:

@@ -188,16 +188,14 @@ def main():
     args = ap.parse_args()
     speed = args.speed if args.speed is not None else math.sqrt(2 * args.gravity * args.drop_height)
     drop_height = args.drop_height if args.speed is None else float("nan")  # what set the speed
-    try:
+
+    def make():
         ensure_bed(args.bed, args.spacing, args.bed_depth, args.bed_radius, args.gravity)
         sim = build(args.bed, speed, args.spacing, args.bed_depth, args.bed_radius,
                     args.gravity, args.diameter, args.sphere_density)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return run_control.EXIT_REFUSED
-    return run_control.run(sim, args, metadata(speed, args.spacing, args.bed_depth, args.gravity,
-                                               args.diameter, args.sphere_density,
-                                               drop_height), diagnostics_every=5)
+        return sim, metadata(speed, args.spacing, args.bed_depth, args.gravity, args.diameter,
+                             args.sphere_density, drop_height)
+    return run_control.build_and_run(make, args, diagnostics_every=5)
 
 
 if __name__ == "__main__":
