@@ -6,6 +6,7 @@
 #include "core/tensor.hpp"
 #include "parallel/threads.hpp"
 #include "sph/kernel.hpp"
+#include "sph/sleep_regions.hpp"
 
 namespace regosph {
 
@@ -14,9 +15,19 @@ namespace {
 template <int Dim>
 void extrapolate_range(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
                        const std::array<std::vector<double>, 3>* wall_acc, std::size_t first,
-                       std::size_t last) {
+                       std::size_t last, SleepingWalls sleeping) {
     for (std::size_t w = first; w < last; ++w) {
         if (p.kind[w] != ParticleKind::boundary) continue;
+        if (sleeping.states) {
+            const auto row = nl.row(w);
+            const bool all_asleep =
+                !row.empty() && std::all_of(row.begin(), row.end(), [&](std::uint32_t f) {
+                    return asleep(sleeping.states, f);
+                });
+            const bool keep = all_asleep && sleeping.quiet[w] != 0;
+            sleeping.quiet[w] = all_asleep ? 1 : 0;
+            if (keep) continue;
+        }
         double g_rel[Dim];  // g - a_w
         for (int d = 0; d < Dim; ++d)
             g_rel[d] = pp.gravity[d] - (wall_acc ? (*wall_acc)[d][w] : 0.0);
@@ -52,15 +63,16 @@ void extrapolate_range(ParticleSet& p, const NeighbourList& nl, const PhysicsPar
 
 void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
                           const std::array<std::vector<double>, 3>* wall_acceleration,
-                          std::size_t first, std::size_t last) {
+                          std::size_t first, std::size_t last, SleepingWalls sleeping) {
     if (p.dim == 2)
-        extrapolate_range<2>(p, nl, pp, wall_acceleration, first, last);
+        extrapolate_range<2>(p, nl, pp, wall_acceleration, first, last, sleeping);
     else
-        extrapolate_range<3>(p, nl, pp, wall_acceleration, first, last);
+        extrapolate_range<3>(p, nl, pp, wall_acceleration, first, last, sleeping);
 }
 
 void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
-                          const std::array<std::vector<double>, 3>* wall_acceleration) {
+                          const std::array<std::vector<double>, 3>* wall_acceleration,
+                          SleepingWalls sleeping) {
     const std::size_t n = p.owned();  // halo walls get their values from their owners
     if (nl.walls() == 0) return;  // no walls: no parallel region to open
     // The work: the dynamic neighbours of the walls (a wall's row holds only those).
@@ -68,7 +80,8 @@ void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const Physics
 #pragma omp parallel for schedule(dynamic, 1) \
     num_threads(parallel::threads_for(nl.wall_entries(), parallel::kMinPairEntries))
     for (std::size_t first = 0; first < n; first += kChunk)
-        extrapolate_boundary(p, nl, pp, wall_acceleration, first, std::min(n, first + kChunk));
+        extrapolate_boundary(p, nl, pp, wall_acceleration, first, std::min(n, first + kChunk),
+                             sleeping);
 }
 
 }  // namespace regosph

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "core/particles.hpp"
@@ -21,13 +22,25 @@ namespace regosph {
 // values to the halo copies (parallel::Domain::update_halo). a_w is the acceleration of the
 // body: wall_acceleration (one entry per particle, [m/s^2]) for kinematic bodies, zero when
 // null (fixed walls).
+//
+// Sleeping regions (sleep_regions.hpp): a wall whose dynamic neighbours were all asleep when it
+// was last extrapolated, and still are, keeps its values, which are those it would get again
+// (sleeping particles do not change). `states`: the sleep states, null to extrapolate every
+// wall; `quiet`: one flag per owned particle, whether its last extrapolation saw every
+// neighbour asleep, kept by the caller between evaluations and cleared whenever the rows or the
+// walls' values change otherwise (new pair lists, a step's start restored).
+struct SleepingWalls {
+    const double* states = nullptr;
+    std::uint8_t* quiet = nullptr;
+};
 void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
-                          const std::array<std::vector<double>, 3>* wall_acceleration = nullptr);
+                          const std::array<std::vector<double>, 3>* wall_acceleration = nullptr,
+                          SleepingWalls sleeping = {});
 // The same for the boundary particles among the owned particles [first, last), for a caller
 // that runs it in chunks of its own (compute_derivatives' StagePrologue). A wall's values
 // come from its dynamic neighbours only, so ranges are independent of each other.
 void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
                           const std::array<std::vector<double>, 3>* wall_acceleration,
-                          std::size_t first, std::size_t last);
+                          std::size_t first, std::size_t last, SleepingWalls sleeping = {});
 
 }  // namespace regosph

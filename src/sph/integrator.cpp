@@ -53,8 +53,8 @@ double AdaptiveHeun::next_skin_factor(double factor, std::int64_t evaluations_li
     return factor;
 }
 
-void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp,
-                           double t, bool step_start) {
+void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                           const PhysicsParameters& pp, double t, bool step_start) {
     auto clock = std::chrono::steady_clock::now();
     // Counted on every rank alike (steps and rejections are the same everywhere), so that
     // every rank chooses the same skin.
@@ -115,10 +115,13 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParam
                           p.x_selected[d].begin() + static_cast<std::ptrdiff_t>(first));
         });
     }
-    if (rebuild || reselect) nl.select_pairs(p, p.x_selected);
+    if (rebuild || reselect) {
+        nl.select_pairs(p, p.x_selected);
+        quiet_walls_.clear();
+    }
     times_.neighbours += seconds_since(clock);
     if (!walls_in_staging()) {  // the walls first, then their values to the halo copies
-        extrapolate_boundary(p, nl, pp, wall_acceleration(p));
+        extrapolate_boundary(p, nl, pp, wall_acceleration(p), sleeping_walls(p, mt, pp));
         domain_->update_halo(p, parallel::HaloFields::boundary_values);
         times_.boundary += seconds_since(clock);
     }
@@ -140,7 +143,7 @@ const std::array<std::vector<double>, 3>* AdaptiveHeun::wall_acceleration(
 void AdaptiveHeun::evaluate(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                             const PhysicsParameters& pp, double t, bool step_start,
                             Derivatives& out) {
-    prepare(p, nl, pp, t, step_start);
+    prepare(p, nl, mt, pp, t, step_start);
     auto clock = std::chrono::steady_clock::now();
     derivatives(p, nl, mt, pp, t, out);
     times_.derivatives += seconds_since(clock);
@@ -151,8 +154,9 @@ double AdaptiveHeun::derivatives(ParticleSet& p, const NeighbourList& nl,
                                  Derivatives& out) {
     StagePrologue walls_first;  // the walls' values, unless prepare gave them (walls_in_staging)
     if (walls_in_staging() && nl.walls() > 0)
-        walls_first = [&, acc = wall_acceleration(p)](std::size_t first, std::size_t last) {
-            extrapolate_boundary(p, nl, pp, acc, first, last);
+        walls_first = [&, acc = wall_acceleration(p), sleeping = sleeping_walls(p, mt, pp)](
+                          std::size_t first, std::size_t last) {
+            extrapolate_boundary(p, nl, pp, acc, first, last, sleeping);
         };
     const LoadRequest request = load_request(t);
     HaloRefresh refresh;
@@ -213,7 +217,16 @@ void AdaptiveHeun::save_start(std::size_t first, std::size_t last) {
                   start_[i].begin() + static_cast<std::ptrdiff_t>(first));
 }
 
+SleepingWalls AdaptiveHeun::sleeping_walls(const ParticleSet& p, const MaterialTable& mt,
+                                           const PhysicsParameters& pp) {
+    const double* states = sleep_states(p, mt, pp);
+    if (!states) return {};
+    if (quiet_walls_.size() != p.owned()) quiet_walls_.assign(p.owned(), 0);
+    return {states, quiet_walls_.data()};
+}
+
 void AdaptiveHeun::restore_start() {
+    quiet_walls_.clear();
     for (std::size_t i = 0; i < step_arrays_.size(); ++i)
         std::copy(start_[i].begin(), start_[i].end(), step_arrays_[i]->begin());
 }
@@ -290,6 +303,19 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     chunks.run([&](std::size_t first, std::size_t last) {
         if (save) save_start(first, last);
         const std::size_t m = last - first;
+        // A chunk without an integrated particle (walls, a sleeping region) keeps its state:
+        // what the sweeps below would write for it is what it holds, and its errors and
+        // correction losses are zero.
+        if (std::none_of(kind + first, kind + last,
+                         [](ParticleKind k) { return k == ParticleKind::dynamic; })) {
+            if (!final) {
+                std::fill_n(predictor_corrected_.begin() + static_cast<std::ptrdiff_t>(first), m, 0);
+            } else {
+                std::fill_n(particle_error_.begin() + static_cast<std::ptrdiff_t>(first), m, 0.0);
+                std::fill_n(correction_loss_.begin() + static_cast<std::ptrdiff_t>(first), m, 0.0);
+            }
+            return;
+        }
         // Per particle of the chunk: the largest step error and the count of non-finite
         // values (corrector).
         std::array<double, kUpdateChunk> error{}, not_finite{}, scratch{};
@@ -492,7 +518,7 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
 StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                                       const PhysicsParameters& pp, double time,
                                       std::int64_t step, double dt_cap) {
-    prepare(p, nl, pp, time, true);  // particles may change ranks here, before the step
+    prepare(p, nl, mt, pp, time, true);  // particles may change ranks here, before the step
     auto clock = std::chrono::steady_clock::now();
     if (const double* states = sleep_states(p, mt, pp))
         integrated_kinds(p, states, integrated_kinds_);

@@ -14,6 +14,7 @@
 #include "parallel/domain.hpp"
 #include "parallel/thread_tuner.hpp"
 #include "sph/body.hpp"
+#include "sph/boundary.hpp"
 #include "sph/contact.hpp"
 #include "sph/equations.hpp"
 #include "sph/heun_sweeps.hpp"
@@ -128,8 +129,8 @@ public:
     // margin) on any rank, the neighbour lists and halos are rebuilt; at a step boundary
     // (`step_start`) particles first migrate to the ranks that own them now. Collective under
     // MPI.
-    void prepare(ParticleSet& p, NeighbourList& nl, const PhysicsParameters& pp, double t,
-                 bool step_start);
+    void prepare(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                 const PhysicsParameters& pp, double t, bool step_start);
     // Loads on the kinematic and rigid bodies averaged over the last accepted step with the
     // weights of the velocity update (dt F is the impulse of the step); empty before the first
     // step or without such bodies.
@@ -211,6 +212,11 @@ private:
     // beyond the integrated dissipation rate, and whether the predictor's correction did.
     std::vector<double> correction_loss_;
     std::vector<std::uint8_t> predictor_corrected_;
+    // Per owned particle: a wall last extrapolated with every neighbour asleep
+    // (SleepingWalls, boundary.hpp); cleared with new pair lists and restored step starts.
+    std::vector<std::uint8_t> quiet_walls_;
+    SleepingWalls sleeping_walls(const ParticleSet& p, const MaterialTable& mt,
+                                 const PhysicsParameters& pp);
     Bodies bodies_;
     BodyContact contact_;
     parallel::Domain* domain_ = nullptr;

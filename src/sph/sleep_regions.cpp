@@ -49,19 +49,28 @@ bool calm(const ParticleSet& p, const MaterialTable& mt, double v_s, const Deriv
     return true;
 }
 
-// Whether a partner of a's pair list moved at the previous decision or belongs to a moving
-// body.
-bool touched(const ParticleSet& p, const NeighbourList& nl, const double* states,
-             const std::vector<std::uint8_t>& moving_body, std::size_t a) {
-    for (const std::uint32_t b : nl.partners(a)) {
-        if (b == a) continue;  // the padding
+// Per particle (halo copies included): whether it moved at the previous decision (a dynamic
+// particle) or belongs to a moving body (a boundary particle of a kinematic or rigid body),
+// what makes a partner wake its neighbours.
+std::vector<std::uint8_t> waking_partners(const ParticleSet& p, const double* states,
+                                          const std::vector<std::uint8_t>& moving_body) {
+    const std::size_t n = p.size();
+    std::vector<std::uint8_t> out(n, 0);
+#pragma omp parallel for schedule(static) num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
+    for (std::size_t b = 0; b < n; ++b) {
         if (p.kind[b] == ParticleKind::dynamic) {
-            if (states[b] == kMoving) return true;
-        } else if (const auto k = static_cast<std::size_t>(p.body[b]);
-                   k < moving_body.size() && moving_body[k]) {
-            return true;
+            out[b] = states[b] == kMoving ? 1 : 0;
+        } else if (const auto k = static_cast<std::size_t>(p.body[b]); k < moving_body.size()) {
+            out[b] = moving_body[k];
         }
     }
+    return out;
+}
+
+// Whether a partner of a's pair list wakes it (waking_partners).
+bool touched(const NeighbourList& nl, const std::vector<std::uint8_t>& waking, std::size_t a) {
+    for (const std::uint32_t b : nl.partners(a))
+        if (waking[b] != 0 && b != a) return true;  // b == a: the padding
     return false;
 }
 
@@ -75,6 +84,7 @@ std::int64_t decide_sleep(ParticleSet& p, const NeighbourList& nl, const Materia
     const std::size_t n = p.owned();
     // Every new state from the old ones first (partners read as they were), then written.
     std::vector<double> next(states, states + n);
+    const std::vector<std::uint8_t> waking = waking_partners(p, states, moving_body);
     std::int64_t integrated = 0;
 #pragma omp parallel for schedule(static) reduction(+ : integrated) \
     num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
@@ -85,7 +95,7 @@ std::int64_t decide_sleep(ParticleSet& p, const NeighbourList& nl, const Materia
         if (!was_asleep && !calm(p, mt, pp.sleep_speed, k1, k2, a))
             next[a] = kMoving;
         else
-            next[a] = touched(p, nl, states, moving_body, a) ? kResting : kAsleep;
+            next[a] = touched(nl, waking, a) ? kResting : kAsleep;
         // A particle that falls asleep stops: its awake partners see a boundary at rest, not
         // one that keeps a velocity up to v_s in their strain rates and viscosity while it
         // does not move (the 2D lander's e_n drifted by 7 % with it, docs/guide/physics.md).
