@@ -196,9 +196,7 @@ def main():
                     help="[N/m per s] (default: design_loads)")
     ap.add_argument("--speed", type=float, default=ENTRY_SPEED, help="[m/s], --mode velocity")
     ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
-    ap.add_argument("--end-time", type=float, default=4.0, help="[s]")
-    ap.add_argument("--output", required=True)
-    run_control.add_arguments(ap)
+    run_control.add_arguments(ap, end_time=4.0)
     args = ap.parse_args()
     try:
         check_options(args.mode, args.thrust, args.pull_rate, args.speed, args.end_time)

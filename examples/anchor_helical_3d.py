@@ -111,18 +111,9 @@ def build(bed_dir, inclination=0.0, push=20.0, torque=0.0, pull=20.0, spacing=0.
 def main():
     rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--inclination", type=float, default=0.0, help="[deg] from the vertical")
-    ap.add_argument("--push", type=float, default=20.0, help="[N] along the axis")
+    anchor_seed_2d.add_arguments(ap, push=(20.0, "[N] along the axis"),
+                                 pull=(20.0, "[N] back along the axis"))
     ap.add_argument("--torque", type=float, default=0.0, help="[N m] about the axis")
-    ap.add_argument("--pull", type=float, default=20.0, help="[N] back along the axis")
-    ap.add_argument("--cohesion", type=float, default=1000.0, help="[Pa]")
-    ap.add_argument("--friction-angle", type=float, default=40.0, help="[deg]")
-    ap.add_argument("--gravity", type=float, default=9.81, help="[m/s^2]")
-    ap.add_argument("--spacing", type=float, default=0.02, help="[m]")
-    ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
-    ap.add_argument("--end-time", type=float, default=anchor_seed_2d.END_TIME, help="[s]")
-    ap.add_argument("--output", required=True)
-    run_control.add_arguments(ap)
     args = ap.parse_args()
 
     def make():

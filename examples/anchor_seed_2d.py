@@ -107,20 +107,21 @@ def build(bed_dir, inclination=0.0, push=1.0, pull=1.0, spacing=0.02, gravity=9.
     return sim, metadata
 
 
+def add_arguments(ap, push, pull, end_time=END_TIME):
+    """The options of this script and anchor_helical_3d: --inclination [deg], --push and
+    --pull (each a (default, help)), the bed's soil, --bed and the run control's."""
+    ap.add_argument("--inclination", type=float, default=0.0, help="[deg] from the vertical")
+    ap.add_argument("--push", type=float, default=push[0], help=push[1])
+    ap.add_argument("--pull", type=float, default=pull[0], help=pull[1])
+    prepared_bed.add_soil_arguments(ap, spacing=0.02, cohesion=1000.0, friction_angle=40.0)
+    ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
+    run_control.add_arguments(ap, end_time=end_time)
+
+
 def main():
     rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--inclination", type=float, default=0.0, help="[deg] from the vertical")
-    ap.add_argument("--push", type=float, default=1.0, help="x the design thrust")
-    ap.add_argument("--pull", type=float, default=1.0, help="x the uplift capacity")
-    ap.add_argument("--cohesion", type=float, default=1000.0, help="[Pa]")
-    ap.add_argument("--friction-angle", type=float, default=40.0, help="[deg]")
-    ap.add_argument("--gravity", type=float, default=9.81, help="[m/s^2]")
-    ap.add_argument("--spacing", type=float, default=0.02, help="[m]")
-    ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
-    ap.add_argument("--end-time", type=float, default=END_TIME, help="[s]")
-    ap.add_argument("--output", required=True)
-    run_control.add_arguments(ap)
+    add_arguments(ap, push=(1.0, "x the design thrust"), pull=(1.0, "x the uplift capacity"))
     args = ap.parse_args()
 
     def make():

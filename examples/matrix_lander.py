@@ -170,9 +170,7 @@ def main():
     ap.add_argument("--speed", type=float, default=lander_2d.IMPACT_SPEED, help="[m/s]")
     ap.add_argument("--spacing", type=float, default=0.02, help="[m]")
     ap.add_argument("--beds-dir", required=True, help="prepared beds (made if missing)")
-    ap.add_argument("--end-time", type=float, default=2.0, help="[s]")
-    ap.add_argument("--output", required=True)
-    run_control.add_arguments(ap)
+    run_control.add_arguments(ap, end_time=2.0)
     args = ap.parse_args()
 
     def make():

@@ -122,17 +122,23 @@ def ensure(bed_dir, setup, *args, **kwargs):
     return bed_dir
 
 
+def add_soil_arguments(ap, spacing, cohesion=REGOLITH["cohesion"],
+                       friction_angle=REGOLITH["friction_angle"]):
+    """--cohesion [Pa], --friction-angle [deg], --gravity [m/s^2] (default 9.81) and --spacing [m]
+    of a prepared bed's soil, with these defaults."""
+    ap.add_argument("--cohesion", type=float, default=cohesion, help="[Pa]")
+    ap.add_argument("--friction-angle", type=float, default=friction_angle, help="[deg]")
+    ap.add_argument("--gravity", type=float, default=9.81, help="[m/s^2]")
+    ap.add_argument("--spacing", type=float, default=spacing, help="[m]")
+
+
 def main():
     rs.mpi_script()  # under MPI: only rank 0 prints; an error on one rank stops all
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--depth", type=float, default=0.3, help="[m]")
     ap.add_argument("--width", type=float, default=0.6, help="[m]")
-    ap.add_argument("--gravity", type=float, default=9.81, help="[m/s^2]")
-    ap.add_argument("--spacing", type=float, default=0.01, help="[m]")
     ap.add_argument("--dim", type=int, default=2)
-    ap.add_argument("--cohesion", type=float, default=REGOLITH["cohesion"], help="[Pa]")
-    ap.add_argument("--friction-angle", type=float, default=REGOLITH["friction_angle"],
-                    help="[deg]")
+    add_soil_arguments(ap, spacing=0.01)
     ap.add_argument("--law", choices=sorted(LAWS), default="DruckerPrager",
                     help="the soil's constitutive law")
     ap.add_argument("--output", required=True)

@@ -182,9 +182,7 @@ def main():
     ap.add_argument("--bed-depth", type=float, default=0.1, help="[m]")
     ap.add_argument("--bed-radius", type=float, default=0.08, help="[m]")
     ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
-    ap.add_argument("--end-time", type=float, default=0.15, help="[s]")
-    ap.add_argument("--output", required=True)
-    run_control.add_arguments(ap)
+    run_control.add_arguments(ap, end_time=0.15)
     args = ap.parse_args()
     speed = args.speed if args.speed is not None else math.sqrt(2 * args.gravity * args.drop_height)
     drop_height = args.drop_height if args.speed is None else float("nan")  # what set the speed

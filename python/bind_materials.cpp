@@ -3,9 +3,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bindings.hpp"
@@ -252,79 +255,152 @@ void bind_elasticity(py::module_& m) {
         "(docs/guide/physics.md, 'Pressure-dependent stiffness').");
 }
 
-// Elasticity of a soil constructor's elasticity= (None: linear).
-Elasticity elasticity_or_linear(const std::optional<Elasticity>& e) { return e.value_or(Elasticity{}); }
+// The keywords of the material constructors (def_material): each names its Python keyword,
+// the input member it sets (a member of the soil's input or, for a porous soil, of
+// PorousInput itself), the type pybind11 converts it from and its default (none: required).
+template <std::size_t N>
+struct Keyword {
+    char text[N];
+    constexpr Keyword(const char (&s)[N]) { std::copy_n(s, N, text); }
+};
 
-// rs.MuIRheology (materials/mu_i_rheology.hpp), through make_material.
-void bind_mu_i_rheology(py::module_& m) {
-    m.def(
-        "MuIRheology",
-        [](const std::string& name, double density, double bulk_modulus, double static_friction,
-           double limit_friction, double reference_inertial_number, double grain_diameter,
-           double grain_density, std::optional<double> shear_modulus,
-           std::optional<double> poisson_ratio, double cohesion, double viscosity_sound_speed,
-           const py::object& kernel_correction, const std::optional<Elasticity>& elasticity) {
-            return make_material(
-                name, MuIRheologyInput{.density = density, .bulk_modulus = bulk_modulus,
-                                       .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
-                                       .static_friction = static_friction,
-                                       .limit_friction = limit_friction,
-                                       .reference_inertial_number = reference_inertial_number,
-                                       .grain_diameter = grain_diameter,
-                                       .grain_density = grain_density, .cohesion = cohesion,
-                                       .viscosity_sound_speed = viscosity_sound_speed,
-                                       .kernel_correction = to_flag(
-                                           kernel_correction, material_field(name, "kernel_correction")),
-                                       .elasticity = elasticity_or_linear(elasticity)});
-        },
-        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
-        py::arg("static_friction"), py::arg("limit_friction"),
-        py::arg("reference_inertial_number"), py::arg("grain_diameter"),
-        py::arg("grain_density"), py::arg("shear_modulus") = py::none(),
-        py::arg("poisson_ratio") = py::none(), py::arg("cohesion") = 0.0,
-        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
-        py::arg("elasticity") = py::none(),
-        "mu(I) regolith (Jop, Forterre & Pouliquen 2006) in the form of Chrono's continuum "
-        "granular model (Hu et al. 2021): Hooke stress, returned radially onto sqrt(J2) <= "
-        "mu p + cohesion, mu following mu(I) = mu_s + (mu_2 - mu_s) / (I_0 / I + 1), "
-        "I = gamma_dot d / sqrt(p / rho_s), over the inertial time d / sqrt(p / rho_s) (its "
-        "history variable friction_coefficient; docs/guide/physics.md 'mu(I) rheology'). Friction "
-        "coefficients static_friction (mu_s) and limit_friction (mu_2), grain_diameter d [m], "
-        "grain_density rho_s [kg/m^3]; SI units. elasticity: None (linear) or rs.Houlsby(...).");
+// The member `member` of input `in`: in's own, or its soil's for a porous input.
+template <class Input, class Owner, class T>
+T& input_field(Input& in, T Owner::*member) {
+    if constexpr (std::is_same_v<Input, Owner>)
+        return in.*member;
+    else
+        return in.soil.*member;
 }
 
-// rs.MohrCoulomb (materials/mohr_coulomb.hpp), through make_material.
-void bind_mohr_coulomb(py::module_& m) {
-    m.def(
-        "MohrCoulomb",
-        [](const std::string& name, double density, double bulk_modulus, double friction_angle,
-           double cohesion, std::optional<double> shear_modulus,
-           std::optional<double> poisson_ratio, double dilatancy_angle,
-           std::optional<double> tensile_strength, double tensile_softening_strain,
-           double artificial_stress, double artificial_stress_exponent,
-           double viscosity_sound_speed, const py::object& kernel_correction,
-           const std::optional<Elasticity>& elasticity) {
-            return make_material(
-                name, MohrCoulombInput{.density = density, .bulk_modulus = bulk_modulus,
-                                       .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
-                                       .friction_angle_deg = friction_angle, .cohesion = cohesion,
-                                       .dilatancy_angle_deg = dilatancy_angle,
-                                       .tensile_strength = tensile_strength,
-                                       .tensile_softening_strain = tensile_softening_strain,
-                                       .artificial_stress = artificial_stress,
-                                       .artificial_stress_exponent = artificial_stress_exponent,
-                                       .viscosity_sound_speed = viscosity_sound_speed,
-                                       .kernel_correction = to_flag(
-                                           kernel_correction, material_field(name, "kernel_correction")),
-                                       .elasticity = elasticity_or_linear(elasticity)});
-        },
-        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
-        py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
-        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
-        py::arg("tensile_strength") = py::none(), py::arg("tensile_softening_strain") = 0.0,
-        py::arg("artificial_stress") = 0.0, py::arg("artificial_stress_exponent") = 4.0,
-        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
-        py::arg("elasticity") = py::none(),
+template <Keyword key, auto member>
+struct Required {
+    using type = double;
+    static py::arg keyword() { return py::arg(key.text); }
+    template <class Input>
+    static void set(Input& in, double value, const std::string&) { input_field(in, member) = value; }
+};
+
+template <Keyword key, auto member, double fallback>
+struct Defaulted {
+    using type = double;
+    static py::arg_v keyword() { return py::arg(key.text) = fallback; }
+    template <class Input>
+    static void set(Input& in, double value, const std::string&) { input_field(in, member) = value; }
+};
+
+template <Keyword key, auto member>
+struct NoneByDefault {
+    using type = std::optional<double>;
+    static py::arg_v keyword() { return py::arg(key.text) = py::none(); }
+    template <class Input>
+    static void set(Input& in, const std::optional<double>& value, const std::string&) {
+        input_field(in, member) = value;
+    }
+};
+
+// kernel_correction: True/False (to_flag), default False.
+template <auto member>
+struct KernelCorrection {
+    using type = const py::object&;
+    static py::arg_v keyword() { return py::arg("kernel_correction") = false; }
+    template <class Input>
+    static void set(Input& in, const py::object& value, const std::string& name) {
+        input_field(in, member) = to_flag(value, material_field(name, "kernel_correction"));
+    }
+};
+
+// elasticity: an rs.Houlsby(...) or None (linear), default None.
+template <auto member>
+struct ElasticityKeyword {
+    using type = const std::optional<Elasticity>&;
+    static py::arg_v keyword() { return py::arg("elasticity") = py::none(); }
+    template <class Input>
+    static void set(Input& in, const std::optional<Elasticity>& value, const std::string&) {
+        input_field(in, member) = value.value_or(Elasticity{});
+    }
+};
+
+template <class... K>
+struct Keywords {};
+template <class... A, class... B>
+Keywords<A..., B...> operator+(Keywords<A...>, Keywords<B...>) {
+    return {};
+}
+
+// A material constructor: (name, keywords...) -> make_material(name, Input from the keywords).
+template <class Input, class... K>
+struct Constructor {
+    Material operator()(const std::string& name, typename K::type... values) const {
+        Input in{};
+        (K::set(in, values, name), ...);
+        return make_material(name, in);
+    }
+};
+
+// rs.<python_name>(name, *, keywords...) with docstring `doc`.
+template <class Input, class... K>
+void def_material(py::module_& m, const char* python_name, Keywords<K...>, const char* doc) {
+    m.def(python_name, Constructor<Input, K...>{}, py::arg("name"), py::kw_only(), K::keyword()...,
+          doc);
+}
+
+// The keyword groups of the soil constructors, for the soil input S.
+template <class S>
+using Density = Keywords<Required<"density", &S::density>>;
+template <class S>
+using Strength = Keywords<Required<"bulk_modulus", &S::bulk_modulus>,
+                          Required<"friction_angle", &S::friction_angle_deg>,
+                          Required<"cohesion", &S::cohesion>>;
+template <class S>
+using ShearModulus = Keywords<NoneByDefault<"shear_modulus", &S::shear_modulus>,
+                              NoneByDefault<"poisson_ratio", &S::poisson_ratio>>;
+template <class S>
+using Flow = decltype(ShearModulus<S>{} +
+                      Keywords<Defaulted<"dilatancy_angle", &S::dilatancy_angle_deg, 0.0>>{});
+template <class S>
+using TensileStrength =
+    Keywords<NoneByDefault<"tensile_strength", &S::tensile_strength>,
+             Defaulted<"tensile_softening_strain", &S::tensile_softening_strain, 0.0>,
+             Defaulted<"artificial_stress", &S::artificial_stress, 0.0>,
+             Defaulted<"artificial_stress_exponent", &S::artificial_stress_exponent, 4.0>>;
+template <class S>
+using Numerics = Keywords<Defaulted<"viscosity_sound_speed", &S::viscosity_sound_speed, 0.0>,
+                          KernelCorrection<&S::kernel_correction>>;
+template <class S>
+using SoilElasticity = Keywords<ElasticityKeyword<&S::elasticity>>;
+template <class S>
+using Porosity = Keywords<Required<"grain_density", &PorousInput<S>::grain_density>,
+                          Required<"porosity", &PorousInput<S>::porosity>>;
+template <class S>
+using CrushCurve =
+    Keywords<Required<"elastic_strain", &PorousInput<S>::elastic_strain>,
+             Required<"kappa", &PorousInput<S>::kappa>,
+             Required<"transition_distension", &PorousInput<S>::transition_distension>>;
+
+// rs.DruckerPrager, rs.MohrCoulomb and rs.MuIRheology (materials/drucker_prager.hpp,
+// mohr_coulomb.hpp, mu_i_rheology.hpp).
+void bind_soils(py::module_& m) {
+    using DP = DruckerPragerInput;
+    using MC = MohrCoulombInput;
+    using MI = MuIRheologyInput;
+    using Grains = Keywords<Required<"static_friction", &MI::static_friction>,
+                            Required<"limit_friction", &MI::limit_friction>,
+                            Required<"reference_inertial_number", &MI::reference_inertial_number>,
+                            Required<"grain_diameter", &MI::grain_diameter>,
+                            Required<"grain_density", &MI::grain_density>>;
+    def_material<DP>(
+        m, "DruckerPrager",
+        Density<DP>{} + Strength<DP>{} + Flow<DP>{} + Numerics<DP>{} + SoilElasticity<DP>{},
+        "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees. "
+        "kernel_correction: the first-order consistent kernel gradient (Bonet & Lok 1999) in "
+        "its particles' pair terms (True/False, default False; docs/guide/physics.md). "
+        "elasticity: None (linear, K and mu constant) or rs.Houlsby(...) (moduli following "
+        "the pressure).");
+    def_material<MC>(
+        m, "MohrCoulomb",
+        Density<MC>{} + Strength<MC>{} + Flow<MC>{} + TensileStrength<MC>{} + Numerics<MC>{} +
+            SoilElasticity<MC>{},
         "Mohr-Coulomb elastic-plastic regolith, true on every stress path (triaxial compression "
         "and extension, plane strain; docs/guide/physics.md 'Strength surfaces'): Hooke stress "
         "returned to (s1 - s3) + (s1 + s3) sin(phi) <= 2 c cos(phi) by the closest-point "
@@ -335,46 +411,28 @@ void bind_mohr_coulomb(py::module_& m) {
         "Monaghan (2000) epsilon with exponent artificial_stress_exponent against the tensile "
         "instability of cohesive soil (0 = off). elasticity: None (linear) or rs.Houlsby(...). "
         "SI units, angles in degrees.");
+    def_material<MI>(
+        m, "MuIRheology",
+        Density<MI>{} + Keywords<Required<"bulk_modulus", &MI::bulk_modulus>>{} + Grains{} +
+            ShearModulus<MI>{} + Keywords<Defaulted<"cohesion", &MI::cohesion, 0.0>>{} +
+            Numerics<MI>{} + SoilElasticity<MI>{},
+        "mu(I) regolith (Jop, Forterre & Pouliquen 2006) in the form of Chrono's continuum "
+        "granular model (Hu et al. 2021): Hooke stress, returned radially onto sqrt(J2) <= "
+        "mu p + cohesion, mu following mu(I) = mu_s + (mu_2 - mu_s) / (I_0 / I + 1), "
+        "I = gamma_dot d / sqrt(p / rho_s), over the inertial time d / sqrt(p / rho_s) (its "
+        "history variable friction_coefficient; docs/guide/physics.md 'mu(I) rheology'). Friction "
+        "coefficients static_friction (mu_s) and limit_friction (mu_2), grain_diameter d [m], "
+        "grain_density rho_s [kg/m^3]; SI units. elasticity: None (linear) or rs.Houlsby(...).");
 }
 
-// A porous soil (rs.PorousDruckerPrager, rs.PorousMohrCoulomb) from its soil's input and the
-// crush curve's arguments: grain density [kg/m^3], porosity, eps_e, kappa, alpha_x.
-template <class SoilInput>
-Material porous_material(const std::string& name, const SoilInput& soil,
-                         const std::array<double, 5>& crush) {
-    return make_material(name, PorousInput<SoilInput>{.soil = soil,
-                                                      .grain_density = crush[0],
-                                                      .porosity = crush[1],
-                                                      .elastic_strain = crush[2],
-                                                      .kappa = crush[3],
-                                                      .transition_distension = crush[4]});
-}
-
-// rs.PorousDruckerPrager (materials/porosity_coupling.hpp), through make_material.
-void bind_porous_drucker_prager(py::module_& m) {
-    m.def(
-        "PorousDruckerPrager",
-        [](const std::string& name, double grain_density, double porosity, double bulk_modulus,
-           double friction_angle, double cohesion, double elastic_strain, double kappa,
-           double transition_distension, std::optional<double> shear_modulus,
-           std::optional<double> poisson_ratio, double dilatancy_angle,
-           double viscosity_sound_speed, const py::object& kernel_correction) {
-            const DruckerPragerInput soil{
-                .bulk_modulus = bulk_modulus, .shear_modulus = shear_modulus,
-                .poisson_ratio = poisson_ratio, .friction_angle_deg = friction_angle,
-                .cohesion = cohesion, .dilatancy_angle_deg = dilatancy_angle,
-                .viscosity_sound_speed = viscosity_sound_speed,
-                .kernel_correction =
-                    to_flag(kernel_correction, material_field(name, "kernel_correction"))};
-            return porous_material(name, soil, {grain_density, porosity, elastic_strain, kappa,
-                                                transition_distension});
-        },
-        py::arg("name"), py::kw_only(),
-        py::arg("grain_density"), py::arg("porosity"), py::arg("bulk_modulus"),
-        py::arg("friction_angle"), py::arg("cohesion"), py::arg("elastic_strain"),
-        py::arg("kappa"), py::arg("transition_distension"), py::arg("shear_modulus") = py::none(),
-        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
-        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
+// rs.PorousDruckerPrager and rs.PorousMohrCoulomb (materials/porosity_coupling.hpp): the soil
+// constructors' arguments at the initial porosity, with the porosity and the crush curve.
+void bind_porous_soils(py::module_& m) {
+    using DP = DruckerPragerInput;
+    using MC = MohrCoulombInput;
+    def_material<PorousInput<DP>>(
+        m, "PorousDruckerPrager",
+        Porosity<DP>{} + Strength<DP>{} + CrushCurve<DP>{} + Flow<DP>{} + Numerics<DP>{},
         "Porous Drucker-Prager regolith: the Drucker-Prager soil (Bui 2008) with the "
         "epsilon-alpha porosity (Wuennemann, Collins & Melosh 2006; Collins et al. 2011; "
         "docs/guide/physics.md 'Porosity and compaction'). grain_density rho_s [kg/m^3] and "
@@ -383,47 +441,10 @@ void bind_porous_drucker_prager(py::module_& m) {
         "phi0, and at distension alpha the moduli and the cohesion are alpha0 / alpha times "
         "them. Crush curve: elastic_strain eps_e <= 0, kappa in (0, 1], transition_distension "
         "alpha_x in [1, 1 / (1 - phi0)]. History variables: distension, volumetric_strain.");
-}
-
-}  // namespace
-
-// rs.PorousMohrCoulomb (materials/porosity_coupling.hpp): rs.MohrCoulomb's arguments at the
-// initial porosity with rs.PorousDruckerPrager's crush curve, through make_material.
-void bind_porous_mohr_coulomb(py::module_& m) {
-    m.def(
-        "PorousMohrCoulomb",
-        [](const std::string& name, double grain_density, double porosity, double bulk_modulus,
-           double friction_angle, double cohesion, double elastic_strain, double kappa,
-           double transition_distension, std::optional<double> shear_modulus,
-           std::optional<double> poisson_ratio, double dilatancy_angle,
-           std::optional<double> tensile_strength, double tensile_softening_strain,
-           double artificial_stress, double artificial_stress_exponent,
-           double viscosity_sound_speed, const py::object& kernel_correction,
-           const std::optional<Elasticity>& elasticity) {
-            const MohrCoulombInput soil{
-                .bulk_modulus = bulk_modulus, .shear_modulus = shear_modulus,
-                .poisson_ratio = poisson_ratio, .friction_angle_deg = friction_angle,
-                .cohesion = cohesion, .dilatancy_angle_deg = dilatancy_angle,
-                .tensile_strength = tensile_strength,
-                .tensile_softening_strain = tensile_softening_strain,
-                .artificial_stress = artificial_stress,
-                .artificial_stress_exponent = artificial_stress_exponent,
-                .viscosity_sound_speed = viscosity_sound_speed,
-                .kernel_correction =
-                    to_flag(kernel_correction, material_field(name, "kernel_correction")),
-                .elasticity = elasticity_or_linear(elasticity)};
-            return porous_material(name, soil, {grain_density, porosity, elastic_strain, kappa,
-                                                transition_distension});
-        },
-        py::arg("name"), py::kw_only(),
-        py::arg("grain_density"), py::arg("porosity"), py::arg("bulk_modulus"),
-        py::arg("friction_angle"), py::arg("cohesion"), py::arg("elastic_strain"),
-        py::arg("kappa"), py::arg("transition_distension"), py::arg("shear_modulus") = py::none(),
-        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
-        py::arg("tensile_strength") = py::none(), py::arg("tensile_softening_strain") = 0.0,
-        py::arg("artificial_stress") = 0.0, py::arg("artificial_stress_exponent") = 4.0,
-        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
-        py::arg("elasticity") = py::none(),
+    def_material<PorousInput<MC>>(
+        m, "PorousMohrCoulomb",
+        Porosity<MC>{} + Strength<MC>{} + CrushCurve<MC>{} + Flow<MC>{} + TensileStrength<MC>{} +
+            Numerics<MC>{} + SoilElasticity<MC>{},
         "Porous Mohr-Coulomb regolith: rs.MohrCoulomb's soil (its arguments, at the initial "
         "porosity) with the epsilon-alpha porosity of rs.PorousDruckerPrager (grain_density, "
         "porosity and the crush curve elastic_strain, kappa, transition_distension; "
@@ -431,6 +452,29 @@ void bind_porous_mohr_coulomb(py::module_& m) {
         "the cohesion and the tensile strength are alpha0 / alpha times the given ones. "
         "History variables: distension, volumetric_strain (then tensile_plastic_strain with a "
         "cut-off).");
+}
+
+// rs.ElasticSolid (materials/elastic_solid.hpp).
+void bind_elastic_solid(py::module_& m) {
+    using In = ElasticSolidInput;
+    using Moduli = Keywords<NoneByDefault<"bulk_modulus", &In::bulk_modulus>,
+                            NoneByDefault<"shear_modulus", &In::shear_modulus>,
+                            NoneByDefault<"youngs_modulus", &In::youngs_modulus>,
+                            NoneByDefault<"poisson_ratio", &In::poisson_ratio>,
+                            Defaulted<"murnaghan_n", &In::murnaghan_n, 1.0>>;
+    using Smoothing =
+        Keywords<Defaulted<"viscosity_sound_speed", &In::viscosity_sound_speed, 0.0>,
+                 Defaulted<"artificial_stress", &In::artificial_stress, 0.0>,
+                 Defaulted<"artificial_stress_exponent", &In::artificial_stress_exponent, 4.0>,
+                 Defaulted<"xsph", &In::xsph, 0.0>, KernelCorrection<&In::kernel_correction>>;
+    def_material<In>(
+        m, "ElasticSolid", Density<In>{} + Moduli{} + Smoothing{},
+        "Elastic solid (SPEC.md section 4): Murnaghan EoS p = (K0/n)((rho/rho0)^n - 1) with "
+        "K0 = bulk_modulus, Hooke deviatoric stress with the Jaumann rate. Give exactly two of "
+        "bulk_modulus, shear_modulus, youngs_modulus [Pa], poisson_ratio. artificial_stress: "
+        "Monaghan (2000) epsilon with exponent artificial_stress_exponent (0 = off); xsph: XSPH "
+        "epsilon (0 = off); kernel_correction: the first-order consistent kernel gradient "
+        "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
 }
 
 // rs.Rigid (the boundary bodies' material) and rs.drucker_prager_constants.
@@ -461,69 +505,14 @@ void bind_rigid(py::module_& m) {
         "(alpha_phi, k_c) of the Drucker-Prager yield function; friction_angle in degrees.");
 }
 
+}  // namespace
+
 void bind_materials(py::module_& m) {
     bind_elasticity(m);  // first: the signatures below name its class
     bind_material_class(m);
-    m.def(
-        "DruckerPrager",
-        [](const std::string& name, double density, double bulk_modulus, double friction_angle,
-           double cohesion, std::optional<double> shear_modulus,
-           std::optional<double> poisson_ratio, double dilatancy_angle,
-           double viscosity_sound_speed, const py::object& kernel_correction,
-           const std::optional<Elasticity>& elasticity) {
-            return make_material(
-                name, DruckerPragerInput{.density = density, .bulk_modulus = bulk_modulus,
-                                         .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
-                                         .friction_angle_deg = friction_angle, .cohesion = cohesion,
-                                         .dilatancy_angle_deg = dilatancy_angle,
-                                         .viscosity_sound_speed = viscosity_sound_speed,
-                                         .kernel_correction = to_flag(
-                                             kernel_correction, material_field(name, "kernel_correction")),
-                                         .elasticity = elasticity_or_linear(elasticity)});
-        },
-        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
-        py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
-        py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
-        py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
-        py::arg("elasticity") = py::none(),
-        "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees. "
-        "kernel_correction: the first-order consistent kernel gradient (Bonet & Lok 1999) in "
-        "its particles' pair terms (True/False, default False; docs/guide/physics.md). "
-        "elasticity: None (linear, K and mu constant) or rs.Houlsby(...) (moduli following "
-        "the pressure).");
-    m.def(
-        "ElasticSolid",
-        [](const std::string& name, double density, std::optional<double> bulk_modulus,
-           std::optional<double> shear_modulus, std::optional<double> youngs_modulus,
-           std::optional<double> poisson_ratio, double murnaghan_n, double viscosity_sound_speed,
-           double artificial_stress, double artificial_stress_exponent, double xsph,
-           const py::object& kernel_correction) {
-            return make_material(
-                name, ElasticSolidInput{.density = density, .bulk_modulus = bulk_modulus,
-                                        .shear_modulus = shear_modulus, .youngs_modulus = youngs_modulus,
-                                        .poisson_ratio = poisson_ratio, .murnaghan_n = murnaghan_n,
-                                        .viscosity_sound_speed = viscosity_sound_speed,
-                                        .artificial_stress = artificial_stress,
-                                        .artificial_stress_exponent = artificial_stress_exponent, .xsph = xsph,
-                                        .kernel_correction = to_flag(
-                                            kernel_correction, material_field(name, "kernel_correction"))});
-        },
-        py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus") = py::none(),
-        py::arg("shear_modulus") = py::none(), py::arg("youngs_modulus") = py::none(),
-        py::arg("poisson_ratio") = py::none(), py::arg("murnaghan_n") = 1.0,
-        py::arg("viscosity_sound_speed") = 0.0, py::arg("artificial_stress") = 0.0,
-        py::arg("artificial_stress_exponent") = 4.0, py::arg("xsph") = 0.0,
-        py::arg("kernel_correction") = false,
-        "Elastic solid (SPEC.md section 4): Murnaghan EoS p = (K0/n)((rho/rho0)^n - 1) with "
-        "K0 = bulk_modulus, Hooke deviatoric stress with the Jaumann rate. Give exactly two of "
-        "bulk_modulus, shear_modulus, youngs_modulus [Pa], poisson_ratio. artificial_stress: "
-        "Monaghan (2000) epsilon with exponent artificial_stress_exponent (0 = off); xsph: XSPH "
-        "epsilon (0 = off); kernel_correction: the first-order consistent kernel gradient "
-        "(Bonet & Lok 1999) in its particles' pair terms (True/False, default False). SI units.");
-    bind_mu_i_rheology(m);
-    bind_porous_drucker_prager(m);
-    bind_porous_mohr_coulomb(m);
-    bind_mohr_coulomb(m);
+    bind_soils(m);
+    bind_porous_soils(m);
+    bind_elastic_solid(m);
     bind_rigid(m);
 }
 

@@ -17,6 +17,29 @@ namespace {
 
 void bind_interface_and_sleep(py::class_<PhysicsParameters>& physics);
 
+// A True/False option of PhysicsParameters (to_flag: a TypeError naming it otherwise).
+void def_flag(py::class_<PhysicsParameters>& physics, const char* field,
+              bool PhysicsParameters::*member, const char* doc) {
+    physics.def_property(
+        field, [member](const PhysicsParameters& p) { return p.*member; },
+        [member, error = "physics: " + std::string(field)](PhysicsParameters& p,
+                                                            const py::object& on) {
+            p.*member = to_flag(on, error);
+        },
+        doc);
+}
+
+// An option of PhysicsParameters chosen by name: `name` and `parse` convert (equations.hpp).
+template <class Choice>
+void def_choice(py::class_<PhysicsParameters>& physics, const char* field,
+                Choice PhysicsParameters::*member, const char* (*name)(Choice),
+                Choice (*parse)(const std::string&), const char* doc) {
+    physics.def_property(
+        field, [member, name](const PhysicsParameters& p) { return std::string(name(p.*member)); },
+        [member, parse](PhysicsParameters& p, const std::string& value) { p.*member = parse(value); },
+        doc);
+}
+
 void bind_options(py::module_& m) {
     py::class_<PhysicsParameters> physics(m, "PhysicsParameters");
     physics
@@ -35,48 +58,32 @@ void bind_options(py::module_& m) {
                        "particles meet (adds eps_v h^2 to r^2); > 0, default 0.01.")
         .def_readwrite("courant", &PhysicsParameters::courant,
                        "Courant number C [-]: dt <= C h / (c + |v| + 1.2 (alpha c + beta "
-                       "max|nu|)); in (0, 1], default 0.3.")
-        .def_property(
-            "av_balsara", [](const PhysicsParameters& p) { return p.av_balsara; },
-            [](PhysicsParameters& p, const py::object& on) {
-                p.av_balsara = to_flag(on, "physics: av_balsara");
-            },
-            "Balsara's (1995) switch on the artificial viscosity (True/False, default False): "
-            "Pi_ab times (f_a + f_b)/2, f = |div v| / (|div v| + |curl v| + 1e-4 c/h), so that "
-            "shear and rotation are not damped and compression is (docs/guide/physics.md).")
-        .def_property(
-            "av_switch", [](const PhysicsParameters& p) { return p.av_switch; },
-            [](PhysicsParameters& p, const py::object& on) {
-                p.av_switch = to_flag(on, "physics: av_switch");
-            },
-            "Morris & Monaghan's (1997) switch on the artificial viscosity (True/False, default "
-            "False): each particle's alpha / av_alpha, a history variable viscosity_switch in "
-            "[0.1, 1], rises in compression and decays over h / (0.2 c) in smooth flow; Pi_ab "
-            "times the pair's mean (docs/validation/collapse.md).")
-        .def_property(
-            "dissipation",
-            [](const PhysicsParameters& p) { return std::string(dissipation_name(p.dissipation)); },
-            [](PhysicsParameters& p, const std::string& name) {
-                p.dissipation = dissipation_from_name(name);
-            },
-            "The pair dissipation (default 'monaghan'): 'monaghan', the artificial viscosity of "
-            "av_alpha and av_beta, or 'riemann', the acoustic Riemann solver of Zhang, Hu & "
-            "Adams (2017) with its dissipation limiter, which damps velocity jumps of approaching "
-            "pairs quadratically below cbar / riemann_limiter, whatever the sound speed "
-            "(docs/guide/physics.md; its work is the budget's riemann_dissipation).")
-        .def_readwrite("riemann_limiter", &PhysicsParameters::riemann_limiter,
+                       "max|nu|)); in (0, 1], default 0.3.");
+    def_flag(physics, "av_balsara", &PhysicsParameters::av_balsara,
+             "Balsara's (1995) switch on the artificial viscosity (True/False, default False): "
+             "Pi_ab times (f_a + f_b)/2, f = |div v| / (|div v| + |curl v| + 1e-4 c/h), so that "
+             "shear and rotation are not damped and compression is (docs/guide/physics.md).");
+    def_flag(physics, "av_switch", &PhysicsParameters::av_switch,
+             "Morris & Monaghan's (1997) switch on the artificial viscosity (True/False, default "
+             "False): each particle's alpha / av_alpha, a history variable viscosity_switch in "
+             "[0.1, 1], rises in compression and decays over h / (0.2 c) in smooth flow; Pi_ab "
+             "times the pair's mean (docs/validation/collapse.md).");
+    def_choice(physics, "dissipation", &PhysicsParameters::dissipation, &dissipation_name,
+               &dissipation_from_name,
+               "The pair dissipation (default 'monaghan'): 'monaghan', the artificial viscosity of "
+               "av_alpha and av_beta, or 'riemann', the acoustic Riemann solver of Zhang, Hu & "
+               "Adams (2017) with its dissipation limiter, which damps velocity jumps of approaching "
+               "pairs quadratically below cbar / riemann_limiter, whatever the sound speed "
+               "(docs/guide/physics.md; its work is the budget's riemann_dissipation).");
+    physics.def_readwrite("riemann_limiter", &PhysicsParameters::riemann_limiter,
                        "eta [-] of the Riemann solver's limiter beta = min(eta max(jump, 0) / "
-                       "cbar, 1); > 0, default 3 (Zhang et al. 2017).")
-        .def_property(
-            "riemann_pairs",
-            [](const PhysicsParameters& p) { return std::string(riemann_pairs_name(p.riemann_pairs)); },
-            [](PhysicsParameters& p, const std::string& name) {
-                p.riemann_pairs = riemann_pairs_from_name(name);
-            },
-            "The pairs the Riemann solver's limiter damps (default 'approaching', Zhang et al. "
-            "2017's U_L - U_R > 0): 'separating' damps v_ab . x_ab > 0, the sign SPHinXsys's "
-            "Lagrangian solvers pass (docs/validation/collapse.md).")
-        .def_readwrite("density_diffusion", &PhysicsParameters::density_diffusion,
+                       "cbar, 1); > 0, default 3 (Zhang et al. 2017).");
+    def_choice(physics, "riemann_pairs", &PhysicsParameters::riemann_pairs, &riemann_pairs_name,
+               &riemann_pairs_from_name,
+               "The pairs the Riemann solver's limiter damps (default 'approaching', Zhang et al. "
+               "2017's U_L - U_R > 0): 'separating' damps v_ab . x_ab > 0, the sign SPHinXsys's "
+               "Lagrangian solvers pass (docs/validation/collapse.md).");
+    physics.def_readwrite("density_diffusion", &PhysicsParameters::density_diffusion,
                        "delta [-] of the delta-SPH density diffusion (Molteni & Colagrossi "
                        "2009), 0 = off (default); with dissipation = 'riemann' only.");
     bind_interface_and_sleep(physics);
@@ -84,19 +91,16 @@ void bind_options(py::module_& m) {
 
 // The soil's interface with walls and bodies, and the sleeping regions.
 void bind_interface_and_sleep(py::class_<PhysicsParameters>& physics) {
+    def_choice(
+        physics, "wall_contact", &PhysicsParameters::wall_contact, &wall_contact_name,
+        +[](const std::string& name) { return wall_contact_from_name(name); },
+        "The soil's contact with the walls, tools and bodies that do not set their own "
+        "(add_body's contact): 'bonded' (default), every pair with a wall particle carries "
+        "the stress extrapolated to the wall, tension included, as across a symmetry "
+        "plane; 'unilateral', a pair that opens while its normal stress is not compressive "
+        "beyond wall_adhesion carries nothing, so the soil separates from the wall "
+        "(docs/guide/physics.md).");
     physics
-        .def_property(
-            "wall_contact",
-            [](const PhysicsParameters& p) { return std::string(wall_contact_name(p.wall_contact)); },
-            [](PhysicsParameters& p, const std::string& name) {
-                p.wall_contact = wall_contact_from_name(name);
-            },
-            "The soil's contact with the walls, tools and bodies that do not set their own "
-            "(add_body's contact): 'bonded' (default), every pair with a wall particle carries "
-            "the stress extrapolated to the wall, tension included, as across a symmetry "
-            "plane; 'unilateral', a pair that opens while its normal stress is not compressive "
-            "beyond wall_adhesion carries nothing, so the soil separates from the wall "
-            "(docs/guide/physics.md).")
         .def_readwrite("wall_adhesion", &PhysicsParameters::wall_adhesion,
                        "The tensile normal stress [Pa] an opening soil-wall interface carries "
                        "with wall_contact = 'unilateral' (for bodies that set no contact of "
@@ -452,14 +456,10 @@ void bind_stepping(py::class_<Simulation>& sim) {
                     r = s.relax_with_kinetic_damping(energy_tolerance, max_steps, dt_cap,
                                                      progress_interval);
                 }
-                py::dict out;
-                out["steps"] = r.steps;
-                out["resets"] = r.resets;
-                out["last_peak_energy"] = r.last_peak_energy;
-                out["time"] = r.time;
-                out["particle_steps"] = r.particle_steps;
-                out["wakes"] = r.wakes;
-                return out;
+                using namespace pybind11::literals;
+                return py::dict("steps"_a = r.steps, "resets"_a = r.resets,
+                                "last_peak_energy"_a = r.last_peak_energy, "time"_a = r.time,
+                                "particle_steps"_a = r.particle_steps, "wakes"_a = r.wakes);
             },
             py::arg("energy_tolerance"), py::arg("max_steps"), py::arg("dt_cap") = 1.0,
             py::arg("progress_interval") = 0.0,

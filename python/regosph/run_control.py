@@ -22,9 +22,13 @@ from ._core import BlowUpError
 EXIT_REFUSED, EXIT_BLOWUP, EXIT_OUTPUT_FAILED = 2, 3, 5
 
 
-def add_arguments(ap):
+def add_arguments(ap, end_time=None):
     """--snapshot-interval, --overwrite, --restart, --allow-change, --take-over-lock,
-    --checkpoint-every, --checkpoint-minutes."""
+    --checkpoint-every, --checkpoint-minutes; with end_time [s], first --end-time (default
+    end_time) and --output (required)."""
+    if end_time is not None:
+        ap.add_argument("--end-time", type=float, default=end_time, help="[s]")
+        ap.add_argument("--output", required=True)
     ap.add_argument("--snapshot-interval", type=float, default=0.05, help="[s] of simulated time")
     ap.add_argument("--overwrite", action="store_true", help="replace a run in --output")
     ap.add_argument("--restart", action="store_true",

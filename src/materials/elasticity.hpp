@@ -165,4 +165,15 @@ inline double soil_wave_speed(const Elasticity& e, double K, double G, double rh
     return std::sqrt(p_wave_modulus(e, K, G, sigma) / rho);
 }
 
+// soil_wave_speed of a soil model (its members density, bulk_modulus, shear_modulus and
+// elasticity) at density rho and stress sigma, and its speed at the reference state [m/s].
+template <class Soil>
+double soil_wave_speed(const Soil& m, double rho, const SymTensor& sigma) {
+    return soil_wave_speed(m.elasticity, m.bulk_modulus, m.shear_modulus, m.density, rho, sigma);
+}
+template <class Soil>
+double soil_reference_wave_speed(const Soil& m) {
+    return hooke_wave_speed(m.bulk_modulus, m.shear_modulus, m.density);
+}
+
 }  // namespace regosph

@@ -42,13 +42,9 @@ struct MuIRheology {
     std::vector<HistoryVariable> history() const;
     void validate(const std::string& material) const;
     void prepare(int /*dim*/) {}
-    double wave_speed(const MaterialState& state) const {  // c_p [m/s] at the state
-        return soil_wave_speed(elasticity, bulk_modulus, shear_modulus, density, state.rho,
-                               state.sigma);
-    }
-    double reference_wave_speed() const {  // c_p at zero stress, or at p_r for Houlsby [m/s]
-        return hooke_wave_speed(bulk_modulus, shear_modulus, density);
-    }
+    // c_p [m/s] at the state; at zero stress, or at p_r for Houlsby.
+    double wave_speed(const MaterialState& s) const { return soil_wave_speed(*this, s.rho, s.sigma); }
+    double reference_wave_speed() const { return soil_reference_wave_speed(*this); }
     StressRate stress_rate(const MaterialState& state, const SymTensor& strain_rate,
                            const Spin& spin) const;
     // The radial return onto sqrt(J2) <= mu p + c with the history's mu.

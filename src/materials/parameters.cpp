@@ -24,21 +24,40 @@ double shear_modulus_of(const std::string& name, double bulk_modulus,
                                .shear_modulus;
 }
 
+// The members the soil models share, from their input: the density, the moduli (K and
+// exactly one of G and nu), the cohesion and the elasticity law.
+template <class Model, class Input>
+void set_soil(Model& model, const std::string& name, const Input& in) {
+    model.density = in.density;
+    model.bulk_modulus = in.bulk_modulus;
+    model.shear_modulus =
+        shear_modulus_of(name, in.bulk_modulus, in.shear_modulus, in.poisson_ratio);
+    model.cohesion = in.cohesion;
+    model.elasticity = in.elasticity;
+}
+
+// set_soil and the friction and dilatancy angles (degrees in the input, radians in the model).
+template <class Model, class Input>
+void set_frictional_soil(Model& model, const std::string& name, const Input& in) {
+    set_soil(model, name, in);
+    model.friction_angle = degrees_to_radians(in.friction_angle_deg);
+    model.dilatancy_angle = degrees_to_radians(in.dilatancy_angle_deg);
+}
+
+// The validated material of a soil model with its input's numerics.
+template <class Model, class Input>
+Material soil_material(const std::string& name, const Model& model, const Input& in) {
+    Material m{name, model, in.viscosity_sound_speed, in.kernel_correction};
+    validate(m);
+    return m;
+}
+
 }  // namespace
 
 Material make_material(const std::string& name, const DruckerPragerInput& in) {
-    const double mu = shear_modulus_of(name, in.bulk_modulus, in.shear_modulus, in.poisson_ratio);
     DruckerPrager dp;
-    dp.density = in.density;
-    dp.bulk_modulus = in.bulk_modulus;
-    dp.shear_modulus = mu;
-    dp.friction_angle = degrees_to_radians(in.friction_angle_deg);
-    dp.cohesion = in.cohesion;
-    dp.dilatancy_angle = degrees_to_radians(in.dilatancy_angle_deg);
-    dp.elasticity = in.elasticity;
-    Material m{name, dp, in.viscosity_sound_speed, in.kernel_correction};
-    validate(m);
-    return m;
+    set_frictional_soil(dp, name, in);
+    return soil_material(name, dp, in);
 }
 
 Material make_material(const std::string& name, const ElasticSolidInput& in) {
@@ -55,30 +74,18 @@ Material make_material(const std::string& name, const ElasticSolidInput& in) {
 
 Material make_material(const std::string& name, const MuIRheologyInput& in) {
     MuIRheology mi;
-    mi.density = in.density;
-    mi.bulk_modulus = in.bulk_modulus;
-    mi.shear_modulus =
-        shear_modulus_of(name, in.bulk_modulus, in.shear_modulus, in.poisson_ratio);
+    set_soil(mi, name, in);
     mi.static_friction = in.static_friction;
     mi.limit_friction = in.limit_friction;
     mi.reference_inertial_number = in.reference_inertial_number;
     mi.grain_diameter = in.grain_diameter;
     mi.grain_density = in.grain_density;
-    mi.cohesion = in.cohesion;
-    mi.elasticity = in.elasticity;
-    Material m{name, mi, in.viscosity_sound_speed, in.kernel_correction};
-    validate(m);
-    return m;
+    return soil_material(name, mi, in);
 }
 
 Material make_material(const std::string& name, const MohrCoulombInput& in) {
     MohrCoulomb mc;
-    mc.density = in.density;
-    mc.bulk_modulus = in.bulk_modulus;
-    mc.shear_modulus = shear_modulus_of(name, in.bulk_modulus, in.shear_modulus, in.poisson_ratio);
-    mc.friction_angle = degrees_to_radians(in.friction_angle_deg);
-    mc.cohesion = in.cohesion;
-    mc.dilatancy_angle = degrees_to_radians(in.dilatancy_angle_deg);
+    set_frictional_soil(mc, name, in);
     if (in.tensile_strength) {
         // A cut-off is a non-negative strength; "none" is the way to have no cut-off.
         if (!(*in.tensile_strength >= 0.0))
@@ -89,10 +96,7 @@ Material make_material(const std::string& name, const MohrCoulombInput& in) {
     mc.tensile_softening_strain = in.tensile_softening_strain;
     mc.artificial_stress = in.artificial_stress;
     mc.artificial_stress_exponent = in.artificial_stress_exponent;
-    mc.elasticity = in.elasticity;
-    Material m{name, mc, in.viscosity_sound_speed, in.kernel_correction};
-    validate(m);
-    return m;
+    return soil_material(name, mc, in);
 }
 
 namespace {

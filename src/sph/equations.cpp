@@ -21,6 +21,7 @@
 #include "sph/rhs_terms.hpp"
 #include "sph/sleep_regions.hpp"
 #include "sph/wall_terms.hpp"
+#include "core/name_table.hpp"
 #include "core/tensor.hpp"
 
 // A function compiled without GCC's loop and straight-line (SLP) vectorisers; other compilers
@@ -732,37 +733,33 @@ void derivatives_3d(const ParticleSet& p, const NeighbourList& nl, const Materia
                     const HaloRefresh& refresh, bool walls, const StagePrologue& prologue,
                     Derivatives& out);
 
-const char* dissipation_name(PhysicsParameters::Dissipation d) {
-    return d == PhysicsParameters::Dissipation::riemann ? "riemann" : "monaghan";
+namespace {
+using Dissipation = PhysicsParameters::Dissipation;
+using RiemannPairs = PhysicsParameters::RiemannPairs;
+constexpr std::pair<Dissipation, const char*> kDissipationNames[] = {
+    {Dissipation::monaghan, "monaghan"}, {Dissipation::riemann, "riemann"}};
+constexpr std::pair<RiemannPairs, const char*> kRiemannPairsNames[] = {
+    {RiemannPairs::approaching, "approaching"}, {RiemannPairs::separating, "separating"}};
+constexpr std::pair<WallContact, const char*> kWallContactNames[] = {
+    {WallContact::bonded, "bonded"}, {WallContact::unilateral, "unilateral"}};
+}  // namespace
+
+const char* dissipation_name(Dissipation d) { return name_of<Dissipation>(kDissipationNames, d); }
+
+Dissipation dissipation_from_name(const std::string& name) {
+    return from_name<Dissipation>(kDissipationNames, name, "physics.dissipation", "a scheme");
 }
 
-PhysicsParameters::Dissipation dissipation_from_name(const std::string& name) {
-    if (name == "monaghan") return PhysicsParameters::Dissipation::monaghan;
-    if (name == "riemann") return PhysicsParameters::Dissipation::riemann;
-    throw std::invalid_argument("physics.dissipation: '" + name +
-                                "' is not a scheme (monaghan or riemann)");
+const char* riemann_pairs_name(RiemannPairs r) { return name_of<RiemannPairs>(kRiemannPairsNames, r); }
+
+RiemannPairs riemann_pairs_from_name(const std::string& name) {
+    return from_name<RiemannPairs>(kRiemannPairsNames, name, "physics.riemann_pairs", "a choice");
 }
 
-const char* riemann_pairs_name(PhysicsParameters::RiemannPairs r) {
-    return r == PhysicsParameters::RiemannPairs::separating ? "separating" : "approaching";
-}
-
-PhysicsParameters::RiemannPairs riemann_pairs_from_name(const std::string& name) {
-    if (name == "approaching") return PhysicsParameters::RiemannPairs::approaching;
-    if (name == "separating") return PhysicsParameters::RiemannPairs::separating;
-    throw std::invalid_argument("physics.riemann_pairs: '" + name +
-                                "' is not a choice (approaching or separating)");
-}
-
-const char* wall_contact_name(WallContact c) {
-    return c == WallContact::unilateral ? "unilateral" : "bonded";
-}
+const char* wall_contact_name(WallContact c) { return name_of<WallContact>(kWallContactNames, c); }
 
 WallContact wall_contact_from_name(const std::string& name, const std::string& field) {
-    if (name == "bonded") return WallContact::bonded;
-    if (name == "unilateral") return WallContact::unilateral;
-    throw std::invalid_argument(field + ": '" + name +
-                                "' is not a contact law (bonded or unilateral)");
+    return from_name<WallContact>(kWallContactNames, name, field, "a contact law");
 }
 
 // Each body's InterfaceLaw::tension_limit and the run's default, and whether some is finite

@@ -604,6 +604,12 @@ StepReport Simulation::advance(double dt_cap) {
     if (!(dt_cap > 0.0)) throw std::invalid_argument("advance: dt_cap must be > 0 s");
     validate_setup();
     ensure_integrator();
+    const StepReport r = integrate_step(dt_cap);
+    release_halo();
+    return r;
+}
+
+StepReport Simulation::integrate_step(double dt_cap) {
     StepReport r;
     try {
         r = integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_, dt_cap);
@@ -611,7 +617,6 @@ StepReport Simulation::advance(double dt_cap) {
         release_halo();
         throw;
     }
-    release_halo();
     time_ += r.dt;
     ++step_;
     energy_.add(r.energy);

@@ -190,6 +190,9 @@ private:
     void ensure_integrator();
     // After a public call: only owned particles stay visible (Python views the arrays).
     void release_halo() { particles_.drop_halo(); }
+    // One integrator step of at most dt_cap [s], counted in the time, the step and the energy
+    // account; the halo copies are dropped when it throws and kept otherwise.
+    StepReport integrate_step(double dt_cap);
     // Calls its argument with every point of a body being added, one at a time.
     using PointSource =
         std::function<void(const std::function<void(const geometry::Point&)>&)>;

@@ -71,16 +71,7 @@ RelaxationReport Simulation::relax_with_kinetic_damping(double energy_tolerance,
         }
         // advance's step, without its checks of the setup and with the halo copies kept
         // between the steps (as run keeps them): the same state, less work per step.
-        StepReport s;
-        try {
-            s = integrator_->step(particles_, neighbours_, *table_, physics_, time_, step_, dt_cap);
-        } catch (...) {
-            release_halo();
-            throw;
-        }
-        time_ += s.dt;
-        ++step_;
-        energy_.add(s.energy);
+        const StepReport s = integrate_step(dt_cap);
         if (s.integrated_particles < 0 && every < 0) every = dynamic_count(particles_);
         r.particle_steps += s.integrated_particles >= 0 ? s.integrated_particles : every;
         if (s.integrated_particles == 0) {

@@ -39,6 +39,14 @@ except ImportError:  # not on PYTHONPATH: use the default build directory
     sys.path.insert(0, str(REPO / "build" / "python"))
 
 
+def run_into(tmp_path_factory, folder, sim, end_time, name="run", **run_options):
+    """Runs `sim` to end_time [s] into <a new temporary folder>/name without progress lines;
+    returns that run directory (for a module-scoped fixture)."""
+    out = tmp_path_factory.mktemp(folder) / name
+    sim.run(end_time, output_dir=str(out), progress_interval=0, **run_options)
+    return out
+
+
 @pytest.fixture
 def repo_root():
     return REPO

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import regosph
-from conftest import REPO
+from conftest import REPO, run_into
 from regosph import post
 from test_motor import lifted_block
 
@@ -85,9 +85,8 @@ def test_collapse_figure_draws_both_failure_lines_on_a_log_scale(compare, monkey
 
 @pytest.fixture(scope="module")
 def lift(tmp_path_factory):
-    out = tmp_path_factory.mktemp("figures") / "lift"
-    lifted_block().run(0.02, output_dir=str(out), progress_interval=0, diagnostics_every=5)
-    return out
+    return run_into(tmp_path_factory, "figures", lifted_block(), 0.02, name="lift",
+                    diagnostics_every=5)
 
 
 def test_plot_loads_draws_force_torque_and_power_of_every_tool(lift):

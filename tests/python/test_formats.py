@@ -11,7 +11,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import REPO
+from conftest import REPO, run_into
 from regosph import post
 from test_first_day import block
 
@@ -22,9 +22,7 @@ XVFB = shutil.which("Xvfb")
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     """Three snapshots of the block settling, one every millisecond."""
-    out = tmp_path_factory.mktemp("formats") / "run"
-    block().run(0.002, output_dir=str(out), snapshot_interval=0.001, progress_interval=0)
-    return out
+    return run_into(tmp_path_factory, "formats", block(), 0.002, snapshot_interval=0.001)
 
 
 def test_the_series_is_xdmf_3_and_meshio_reads_it(run_dir):
