@@ -469,6 +469,7 @@ void bind_materials(py::module_& m) {
         [](const std::string& name, double density, double bulk_modulus, double friction_angle,
            double cohesion, std::optional<double> shear_modulus,
            std::optional<double> poisson_ratio, double dilatancy_angle,
+           double artificial_stress, double artificial_stress_exponent,
            double viscosity_sound_speed, const py::object& kernel_correction,
            const std::optional<Elasticity>& elasticity) {
             return make_material(
@@ -476,6 +477,8 @@ void bind_materials(py::module_& m) {
                                          .shear_modulus = shear_modulus, .poisson_ratio = poisson_ratio,
                                          .friction_angle_deg = friction_angle, .cohesion = cohesion,
                                          .dilatancy_angle_deg = dilatancy_angle,
+                                         .artificial_stress = artificial_stress,
+                                         .artificial_stress_exponent = artificial_stress_exponent,
                                          .viscosity_sound_speed = viscosity_sound_speed,
                                          .kernel_correction = to_flag(
                                              kernel_correction, material_field(name, "kernel_correction")),
@@ -484,9 +487,12 @@ void bind_materials(py::module_& m) {
         py::arg("name"), py::kw_only(), py::arg("density"), py::arg("bulk_modulus"),
         py::arg("friction_angle"), py::arg("cohesion"), py::arg("shear_modulus") = py::none(),
         py::arg("poisson_ratio") = py::none(), py::arg("dilatancy_angle") = 0.0,
+        py::arg("artificial_stress") = 0.0, py::arg("artificial_stress_exponent") = 4.0,
         py::arg("viscosity_sound_speed") = 0.0, py::arg("kernel_correction") = false,
         py::arg("elasticity") = py::none(),
         "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees. "
+        "artificial_stress: Monaghan (2000) epsilon with exponent artificial_stress_exponent "
+        "against the tensile instability of cohesive soil (0 = off). "
         "kernel_correction: the first-order consistent kernel gradient (Bonet & Lok 1999) in "
         "its particles' pair terms (True/False, default False; docs/guide/physics.md). "
         "elasticity: None (linear, K and mu constant) or rs.Houlsby(...) (moduli following "

@@ -36,6 +36,8 @@ Material make_material(const std::string& name, const DruckerPragerInput& in) {
     dp.cohesion = in.cohesion;
     dp.dilatancy_angle = degrees_to_radians(in.dilatancy_angle_deg);
     dp.elasticity = in.elasticity;
+    dp.artificial_stress = in.artificial_stress;
+    dp.artificial_stress_exponent = in.artificial_stress_exponent;
     Material m{name, dp, in.viscosity_sound_speed, in.kernel_correction};
     validate(m);
     return m;
