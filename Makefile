@@ -61,22 +61,25 @@ PREFIX ?= /usr/local
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-# AddressSanitizer + UndefinedBehaviorSanitizer (-O1 -g1) in its own build directory: the C++
+# AddressSanitizer + UndefinedBehaviorSanitizer (-O0 -g1) in its own build directory: the C++
 # unit tests, then a short, coarse soil collapse through the sanitized Python extension. Only the
-# two targets the run needs are built. -g1 (line tables only) is what the reports' file:line
-# stack traces need; full -g took twice as long to compile (src/sph/simulation.cpp: 50 s against
-# 25 s) for variable information a sanitizer report does not use. Python is not
-# instrumented, so libasan is preloaded, and leak detection is off for it (the interpreter keeps
-# its objects to the end by design). libstdc++ is preloaded too: otherwise ASan's __cxa_throw
-# interceptor finds no real __cxa_throw (python3 does not link libstdc++) and the first C++
-# exception thrown into Python aborts with "CHECK failed: asan_interceptors.cpp". The collapse may
-# exit 1 (0.05 s does not match the experiment) but must get as far as its report; any other
-# status, a missing report.json (an exception, a failed import) or any sanitizer report fails
-# the target. Its output is shown only then: its verdict at 0.05 s ("result: FAIL") is not the
-# verdict of make test. The unit tests run as two processes side by side, since most of their
-# time is one thread's: the two longest cases (a 1D wave through 12 480 particles and the
-# thread-count comparison, ~50 s of the ~100 s all cases take under the sanitizers) followed by
-# the collapse, and every other case (63 s for all of it on two cores, against 102 s in turn).
+# two targets the run needs are built. -O0: the sanitizers see the same memory accesses and
+# operations as with optimisation, and the build, most of make test's time after its other
+# tests, takes ~610 CPU-s against ~800 at -O1 (each pair-loop unit, 80 shapes per dimension:
+# 91 CPU-s against 230), for ~40 CPU-s more in its runs. -g1 (line tables only) is what the
+# reports' file:line stack traces need; full -g took twice as long to compile
+# (src/sph/simulation.cpp: 50 s against 25 s) for variable information a sanitizer report does
+# not use. Python is not instrumented, so libasan is preloaded, and leak detection is off for it
+# (the interpreter keeps its objects to the end by design). libstdc++ is preloaded too:
+# otherwise ASan's __cxa_throw interceptor finds no real __cxa_throw (python3 does not link
+# libstdc++) and the first C++ exception thrown into Python aborts with "CHECK failed:
+# asan_interceptors.cpp". The collapse may exit 1 (0.05 s does not match the experiment) but
+# must get as far as its report; any other status, a missing report.json (an exception, a
+# failed import) or any sanitizer report fails the target. Its output is shown only then: its
+# verdict at 0.05 s ("result: FAIL") is not the verdict of make test. The unit tests run as two
+# processes side by side, since most of their time is one thread's: the two longest cases (a 1D
+# wave through 12 480 particles and the thread-count comparison, about half of the unit tests'
+# time under the sanitizers) followed by the collapse, and every other case.
 SAN_BUILD := build-asan
 SAN_ENV   := OMP_NUM_THREADS=$(THREADS) OMP_WAIT_POLICY=passive \
              UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -94,7 +97,7 @@ sanitize: sanitize-build
 
 sanitize-build: bootstrap
 	@cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DREGOSPH_SANITIZE=ON \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1" -DREGOSPH_SANITIZE=ON \
 	  -DREGOSPH_NATIVE=$(if $(SAN_ARCH),OFF,ON) -DCMAKE_CXX_FLAGS="$(SAN_ARCH) -Wno-psabi" \
 	  -DPython3_EXECUTABLE=$(PYTHON) > /dev/null
 	@cmake --build $(SAN_BUILD) -j $(JOBS) --target unit_tests _core

@@ -140,11 +140,6 @@ DruckerPrager DruckerPrager::scaled(double r) const {
 
 double DruckerPrager::reference_wave_speed() const { return elastic_wave_speed(*this); }
 
-StressRate DruckerPrager::stress_rate(const MaterialState& state, const SymTensor& strain_rate,
-                                      const Spin& /*spin*/) const {
-    return drucker_prager_stress_rate(*this, yield_surface, state.sigma, strain_rate);
-}
-
 bool DruckerPrager::correct(MaterialState& state, double /*dt*/) const {
     return drucker_prager_return(yield_surface, state.sigma);
 }

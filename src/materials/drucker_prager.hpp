@@ -96,9 +96,15 @@ double yield_function(const DruckerPragerConstants& dp, const SymTensor& sigma);
 // model's elasticity at sigma; eqs. 19-20 are the general elastic-plastic rate
 // D : eps_dot - lambda_dot D : b, lambda_dot = (a : D : eps_dot) / (a : D : b) with a = df/dsigma
 // and b = dg/dsigma, written out for Hooke's D.
-StressRate drucker_prager_stress_rate(const DruckerPrager& m,
-                                             const DruckerPragerConstants& dp,
-                                             const SymTensor& sigma, const SymTensor& strain_rate);
+StressRate drucker_prager_stress_rate(const DruckerPrager& m, const DruckerPragerConstants& dp,
+                                      const SymTensor& sigma, const SymTensor& strain_rate);
+
+// Inline: the pair loop's rates call it for every particle and stage through std::visit.
+inline StressRate DruckerPrager::stress_rate(const MaterialState& state,
+                                             const SymTensor& strain_rate,
+                                             const Spin& /*spin*/) const {
+    return drucker_prager_stress_rate(*this, yield_surface, state.sigma, strain_rate);
+}
 
 // Bui's corrections after every stress update, in this order (SPEC.md section 3):
 // tension cracking (move an over-apex state to the apex), then stress scaling back onto

@@ -37,15 +37,6 @@ void append_parameters(const Elasticity& e, std::vector<ModelParameter>& out) {
     out.push_back({"elasticity_floor_pressure_Pa", e.floor_pressure});
 }
 
-SymTensor hooke_stress_rate(double K, double mu, const SymTensor& eps_dot) {
-    SymTensor rate;
-    const double lame = K - 2.0 * mu / 3.0;
-    const double tr_eps = trace(eps_dot);
-    for (int c = 0; c < kSymComponents; ++c) rate[c] = 2.0 * mu * eps_dot[c];
-    for (int c = XX; c <= ZZ; ++c) rate[c] += lame * tr_eps;
-    return rate;
-}
-
 double hooke_strain_energy(double K, double mu, const SymTensor& sigma) {
     const SymTensor S = deviator(sigma);
     const double p = -trace(sigma) / 3.0;

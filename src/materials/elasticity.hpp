@@ -73,8 +73,16 @@ struct ElasticTangent {
 };
 
 // The hypoelastic Hooke rate 2 mu eps_dot + (K - 2 mu / 3) tr(eps_dot) I (Schaefer 2017 eq. 19,
-// first terms) [Pa/s], without the rotation terms.
-SymTensor hooke_stress_rate(double bulk_modulus, double shear_modulus, const SymTensor& eps_dot);
+// first terms) [Pa/s], without the rotation terms. Inline: every stress rate of every particle
+// and stage starts with it.
+inline SymTensor hooke_stress_rate(double K, double mu, const SymTensor& eps_dot) {
+    SymTensor rate;
+    const double lame = K - 2.0 * mu / 3.0;
+    const double tr_eps = trace(eps_dot);
+    for (int c = 0; c < kSymComponents; ++c) rate[c] = 2.0 * mu * eps_dot[c];
+    for (int c = XX; c <= ZZ; ++c) rate[c] += lame * tr_eps;
+    return rate;
+}
 
 // Elastic energy per unit volume of the Hooke law of eq. 19 (Bui 2008 eq. 19),
 // w = S:S / (4 mu) + p^2 / (2 K) with p = -I1 / 3 [J/m^3]: with dS/dt = 2 mu dev(eps_dot^e) and
