@@ -112,7 +112,7 @@ def main(setup=None):
                     help="the soil's constitutive law (prepared_bed.build)")
     ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
     ap.add_argument("--end-time", type=float, default=2.0, help="[s]")
-    ap.add_argument("--wall-contact", choices=("bonded", "unilateral"), default="bonded",
+    ap.add_argument("--wall-contact", choices=("bonded", "unilateral", "tension_cut"), default="bonded",
                     help="the regolith's contact with the lander and the walls "
                          "(physics.wall_contact)")
     ap.add_argument("--output", required=True)

@@ -359,11 +359,14 @@ template <class S>
 using Flow = decltype(ShearModulus<S>{} +
                       Keywords<Defaulted<"dilatancy_angle", &S::dilatancy_angle_deg, 0.0>>{});
 template <class S>
-using TensileStrength =
-    Keywords<NoneByDefault<"tensile_strength", &S::tensile_strength>,
-             Defaulted<"tensile_softening_strain", &S::tensile_softening_strain, 0.0>,
-             Defaulted<"artificial_stress", &S::artificial_stress, 0.0>,
+using ArtificialStress =
+    Keywords<Defaulted<"artificial_stress", &S::artificial_stress, 0.0>,
              Defaulted<"artificial_stress_exponent", &S::artificial_stress_exponent, 4.0>>;
+template <class S>
+using TensileStrength =
+    decltype(Keywords<NoneByDefault<"tensile_strength", &S::tensile_strength>,
+                      Defaulted<"tensile_softening_strain", &S::tensile_softening_strain, 0.0>>{} +
+             ArtificialStress<S>{});
 template <class S>
 using Numerics = Keywords<Defaulted<"viscosity_sound_speed", &S::viscosity_sound_speed, 0.0>,
                           KernelCorrection<&S::kernel_correction>>;
@@ -391,8 +394,11 @@ void bind_soils(py::module_& m) {
                             Required<"grain_density", &MI::grain_density>>;
     def_material<DP>(
         m, "DruckerPrager",
-        Density<DP>{} + Strength<DP>{} + Flow<DP>{} + Numerics<DP>{} + SoilElasticity<DP>{},
+        Density<DP>{} + Strength<DP>{} + Flow<DP>{} + ArtificialStress<DP>{} + Numerics<DP>{} +
+            SoilElasticity<DP>{},
         "Drucker-Prager elastic-plastic regolith (Bui 2008). SI units, angles in degrees. "
+        "artificial_stress: Monaghan (2000) epsilon with exponent artificial_stress_exponent "
+        "against the tensile instability of cohesive soil (0 = off). "
         "kernel_correction: the first-order consistent kernel gradient (Bonet & Lok 1999) in "
         "its particles' pair terms (True/False, default False; docs/guide/physics.md). "
         "elasticity: None (linear, K and mu constant) or rs.Houlsby(...) (moduli following "

@@ -98,12 +98,13 @@ void bind_interface_and_sleep(py::class_<PhysicsParameters>& physics) {
         "(add_body's contact): 'bonded' (default), every pair with a wall particle carries "
         "the stress extrapolated to the wall, tension included, as across a symmetry "
         "plane; 'unilateral', a pair that opens while its normal stress is not compressive "
-        "beyond wall_adhesion carries nothing, so the soil separates from the wall "
-        "(docs/guide/physics.md).");
+        "beyond wall_adhesion carries nothing, so the soil separates from the wall; "
+        "'tension_cut', every pair keeps its shear and compression but no tensile normal "
+        "stress beyond wall_adhesion (docs/guide/physics.md).");
     physics
         .def_readwrite("wall_adhesion", &PhysicsParameters::wall_adhesion,
                        "The tensile normal stress [Pa] an opening soil-wall interface carries "
-                       "with wall_contact = 'unilateral' (for bodies that set no contact of "
+                       "with wall_contact = 'unilateral' or 'tension_cut' (for bodies that set no contact of "
                        "their own); >= 0, default 0.")
         .def_readwrite("sleep", &PhysicsParameters::sleep,
                        "Sleeping regions (default False): a dynamic particle whose pair list is "
@@ -186,13 +187,14 @@ std::optional<geometry::RigidSpec> rigid_spec(
 }
 
 // The contact and adhesion arguments of add_body as an InterfaceLaw, none when neither is
-// given (the body then takes the run's default); refuses adhesion without contact='unilateral'.
+// given (the body then takes the run's default); refuses adhesion without a contact.
 std::optional<InterfaceLaw> interface_arguments(const std::optional<std::string>& contact,
                                                 std::optional<double> adhesion, bool boundary,
                                                 const std::string& where) {
     if (!contact && !adhesion) return std::nullopt;
     if (!contact)
-        throw std::invalid_argument(where + "adhesion goes with contact='unilateral'");
+        throw std::invalid_argument(where + "adhesion goes with contact='unilateral' or "
+                                    "'tension_cut'");
     const InterfaceLaw law{wall_contact_from_name(*contact, where + "contact"),
                            adhesion.value_or(0.0)};
     check_interface(boundary, law, where);
@@ -274,8 +276,10 @@ void bind_setup(py::class_<Simulation>& sim) {
             "kinematics when given, else locked). wall_friction of a boundary body: 'no-slip' "
             "(default), 'free-slip' (symmetry planes) or a Coulomb coefficient mu_w >= 0. "
             "contact of a boundary body: 'unilateral' (the soil separates from it, carrying "
-            "no tension beyond adhesion [Pa], default 0) or 'bonded' (every pair carries "
-            "tension: a symmetry plane); default: physics.wall_contact and wall_adhesion.");
+            "no tension beyond adhesion [Pa], default 0), 'tension_cut' (the wall keeps its "
+            "shear and compression, no tension beyond adhesion) or 'bonded' (every pair "
+            "carries tension: a symmetry plane); default: physics.wall_contact and "
+            "wall_adhesion.");
 }
 
 // Observers, bounds, the physics and integrator options, and what a setup reads back.

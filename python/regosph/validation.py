@@ -205,8 +205,12 @@ def contact_line(record):
     for body in record["bodies"]:
         if body["motion"] == "dynamic":
             continue
-        if body.get("contact", "bonded") == "bonded":  # run.json names only 'unilateral'
+        contact = body.get("contact", "bonded")  # run.json names only the laws not bonded
+        if contact == "bonded":
             parts.append(f"{body['name']} bonded (takes the soil's stress, tension included)")
+        elif contact == "tension_cut":
+            parts.append(f"{body['name']} tension_cut (keeps shear and compression, no tension "
+                         f"beyond adhesion {body.get('adhesion_Pa', 0.0):.4g} Pa)")
         else:
             parts.append(f"{body['name']} unilateral (the soil separates; adhesion "
                          f"{body.get('adhesion_Pa', 0.0):.4g} Pa)")

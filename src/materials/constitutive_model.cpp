@@ -31,4 +31,19 @@ void in_range(const std::string& material, const char* field, double v, double l
     }
 }
 
+void artificial_stress(const std::string& material, double epsilon, double exponent) {
+    non_negative(material, "artificial_stress", epsilon, "-");
+    positive(material, "artificial_stress_exponent", exponent, "-");
+}
+
 }  // namespace regosph::checks
+
+namespace regosph {
+
+void append_artificial_stress(double epsilon, double exponent, std::vector<ModelParameter>& out) {
+    if (!(epsilon > 0.0)) return;
+    out.push_back({"artificial_stress", epsilon});
+    out.push_back({"artificial_stress_exponent", exponent});
+}
+
+}  // namespace regosph

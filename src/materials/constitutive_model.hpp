@@ -151,6 +151,11 @@ namespace checks {
 void positive(const std::string& material, const char* field, double v, const char* unit);
 void non_negative(const std::string& material, const char* field, double v, const char* unit);
 void in_range(const std::string& material, const char* field, double v, double lo, double hi);
+// A soil's artificial stress (PairOptions): epsilon >= 0 (0 = off) and exponent n > 0.
+void artificial_stress(const std::string& material, double epsilon, double exponent);
 }  // namespace checks
+
+// A soil's artificial stress in its run.json description, recorded only when it is on.
+void append_artificial_stress(double epsilon, double exponent, std::vector<ModelParameter>& out);
 
 }  // namespace regosph

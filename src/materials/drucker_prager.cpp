@@ -119,6 +119,7 @@ void DruckerPrager::validate(const std::string& material) const {
     if (phi == 0.0 && cohesion == 0.0)
         checks::fail(material, "cohesion", 0.0,
                      "Pa with friction_angle 0: the material would have no strength");
+    checks::artificial_stress(material, artificial_stress, artificial_stress_exponent);
     regosph::validate(elasticity, material);
 }
 
@@ -152,6 +153,7 @@ std::vector<ModelParameter> DruckerPrager::parameters() const {
             {"shear_modulus_Pa", shear_modulus},  {"friction_angle_deg", radians_to_degrees(friction_angle)},
             {"cohesion_Pa", cohesion},            {"dilatancy_angle_deg", radians_to_degrees(dilatancy_angle)}};
     append_parameters(elasticity, out);
+    append_artificial_stress(artificial_stress, artificial_stress_exponent, out);
     return out;
 }
 

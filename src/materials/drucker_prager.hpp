@@ -34,6 +34,10 @@ struct DruckerPrager {
     // Linear (K and G constant) or Houlsby's pressure-dependent law, whose moduli at p_r are
     // bulk_modulus and shear_modulus (elasticity.hpp).
     Elasticity elasticity{};
+    // Monaghan's (2000) artificial stress against the tensile instability of cohesive soil
+    // (SPEC.md section 4): epsilon [-], 0 = off, and the exponent n of f_ab^n [-].
+    double artificial_stress = 0.0;
+    double artificial_stress_exponent = 4.0;
     // Derived by prepare(dim) from phi and c, not a user parameter.
     DruckerPragerConstants yield_surface{};
     // Derived by prepare(dim) for linear elasticity: c_p [m/s] (elastic_wave_speed), which the
@@ -55,7 +59,10 @@ struct DruckerPrager {
     // correct() for a run of particles in one vectorised sweep (correct_stresses, material.hpp).
     void correct_range(const PointRun<double>& run, double dt, std::uint8_t* corrected) const;
     double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg], elastic_energy_density / rho
-    PairOptions pair_options() const { return {}; }
+    PairOptions pair_options() const {
+        return {.artificial_stress = artificial_stress,
+                .artificial_stress_exponent = artificial_stress_exponent};
+    }
     std::vector<ModelParameter> parameters() const;
     // The law with r times its moduli and cohesion, prepared constants included: a porous
     // bulk at distension alpha, r = alpha0 / alpha (porosity_coupling.hpp).

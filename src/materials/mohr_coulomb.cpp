@@ -252,8 +252,7 @@ void MohrCoulomb::validate(const std::string& material) const {
     if (!std::isfinite(tensile_strength))
         checks::fail(material, "tensile_strength", tensile_strength, "Pa must be finite");
     checks::non_negative(material, "tensile_softening_strain", tensile_softening_strain, "-");
-    checks::non_negative(material, "artificial_stress", artificial_stress, "-");
-    checks::positive(material, "artificial_stress_exponent", artificial_stress_exponent, "-");
+    checks::artificial_stress(material, artificial_stress, artificial_stress_exponent);
     regosph::validate(elasticity, material);
     if (friction_angle == 0.0 && cohesion == 0.0)
         checks::fail(material, "cohesion", cohesion,
@@ -319,10 +318,7 @@ std::vector<ModelParameter> MohrCoulomb::parameters() const {
         p.push_back({"tensile_softening_strain", tensile_softening_strain});
     }
     append_parameters(elasticity, p);
-    if (artificial_stress > 0.0) {
-        p.push_back({"artificial_stress", artificial_stress});
-        p.push_back({"artificial_stress_exponent", artificial_stress_exponent});
-    }
+    append_artificial_stress(artificial_stress, artificial_stress_exponent, p);
     return p;
 }
 

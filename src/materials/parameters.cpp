@@ -57,6 +57,8 @@ Material soil_material(const std::string& name, const Model& model, const Input&
 Material make_material(const std::string& name, const DruckerPragerInput& in) {
     DruckerPrager dp;
     set_frictional_soil(dp, name, in);
+    dp.artificial_stress = in.artificial_stress;
+    dp.artificial_stress_exponent = in.artificial_stress_exponent;
     return soil_material(name, dp, in);
 }
 

@@ -20,6 +20,8 @@ struct DruckerPragerInput {
     double friction_angle_deg = 0.0;      // phi [deg]
     double cohesion = 0.0;                // c [Pa]
     double dilatancy_angle_deg = 0.0;     // psi [deg]
+    double artificial_stress = 0.0;       // Monaghan (2000) epsilon [-]
+    double artificial_stress_exponent = 4.0; // n of f_ab^n [-]
     double viscosity_sound_speed = 0.0;   // [m/s], 0 = the material's own wave speed
     bool kernel_correction = false;       // Material::kernel_correction
     Elasticity elasticity{};              // linear, or Houlsby's with K and mu at p_r

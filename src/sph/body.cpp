@@ -151,8 +151,8 @@ void check_interface(bool boundary, const InterfaceLaw& law, const std::string& 
     if (!(std::isfinite(law.adhesion) && law.adhesion >= 0.0))
         throw std::invalid_argument(where + "adhesion must be a finite number >= 0 [Pa]");
     if (law.contact == WallContact::bonded && law.adhesion != 0.0)
-        throw std::invalid_argument(where + "adhesion goes with contact 'unilateral'; a bonded "
-                                    "wall carries any tension");
+        throw std::invalid_argument(where + "adhesion goes with contact 'unilateral' or "
+                                    "'tension_cut'; a bonded wall carries any tension");
 }
 
 std::string body_states_json(const std::vector<Body>& bodies) {

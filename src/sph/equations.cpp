@@ -230,6 +230,9 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
         rec[R::tension_limit] = !boundary                         ? 0.0  // not read
                                 : body < st.tension_limit.size() ? st.tension_limit[body]
                                                                  : st.default_tension_limit;
+        rec[R::normal_limit] = !boundary                        ? 0.0  // not read
+                               : body < st.normal_limit.size() ? st.normal_limit[body]
+                                                               : st.default_normal_limit;
     }
     if constexpr (S::Xsph) rec[R::material] = mat;
     if constexpr (S::Loads) rec[R::wall_mu] = -1.0;  // stage_load_body: the walls' law
@@ -741,7 +744,9 @@ constexpr std::pair<Dissipation, const char*> kDissipationNames[] = {
 constexpr std::pair<RiemannPairs, const char*> kRiemannPairsNames[] = {
     {RiemannPairs::approaching, "approaching"}, {RiemannPairs::separating, "separating"}};
 constexpr std::pair<WallContact, const char*> kWallContactNames[] = {
-    {WallContact::bonded, "bonded"}, {WallContact::unilateral, "unilateral"}};
+    {WallContact::bonded, "bonded"},
+    {WallContact::unilateral, "unilateral"},
+    {WallContact::tension_cut, "tension_cut"}};
 }  // namespace
 
 const char* dissipation_name(Dissipation d) { return name_of<Dissipation>(kDissipationNames, d); }
@@ -762,16 +767,21 @@ WallContact wall_contact_from_name(const std::string& name, const std::string& f
     return from_name<WallContact>(kWallContactNames, name, field, "a contact law");
 }
 
-// Each body's InterfaceLaw::tension_limit and the run's default, and whether some is finite
-// (StagedParticles::separation).
+// Each body's InterfaceLaw::tension_limit and normal_limit and the run's defaults, and whether
+// some is finite (StagedParticles::separation).
 static void stage_tension_limits(const PhysicsParameters& pp, std::span<const InterfaceLaw> laws,
                           StagedParticles& st) {
     st.default_tension_limit = pp.interface_law().tension_limit();
-    st.separation = std::isfinite(st.default_tension_limit);
+    st.default_normal_limit = pp.interface_law().normal_limit();
+    st.separation = std::isfinite(st.default_tension_limit) ||
+                    std::isfinite(st.default_normal_limit);
     st.tension_limit.resize(laws.size());
+    st.normal_limit.resize(laws.size());
     for (std::size_t b = 0; b < laws.size(); ++b) {
         st.tension_limit[b] = laws[b].tension_limit();
-        st.separation = st.separation || std::isfinite(st.tension_limit[b]);
+        st.normal_limit[b] = laws[b].normal_limit();
+        st.separation = st.separation || std::isfinite(st.tension_limit[b]) ||
+                        std::isfinite(st.normal_limit[b]);
     }
 }
 

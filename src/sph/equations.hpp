@@ -148,10 +148,11 @@ struct StagedParticles {
     std::vector<double> prepass;
     // Runs with walls: per body, the tensile normal stress an opening pair with its boundary
     // particles carries (InterfaceLaw::tension_limit, +inf where bonded; the run's default
-    // for bodies beyond the table) [Pa], and whether some wall's is finite: the pair loop then
+    // for bodies beyond the table) [Pa], the same for the tensile normal stress a pair carries
+    // (InterfaceLaw::normal_limit), and whether some wall's is finite: the pair loop then
     // takes the shape with WallSeparation (rhs::Shape::Unilateral).
-    std::vector<double> tension_limit;
-    double default_tension_limit = 0.0;
+    std::vector<double> tension_limit, normal_limit;
+    double default_tension_limit = 0.0, default_normal_limit = 0.0;
     bool separation = false;
 };
 

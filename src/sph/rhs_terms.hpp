@@ -69,11 +69,13 @@ struct Record {
     // The optional fields, -1 where the run lacks them. In runs with walls: partner kind
     // (ParticleKind: 0 dynamic, 1 boundary); with a unilateral wall (Unilateral): a boundary
     // partner's tension limit, the tensile normal stress an opening pair with it carries
-    // (InterfaceLaw::tension_limit; +inf: bonded) [Pa].
+    // (InterfaceLaw::tension_limit; +inf: bonded), and its normal limit, the tensile normal
+    // stress any pair with it carries (InterfaceLaw::normal_limit; +inf: no cut) [Pa].
     static constexpr int kind = S::Walls ? sound_speed + 1 : -1;
     static constexpr int tension_limit = S::Unilateral ? sound_speed + 2 : -1;
+    static constexpr int normal_limit = S::Unilateral ? sound_speed + 3 : -1;
     static constexpr int after_kind = sound_speed + 1 + (S::Walls ? 1 : 0) +
-                                      (S::Unilateral ? 1 : 0);
+                                      (S::Unilateral ? 2 : 0);
     // Material index, for XSPH (neighbours of the same material).
     static constexpr int material = S::Xsph ? after_kind : -1;
     static constexpr int after_material = after_kind + (S::Xsph ? 1 : 0);
@@ -151,8 +153,9 @@ struct PairBlock {
     Mask8 wall;          // the partner is a boundary particle (false in runs without walls)
     // Handed on: the relative velocity that enters the strain rate (WallProjection projects it
     // on a slip wall's normal) and the partner's wall law mu_wall, the viscosity Pi_ab, the
-    // momentum term t per unit m_b, the artificial stress's weight f^n and term.
-    Vec8 dv_strain[Dim], mu_wall, pi, t[Dim], fn, ta[Dim];
+    // momentum term t per unit m_b, the artificial stress's weight f^n and term, and the
+    // tensile normal stress WallSeparation cuts from a wall pair, per rho^2 [Pa m^6/kg^2].
+    Vec8 dv_strain[Dim], mu_wall, pi, t[Dim], fn, ta[Dim], normal_cut;
 
     PairBlock(const Field& f, const std::uint32_t* block, const ParticleA<S>& a,
               const double (&xa)[Dim], const double (&va)[Dim], const PairGeometry& geo)
@@ -184,6 +187,7 @@ struct PairBlock {
         mu_wall = zero - 1.0;
         pi = zero;
         fn = zero;
+        normal_cut = zero;
         for (int d = 0; d < Dim; ++d) t[d] = ta[d] = zero;
     }
 };
@@ -223,8 +227,12 @@ struct PairSums {
 // n = x_ab / r: Signorini's conditions pair by pair (an opening gap carries no tension beyond
 // the adhesion; a closing or compressed pair is in contact). The test reads the present state
 // only (no history: restarts need nothing of it), so a contact at rest under compression is
-// the same as a bonded one. Runs first in the composition, in runs with a unilateral wall
-// (Shape::Unilateral).
+// the same as a bonded one. With a finite normal limit sigma_n ('tension_cut') the pair stays
+// in every term, and where n . (s_a + s_b) . n, s = sigma / rho^2, exceeds
+// sigma_n (1 / rho_a^2 + 1 / rho_b^2) the excess is handed on (normal_cut) for Momentum to take
+// out of the pair's stress along n: the wall keeps its shear and its compression and carries
+// no tension beyond sigma_n. Runs first in the composition, in runs with a unilateral or
+// tension-cut wall (Shape::Unilateral).
 template <class S>
 struct WallSeparation {
     static constexpr int Dim = S::Dim;
@@ -248,9 +256,13 @@ struct WallSeparation {
         // Both sides times rho_a^2 rho_b^2: no division.
         const Vec8 rho2_b = pair.field(R::rho) * pair.field(R::rho);
         const Vec8 limit = pair.field(R::tension_limit) * (rho2_a + rho2_b) * pair.r * pair.r;
-        const Mask8 free = pair.wall && pair.vr > 0.0 && normal * rho2_a * rho2_b >= limit;
+        const Vec8 weighted = normal * rho2_a * rho2_b;
+        const Mask8 free = pair.wall && pair.vr > 0.0 && weighted >= limit;
         for (int d = 0; d < Dim; ++d) pair.grad[d] = free ? zero : pair.grad[d];
         pair.dv_dot_grad = free ? zero : pair.dv_dot_grad;
+        const Vec8 cut_at = pair.field(R::normal_limit) * (rho2_a + rho2_b) * pair.r * pair.r;
+        const Mask8 cut = pair.wall && weighted > cut_at;
+        pair.normal_cut = cut ? (weighted - cut_at) / (rho2_a * rho2_b * pair.r * pair.r) : zero;
     }
 };
 
@@ -418,8 +430,10 @@ struct DensityDiffusion {
 
 // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab, or
 // with the kernel correction the variational form with sigma L / rho^2 (gradient_correction.hpp),
-// plus the artificial stress's m_b f^n t^art where the run has it. Hands on t (per unit m_b) to
-// the loads and the energy budget.
+// plus the artificial stress's m_b f^n t^art where the run has it, less a wall pair's tensile
+// normal stress beyond its normal limit (WallSeparation's normal_cut c: grad_a W_ab lies along
+// n, so cutting c n n from the pair's stress takes c grad_a W_ab from its term). Hands on t
+// (per unit m_b) to the loads and the energy budget.
 template <class S>
 struct Momentum {
     static constexpr int Dim = S::Dim;
@@ -435,6 +449,8 @@ struct Momentum {
         pair_terms::momentum<Dim, S::Prepass>(
             sa, [&](int slot) { return pair.field(Record<S>::stress + slot); }, pair.pi,
             pair.grad, pair.t);
+        if constexpr (S::Unilateral)
+            for (int i = 0; i < Dim; ++i) pair.t[i] -= pair.normal_cut * pair.grad[i];
         for (int i = 0; i < Dim; ++i) acc[i] += pair.m_b * pair.t[i];
         // The artificial stress handed on (ArtificialStress runs before this term), added
         // after the momentum in the same lanes.

@@ -726,7 +726,7 @@ std::string Simulation::describe(const RunOptions& o) const {
         // A wall's law in force (its own, else the run's default) when it is not 'bonded',
         // which run.json files written before the option took.
         if (const InterfaceLaw law = interface_law(b, physics_.interface_law());
-            is_boundary(b) && law.contact == WallContact::unilateral) {
+            is_boundary(b) && law.contact != WallContact::bonded) {
             body["contact"] = wall_contact_name(law.contact);
             body["adhesion_Pa"] = law.adhesion;
         }

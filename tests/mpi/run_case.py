@@ -23,7 +23,8 @@ riemann: the collapse with the Riemann solver's dissipation (physics.dissipation
 houlsby: the rigid case with Mohr-Coulomb soil (Rankine cut-off, its tensile plastic strain a
 history variable) of pressure-dependent moduli (elasticity=rs.Houlsby), for 0.03 s.
 unilateral: the rigid case with the unilateral contact of soil and walls
-(physics.wall_contact): the disc leaves the cohesive bed's pairs as it rebounds.
+(physics.wall_contact) and the disc's own 'tension_cut' contact (the cohesive bed holds no
+tension on it as it rebounds), the soil with the artificial stress.
 porous: the piston of validation/compaction_front/run.py driven into the porous column at 5 mm
 for 15 ms (the compaction front crosses the ranks' cuts; the distension and volumetric strain,
 history variables, travel with migrating particles and halo copies).
@@ -78,8 +79,10 @@ def sampler3d():
     return sim, 0.01, 0.005
 
 
-def rigid(elasticity=None, mohr_coulomb=False, fill=None):
-    """fill(shape, dx): a body's positions, or the shape itself for a split setup."""
+def rigid(elasticity=None, mohr_coulomb=False, fill=None, artificial_stress=0.0,
+          disc_contact=None):
+    """fill(shape, dx): a body's positions, or the shape itself for a split setup;
+    artificial_stress: the soil's epsilon; disc_contact: the disc's own contact law."""
     fill = fill or rs.lattice_fill
     dx = 5e-3
     sim = rs.Simulation(dim=2)
@@ -90,7 +93,8 @@ def rigid(elasticity=None, mohr_coulomb=False, fill=None):
         soil = sim.add_material(rs.MohrCoulomb("soil", **soil_parameters, tensile_strength=200.0,
                                                tensile_softening_strain=1e-3))
     else:
-        soil = sim.add_material(rs.DruckerPrager("soil", **soil_parameters))
+        soil = sim.add_material(rs.DruckerPrager("soil", **soil_parameters,
+                                                 artificial_stress=artificial_stress))
     steel = sim.add_material(rs.Rigid("steel", density=3000, youngs_modulus=1e6, restitution=0.5,
                                       friction=0.5))
     wall = sim.add_material(rs.Rigid("wall", density=1500))
@@ -102,7 +106,7 @@ def rigid(elasticity=None, mohr_coulomb=False, fill=None):
                  smoothing_length=2.5 * dx)
     sim.add_body("disc", fill(rs.disc((0.12, 0.12), 0.025), dx), material=steel,
                  motion="rigid", spacing=dx, smoothing_length=2.5 * dx, velocity=(0.5, -2.0),
-                 angular_velocity=3.0)
+                 angular_velocity=3.0, **({"contact": disc_contact} if disc_contact else {}))
     sim.add_body("pebble", fill(rs.disc((0.29, 0.1), 0.01), dx), material=steel,
                  motion="rigid", spacing=dx, smoothing_length=2.5 * dx, velocity=(1.0, -0.5))
     sim.add_observer("crater", rs.rectangle((0.08, 0.04), (0.2, 0.1)), material=soil)
@@ -136,7 +140,7 @@ def houlsby():
 
 
 def unilateral():
-    sim, end_time, interval = rigid()
+    sim, end_time, interval = rigid(artificial_stress=0.3, disc_contact="tension_cut")
     sim.physics.wall_contact = "unilateral"
     return sim, end_time, interval
 

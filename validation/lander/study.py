@@ -214,7 +214,7 @@ def main():
                     help="skip the cohesion and friction-angle runs (SENSITIVITY)")
     ap.add_argument("--sensitivity-only", action="store_true",
                     help="only the cohesion and friction-angle runs (SENSITIVITY)")
-    ap.add_argument("--wall-contact", choices=("bonded", "unilateral"), default="bonded",
+    ap.add_argument("--wall-contact", choices=("bonded", "unilateral", "tension_cut"), default="bonded",
                     help="the regolith's contact with the lander and the walls "
                          "(physics.wall_contact)")
     args = ap.parse_args()
