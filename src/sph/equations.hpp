@@ -63,7 +63,7 @@ struct PhysicsParameters {
     // (Body::interface; InterfaceLaw, body_loads.hpp): 'bonded', or 'unilateral' with
     // wall_adhesion, the tensile normal stress an opening pair still carries [Pa].
     using WallContact = regosph::WallContact;
-    WallContact wall_contact = WallContact::bonded;
+    WallContact wall_contact = WallContact::tension_cut;
     double wall_adhesion = 0.0;
     InterfaceLaw interface_law() const { return {wall_contact, wall_adhesion}; }
     // Sleeping regions (sph/sleep_regions.hpp): dynamic particles whose neighbourhood is at
