@@ -229,13 +229,20 @@ struct WallSeparation {
         const Vec8 rho2_b = pair.field(R::rho) * pair.field(R::rho);
         const Vec8 weighted = normal * rho2_a * rho2_b;
         const Vec8 scale = (rho2_a + rho2_b) * pair.r * pair.r;
-        const Mask8 opening = pair.vr > 0.0 && weighted >= pair.field(R::tension_limit) * scale;
-        Mask8 torn = weighted > pair.field(R::normal_limit) * scale;
-        if constexpr (S::Loads)
-            if (slip) torn = torn && (pair.vr > 0.0 || pair.field(R::wall_mu) < 0.0);
-        const Mask8 free = pair.wall && (opening || torn);
+        const Mask8 opening = pair.vr > 0.0;
+        const Vec8 torn_at = pair.field(R::normal_limit) * scale;
+        const Mask8 torn = weighted > torn_at;
+        const Mask8 free =
+            pair.wall && opening && (weighted >= pair.field(R::tension_limit) * scale || torn);
         for (int d = 0; d < Dim; ++d) pair.grad[d] = free ? zero : pair.grad[d];
         pair.dv_dot_grad = free ? zero : pair.dv_dot_grad;
+        // A closing pair in tension beyond the limit keeps its kinematic terms (as it arrives
+        // its compression must build) but carries no stress (no-slip walls only: a slip wall's
+        // closing pairs are in contact as they are).
+        Mask8 cut = pair.wall && !opening && torn;
+        if constexpr (S::Loads)
+            if (slip) cut = cut && pair.field(R::wall_mu) < 0.0;
+        pair.stress_free = cut;
     }
 
 private:
