@@ -154,6 +154,15 @@ struct StagedParticles {
     std::vector<double> tension_limit, normal_limit;
     double default_tension_limit = 0.0, default_normal_limit = 0.0;
     bool separation = false;
+    // Sleeping regions (sleep_regions.hpp): per owned particle, whether its record was staged
+    // while it slept, in the record layout `asleep_layout`. A sleeping particle does not
+    // change, so such a record is still its own while it sleeps, and the staging leaves it as
+    // it is (not with the gradient pre-pass, whose L follows the partners). The owner of these
+    // records clears the flags whenever a sleeping particle may have changed or moved to
+    // another index since they were staged (a restored step start, a Verlet rebuild, a
+    // change from outside the integrator; AdaptiveHeun::derivatives).
+    std::vector<std::uint8_t> asleep_staged;
+    const void* asleep_layout = nullptr;
 };
 
 // Refreshes per-particle values of the dynamic halo copies from their owners: `values` holds
