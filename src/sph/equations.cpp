@@ -729,7 +729,7 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const MaterialTable& mt, const PhysicsParameters& pp,
                              const LoadRequest* request, const HaloRefresh& refresh, bool walls,
                              const StagePrologue& prologue, Derivatives& out) {
-    const bool prepass = mt.any_kernel_correction || pp.av_balsara || pp.av_switch;
+    const bool prepass = runs_gradient_prepass(mt, pp);
     const bool riemann = pp.dissipation == PhysicsParameters::Dissipation::riemann;
     const bool unilateral = out.staged.separation;  // stage_tension_limits
     with_flag(riemann, [&](auto rie) {

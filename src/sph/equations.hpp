@@ -198,6 +198,13 @@ struct Derivatives : StateRates {
     void resize(std::size_t n, bool position_rate = true, std::size_t history_columns = 0);
 };
 
+// Whether the pair loop runs the gradient pre-pass (gradient_correction.hpp: the kernel
+// correction, Balsara's or Morris & Monaghan's switch), which reads the pair lists of every
+// dynamic particle, sleeping ones included.
+inline bool runs_gradient_prepass(const MaterialTable& mt, const PhysicsParameters& pp) {
+    return mt.any_kernel_correction || pp.av_balsara || pp.av_switch;
+}
+
 // Derivatives of the owned dynamic particles (halo particles enter as partners). With `loads`,
 // also the loads on the bodies it asks for, into out.loads (collective under MPI). `refresh`
 // brings the gradient pre-pass of the halo copies (runs with the kernel correction or

@@ -116,9 +116,15 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const MaterialTabl
                           p.x_selected[d].begin() + static_cast<std::ptrdiff_t>(first));
         });
     }
+    // Sleeping particles' rows get no pair list; rows woken since the selection get theirs at
+    // the step start (sleep states change between steps only).
+    const std::uint8_t* idle =
+        rebuild || reselect || step_start ? idle_rows(p, mt, pp) : nullptr;
     if (rebuild || reselect) {
-        nl.select_pairs(p, p.x_selected);
+        nl.select_pairs(p, p.x_selected, idle);
         quiet_walls_.clear();
+    } else if (idle) {
+        nl.select_missing(p, p.x_selected, idle);
     }
     times_.neighbours += seconds_since(clock);
     if (!walls_in_staging()) {  // the walls first, then their values to the halo copies
@@ -256,6 +262,15 @@ SleepingWalls AdaptiveHeun::sleeping_walls(const ParticleSet& p, const MaterialT
     if (!states) return {};
     if (quiet_walls_.size() != p.owned()) quiet_walls_.assign(p.owned(), 0);
     return {states, quiet_walls_.data()};
+}
+
+const std::uint8_t* AdaptiveHeun::idle_rows(const ParticleSet& p, const MaterialTable& mt,
+                                            const PhysicsParameters& pp) {
+    const double* states = sleep_states(p, mt, pp);
+    if (!states || runs_gradient_prepass(mt, pp)) return nullptr;
+    idle_rows_.resize(p.owned());
+    for (std::size_t a = 0; a < p.owned(); ++a) idle_rows_[a] = asleep(states, a) ? 1 : 0;
+    return idle_rows_.data();
 }
 
 void AdaptiveHeun::particles_changed() {

@@ -227,6 +227,12 @@ private:
     bool records_current_ = false;
     SleepingWalls sleeping_walls(const ParticleSet& p, const MaterialTable& mt,
                                  const PhysicsParameters& pp);
+    // With physics.sleep and no gradient pre-pass (which reads every dynamic particle's pair
+    // list): per owned particle whether it sleeps, the rows that need no pair list
+    // (NeighbourList::select_pairs); null otherwise.
+    const std::uint8_t* idle_rows(const ParticleSet& p, const MaterialTable& mt,
+                                  const PhysicsParameters& pp);
+    std::vector<std::uint8_t> idle_rows_;
     Bodies bodies_;
     BodyContact contact_;
     parallel::Domain* domain_ = nullptr;
