@@ -555,10 +555,10 @@ inline constexpr char kLayoutTag = 0;
 
 // The staging pass's chunk [first, last) in a run with sleeping regions (`states`, the sleep
 // states): an owned particle whose record was staged while it slept (`keep` and its
-// StagedParticles::asleep_staged flag) and that still sleeps keeps that record, the others
-// are staged, each run of them as a chunk of its own (a record is a function of its
-// particle's state alone: the same records as one chunk); then the flags for the next
-// evaluation.
+// StagedParticles::asleep_staged flag) and that still sleeps keeps that record, and so does a
+// wall as it was at the last evaluation (StagedParticles::unchanged_walls); the others are
+// staged, each run of them as a chunk of its own (a record is a function of its particle's
+// state alone: the same records as one chunk); then the flags for the next evaluation.
 template <class S>
 void stage_chunk_awake(const ParticleSet& p, const MaterialTable& mt,
                        const std::vector<double>& rho0, const LoadRequest* request,
@@ -566,8 +566,10 @@ void stage_chunk_awake(const ParticleSet& p, const MaterialTable& mt,
                        StagedParticles& st) {
     const std::size_t n = p.owned();
     std::uint8_t* const flags = st.asleep_staged.data();
+    const std::uint8_t* const walls = st.unchanged_walls;
     const auto kept = [&](std::size_t i) {
-        return keep && i < n && flags[i] != 0 && asleep(states, i);
+        return keep && i < n &&
+               ((flags[i] != 0 && asleep(states, i)) || (walls && walls[i] == 2));
     };
     for (std::size_t a = first; a < last;) {
         if (kept(a)) {

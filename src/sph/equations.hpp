@@ -163,6 +163,10 @@ struct StagedParticles {
     // change from outside the integrator; AdaptiveHeun::derivatives).
     std::vector<std::uint8_t> asleep_staged;
     const void* asleep_layout = nullptr;
+    // With those flags: per owned particle the walls' SleepingWalls::quiet (boundary.hpp) as
+    // this evaluation's extrapolation leaves it, or null. A wall at 2 is as it was at the last
+    // evaluation, whose record it keeps too.
+    const std::uint8_t* unchanged_walls = nullptr;
 };
 
 // Refreshes per-particle values of the dynamic halo copies from their owners: `values` holds

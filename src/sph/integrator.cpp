@@ -178,12 +178,15 @@ double AdaptiveHeun::derivatives(ParticleSet& p, const NeighbourList& nl,
     std::vector<InterfaceLaw> interfaces;
     if (bodies)
         for (const Body& b : *bodies) interfaces.push_back(interface_law(b, pp.interface_law()));
-    // Only the staging that k1_ and k2_ share is known to follow every change of the particles.
+    // Only the staging that k1_ and k2_ share is known to follow every change of the particles
+    // (and the walls' flags say what changed since the last evaluation, whichever staging it
+    // had: after another one, the next of k1_ and k2_ stages every record).
     const bool own_staging = &out == &k1_ || &out == &k2_;
     if (!own_staging || !records_current_) out.staged.asleep_staged.clear();
+    out.staged.unchanged_walls = quiet_walls_.empty() ? nullptr : quiet_walls_.data();
     compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request,
                         refresh, walls, walls_first, interfaces);
-    if (own_staging) records_current_ = true;
+    records_current_ = own_staging;
     if (!contact_.active() || !bodies) return std::numeric_limits<double>::infinity();
     return contact_.add_loads(p, *bodies, out.loads);
 }
@@ -261,7 +264,7 @@ SleepingWalls AdaptiveHeun::sleeping_walls(const ParticleSet& p, const MaterialT
     const double* states = sleep_states(p, mt, pp);
     if (!states) return {};
     if (quiet_walls_.size() != p.owned()) quiet_walls_.assign(p.owned(), 0);
-    return {states, quiet_walls_.data()};
+    return {states, quiet_walls_.data(), &bodies_.moving_bodies()};
 }
 
 const std::uint8_t* AdaptiveHeun::idle_rows(const ParticleSet& p, const MaterialTable& mt,
