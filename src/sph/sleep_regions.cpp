@@ -76,18 +76,20 @@ bool touched(const NeighbourList& nl, const std::vector<std::uint8_t>& waking, s
     return false;
 }
 
-// Per owned particle: whether an owned waking partner (waking_partners) holds it in its pair
-// list (a boundary particle: in the entries its pair list would hold, NeighbourList::pairs_of).
-// The wake test of a particle without a pair list (a sleeping one's whose row holds no halo
-// copy, NeighbourList::select_pairs): the lists are symmetric, b in a's <=> a in b's, so this
-// is touched() over the list it would have, from the lists of the moving particles only.
+// Per owned particle: whether another owned waking partner (waking_partners) holds it in its
+// pair list (a boundary particle: in the entries its pair list would hold,
+// NeighbourList::pairs_of). The lists are symmetric, b in a's <=> a in b's, so for a particle
+// whose row holds no halo copy (every row on one rank, and the sleeping rows without a list,
+// NeighbourList::select_pairs) this is touched() over its list, from the lists of the moving
+// particles only.
 std::vector<std::uint8_t> reached_by_waking(const ParticleSet& p, const NeighbourList& nl,
                                             const std::vector<std::uint8_t>& waking) {
     const std::size_t n = p.owned();
     std::vector<std::uint8_t> reached(n, 0);
-    const auto mark = [&](std::span<const std::uint32_t> list) {
-        for (const std::uint32_t b : list)  // several threads may mark b
-            if (b < n) std::atomic_ref<std::uint8_t>(reached[b]).store(1, std::memory_order_relaxed);
+    const auto mark = [&](std::span<const std::uint32_t> list, std::size_t from) {
+        for (const std::uint32_t b : list)  // several threads may mark b; b == from: the padding
+            if (b < n && b != from)
+                std::atomic_ref<std::uint8_t>(reached[b]).store(1, std::memory_order_relaxed);
     };
 #pragma omp parallel num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
     {
@@ -96,10 +98,10 @@ std::vector<std::uint8_t> reached_by_waking(const ParticleSet& p, const Neighbou
         for (std::size_t a = 0; a < n; ++a) {
             if (waking[a] == 0) continue;
             if (p.kind[a] == ParticleKind::dynamic) {
-                mark(nl.partners(a));  // moving, so awake: it has its list
+                mark(nl.partners(a), a);  // moving, so awake: it has its list
             } else {
                 nl.pairs_of(p, p.x_selected, a, list);
-                mark(list);
+                mark(list, a);
             }
         }
     }
@@ -127,7 +129,7 @@ std::int64_t decide_sleep(ParticleSet& p, const NeighbourList& nl, const Materia
         if (!was_asleep) ++integrated;
         if (!was_asleep && !calm(p, mt, pp.sleep_speed, k1, k2, a))
             next[a] = kMoving;
-        else if (nl.listed(a) ? touched(nl, waking, a) : reached[a] != 0)
+        else if ((p.n_halo == 0 || !nl.listed(a)) ? reached[a] != 0 : touched(nl, waking, a))
             next[a] = kResting;
         else
             next[a] = kAsleep;
