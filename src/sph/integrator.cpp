@@ -116,10 +116,8 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const MaterialTabl
                           p.x_selected[d].begin() + static_cast<std::ptrdiff_t>(first));
         });
     }
-    // Sleeping particles' rows get no pair list; rows woken since the selection get theirs at
-    // the step start (sleep states change between steps only).
-    const std::uint8_t* idle =
-        rebuild || reselect || step_start ? idle_rows(p, mt, pp) : nullptr;
+    // Sleeping rows get no pair list; rows woken since the selection get theirs at a step start.
+    const std::uint8_t* idle = rebuild || reselect || step_start ? idle_rows(p, mt, pp) : nullptr;
     if (rebuild || reselect) {
         nl.select_pairs(p, p.x_selected, idle);
         quiet_walls_.clear();

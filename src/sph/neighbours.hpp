@@ -11,10 +11,10 @@
 // The pair lists are narrower: for each owned dynamic particle (with sleeping regions, each
 // awake one), the entries of its Verlet row within h_ab + margin of the positions
 // y = ParticleSet::x_selected at their selection (select_pairs): those within the support at
-// y first, then those of the margin, each in row order (pair_selection.hpp). They hold every interacting pair until some particle has moved
-// margin / 2 from y (both ends of a pair then moved less than margin in all), and the pair
-// loops visit them at every evaluation instead of testing the wider Verlet rows again; the
-// few entries beyond h_ab give exact zeros there.
+// y first, then those of the margin, each in row order (pair_selection.hpp). They hold every
+// interacting pair until some particle has moved margin / 2 from y (both ends of a pair then
+// moved less than margin in all), and the pair loops visit them at every evaluation instead
+// of testing the wider Verlet rows again; the few entries beyond h_ab give exact zeros there.
 //
 // The lists are a function of y alone, whatever Verlet list they were filtered from. That list
 // holds every pair within h_ab + margin of y when every y lies within (skin - margin) / 2 of
