@@ -63,13 +63,17 @@ def build_case(rs, case):
     return sim, None
 
 
-def worker(python_dir, case, steps):
+def worker(python_dir, case, steps, wall_contact):
     """Set up, then one burst per line on stdin; prints each burst's wall seconds, and at EOF
-    a hash of the state (positions, velocities, density in id order)."""
+    a hash of the state (positions, velocities, density in id order). wall_contact: the
+    walls' law to set, "-" for the build's default (a build without the option has only
+    bonded walls)."""
     sys.path.insert(0, python_dir)
     import numpy as np
     import regosph as rs
     sim, dt = build_case(rs, case)
+    if wall_contact != "-" and hasattr(sim.physics, "wall_contact"):
+        sim.physics.wall_contact = wall_contact
     sim.integrator.tune_threads = False  # exactly OMP_NUM_THREADS threads
     cap = dt if dt is not None else 1.0  # advance: one accepted step of at most cap [s]
 
@@ -99,6 +103,10 @@ def main():
                     "collapse 150, sampler 80, sampler3d 4; a few tenths of a second each)")
     ap.add_argument("--threads", default="1",
                     help="OpenMP threads of both sides, or A,B (e.g. 1,2)")
+    ap.add_argument("--wall-contact", default="-",
+                    help="the walls' law on both sides (physics.wall_contact, where the build "
+                         "has it; a build without it is bonded): e.g. bonded, to compare with "
+                         "a tree from before the option")
     args = ap.parse_args()
     for side in (args.a, args.b):
         if not (Path(side) / "regosph" / "__init__.py").is_file():
@@ -110,7 +118,8 @@ def main():
     if len(threads) != 2 or not all(t.isdigit() and int(t) > 0 for t in threads):
         sys.exit(f"ab_bursts.py: --threads {args.threads}: give N or A,B (positive integers)")
     steps = args.steps or DEFAULT_STEPS[args.case]
-    workers = [subprocess.Popen([sys.executable, __file__, "--worker", side, args.case, str(steps)],
+    workers = [subprocess.Popen([sys.executable, __file__, "--worker", side, args.case, str(steps),
+                                 args.wall_contact],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                 env=dict(os.environ, OMP_NUM_THREADS=t))
                for side, t in zip((args.a, args.b), threads)]
@@ -143,7 +152,7 @@ def main():
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--worker":
-        worker(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    if len(sys.argv) == 6 and sys.argv[1] == "--worker":
+        worker(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
     else:
         main()

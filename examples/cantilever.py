@@ -131,8 +131,9 @@ def build(rows, kernel_correction=False):
                  material=beam, motion="dynamic", spacing=dx,
                  smoothing_length=SMOOTHING_FACTOR * dx)
     clamp = rs.rectangle((-CLAMP_COLUMNS * dx, 0.0), (0.0, THICKNESS))
+    # A clamp holds the beam's root in tension as in compression: bonded.
     sim.add_body("clamp", rs.lattice_fill(clamp, dx), material=beam, motion="fixed", spacing=dx,
-                 smoothing_length=SMOOTHING_FACTOR * dx)
+                 smoothing_length=SMOOTHING_FACTOR * dx, contact="bonded")
     return sim
 
 

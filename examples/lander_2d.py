@@ -112,9 +112,9 @@ def main(setup=None):
                     help="the soil's constitutive law (prepared_bed.build)")
     ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
     ap.add_argument("--end-time", type=float, default=2.0, help="[s]")
-    ap.add_argument("--wall-contact", choices=("bonded", "unilateral", "tension_cut"), default="bonded",
+    ap.add_argument("--wall-contact", choices=("bonded", "unilateral", "tension_cut"), default=None,
                     help="the regolith's contact with the lander and the walls "
-                         "(physics.wall_contact)")
+                         "(physics.wall_contact; default: the run's, tension_cut)")
     ap.add_argument("--output", required=True)
     run_control.add_arguments(ap)
     args = ap.parse_args()
@@ -122,7 +122,8 @@ def main(setup=None):
     try:
         setup.ensure_bed(args.bed, args.spacing, args.bed_depth, **regolith)
         sim = setup.build(args.bed, args.incidence, args.spacing, args.bed_depth, **regolith)
-        sim.physics.wall_contact = args.wall_contact
+        if args.wall_contact is not None:
+            sim.physics.wall_contact = args.wall_contact
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return run_control.EXIT_REFUSED

@@ -95,15 +95,15 @@ void bind_interface_and_sleep(py::class_<PhysicsParameters>& physics) {
         physics, "wall_contact", &PhysicsParameters::wall_contact, &wall_contact_name,
         +[](const std::string& name) { return wall_contact_from_name(name); },
         "The soil's contact with the walls, tools and bodies that do not set their own "
-        "(add_body's contact): 'bonded' (default), every pair with a wall particle carries "
-        "the stress extrapolated to the wall, tension included, as across a symmetry "
-        "plane; 'unilateral', a pair that opens while its normal stress is not compressive "
-        "beyond wall_adhesion carries nothing, so the soil separates from the wall; "
-        "'tension_cut', every pair keeps its shear and compression but no tensile normal "
-        "stress beyond wall_adhesion (docs/guide/physics.md).");
+        "(add_body's contact): 'tension_cut' (default), a soil-wall pair whose normal stress "
+        "is tensile beyond wall_adhesion carries nothing, so the soil separates from the wall, "
+        "and every other pair keeps its shear and compression; 'unilateral', a pair that opens "
+        "while its normal stress is not compressive beyond wall_adhesion carries nothing; "
+        "'bonded', every pair with a wall particle carries the stress extrapolated to the wall, "
+        "tension included, as across a symmetry plane (docs/guide/physics.md).");
     physics
         .def_readwrite("wall_adhesion", &PhysicsParameters::wall_adhesion,
-                       "The tensile normal stress [Pa] an opening soil-wall interface carries "
+                       "The tensile normal stress [Pa] a soil-wall interface carries "
                        "with wall_contact = 'unilateral' or 'tension_cut' (for bodies that set no contact of "
                        "their own); >= 0, default 0.")
         .def_readwrite("sleep", &PhysicsParameters::sleep,
@@ -275,10 +275,11 @@ void bind_setup(py::class_<Simulation>& sim) {
             "'world' or 'body' frame, fixed_dofs from x, y, z, rx, ry, rz: prescribed by "
             "kinematics when given, else locked). wall_friction of a boundary body: 'no-slip' "
             "(default), 'free-slip' (symmetry planes) or a Coulomb coefficient mu_w >= 0. "
-            "contact of a boundary body: 'unilateral' (the soil separates from it, carrying "
-            "no tension beyond adhesion [Pa], default 0), 'tension_cut' (the wall keeps its "
-            "shear and compression, no tension beyond adhesion) or 'bonded' (every pair "
-            "carries tension: a symmetry plane); default: physics.wall_contact and "
+            "contact of a boundary body: 'tension_cut' (the soil separates from it where it pulls "
+            "beyond adhesion [Pa], default 0; it keeps its shear and compression elsewhere), "
+            "'unilateral' (a pair that opens without compression beyond adhesion carries "
+            "nothing) or 'bonded' (every pair carries tension: a symmetry plane, a clamp); "
+            "default: physics.wall_contact and "
             "wall_adhesion.");
 }
 

@@ -42,10 +42,11 @@ struct LoadRequest {
 // The soil's contact with a boundary body's particles (rhs::WallSeparation). 'unilateral': a
 // pair that opens (v_ab . x_ab > 0) while its normal stress is not compressive beyond the
 // adhesion carries nothing, so that the soil leaves the wall instead of being held by tension
-// (walls, tools, bodies). 'tension_cut': every pair stays in contact, but the normal part of
-// its stress along the pair is cut to the adhesion where it is tensile beyond it (its shear
-// and its compression are those of 'bonded'). 'bonded': every pair carries the stress
-// extrapolated to the wall whatever its sign, as the soil beyond a symmetry plane would.
+// (walls, tools, bodies). 'tension_cut': a pair whose normal stress along it is tensile beyond
+// the adhesion carries nothing, opening or not (the interface has opened); every other pair is
+// in contact as with 'bonded', with its shear and its compression. 'bonded': every pair carries
+// the stress extrapolated to the wall whatever its sign, as the soil beyond a symmetry plane
+// would.
 enum class WallContact { bonded, unilateral, tension_cut };
 
 struct InterfaceLaw {
@@ -57,8 +58,8 @@ struct InterfaceLaw {
         return contact == WallContact::unilateral ? adhesion
                                                   : std::numeric_limits<double>::infinity();
     }
-    // 'tension_cut': the largest tensile normal stress a pair carries [Pa]; +inf (no cut) for
-    // the other laws.
+    // 'tension_cut': the tensile normal stress beyond which any pair drops out [Pa]; +inf
+    // (never) for the other laws.
     double normal_limit() const {
         return contact == WallContact::tension_cut ? adhesion
                                                    : std::numeric_limits<double>::infinity();

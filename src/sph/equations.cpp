@@ -336,7 +336,7 @@ template <class S>
     if constexpr (S::Loads) walls = rhs::slip_walls<S>(rec, pa.rec, partners, sink.any_slip);
     rhs::WallSums<Dim> wall_sums;
     auto terms = rhs::compose(std::tuple_cat(
-        rhs::when<S::Unilateral>(rhs::WallSeparation<S>{}),
+        rhs::when<S::Unilateral>(rhs::WallSeparation<S>(walls)),
         std::make_tuple(rhs::Continuity<S>{}),
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
         std::make_tuple(rhs::VelocityGradient<S>{}),

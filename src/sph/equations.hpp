@@ -60,10 +60,10 @@ struct PhysicsParameters {
     // runs with the Riemann solver's dissipation only (DensityDiffusion, rhs_terms.hpp).
     double density_diffusion = 0.0;
     // The soil's contact with the walls, tools and bodies that do not name their own
-    // (Body::interface; InterfaceLaw, body_loads.hpp): 'bonded', or 'unilateral' with
-    // wall_adhesion, the tensile normal stress an opening pair still carries [Pa].
+    // (Body::interface; InterfaceLaw, body_loads.hpp): 'tension_cut' (the soil separates
+    // where it pulls beyond wall_adhesion [Pa]), 'unilateral' or 'bonded'.
     using WallContact = regosph::WallContact;
-    WallContact wall_contact = WallContact::bonded;
+    WallContact wall_contact = WallContact::tension_cut;
     double wall_adhesion = 0.0;
     InterfaceLaw interface_law() const { return {wall_contact, wall_adhesion}; }
     // Sleeping regions (sph/sleep_regions.hpp): dynamic particles whose neighbourhood is at

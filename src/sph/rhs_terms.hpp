@@ -153,9 +153,8 @@ struct PairBlock {
     Mask8 wall;          // the partner is a boundary particle (false in runs without walls)
     // Handed on: the relative velocity that enters the strain rate (WallProjection projects it
     // on a slip wall's normal) and the partner's wall law mu_wall, the viscosity Pi_ab, the
-    // momentum term t per unit m_b, the artificial stress's weight f^n and term, and the
-    // tensile normal stress WallSeparation cuts from a wall pair, per rho^2 [Pa m^6/kg^2].
-    Vec8 dv_strain[Dim], mu_wall, pi, t[Dim], fn, ta[Dim], normal_cut;
+    // momentum term t per unit m_b, and the artificial stress's weight f^n and term.
+    Vec8 dv_strain[Dim], mu_wall, pi, t[Dim], fn, ta[Dim];
 
     PairBlock(const Field& f, const std::uint32_t* block, const ParticleA<S>& a,
               const double (&xa)[Dim], const double (&va)[Dim], const PairGeometry& geo)
@@ -187,7 +186,6 @@ struct PairBlock {
         mu_wall = zero - 1.0;
         pi = zero;
         fn = zero;
-        normal_cut = zero;
         for (int d = 0; d < Dim; ++d) t[d] = ta[d] = zero;
     }
 };
@@ -216,55 +214,6 @@ struct PairSums {
 };
 
 // ---- The terms ----------------------------------------------------------------------------
-
-// The unilateral contact with walls, tools and bodies (InterfaceLaw, body_loads.hpp): a pair
-// with a boundary partner drops out of every term after this one (its kernel gradient and
-// dv . grad become 0: no continuity, strain rate, momentum, artificial stress, load or pair
-// work) while it opens, v_ab . x_ab > 0, and its normal stress is not compressive beyond the
-// partner's tension limit sigma_adh (its body's adhesion; +inf for a bonded body, whose pairs
-// never drop out),
-//   n . (sigma_a / rho_a^2 + sigma_b / rho_b^2) . n >= sigma_adh (1 / rho_a^2 + 1 / rho_b^2),
-// n = x_ab / r: Signorini's conditions pair by pair (an opening gap carries no tension beyond
-// the adhesion; a closing or compressed pair is in contact). The test reads the present state
-// only (no history: restarts need nothing of it), so a contact at rest under compression is
-// the same as a bonded one. With a finite normal limit sigma_n ('tension_cut') the pair stays
-// in every term, and where n . (s_a + s_b) . n, s = sigma / rho^2, exceeds
-// sigma_n (1 / rho_a^2 + 1 / rho_b^2) the excess is handed on (normal_cut) for Momentum to take
-// out of the pair's stress along n: the wall keeps its shear and its compression and carries
-// no tension beyond sigma_n. Runs first in the composition, in runs with a unilateral or
-// tension-cut wall (Shape::Unilateral).
-template <class S>
-struct WallSeparation {
-    static constexpr int Dim = S::Dim;
-    using R = Record<S>;
-    double sa[R::kStress];
-    double rho2_a = 0.0;
-    void begin(const ParticleA<S>& a) {
-        for (int t = 0; t < R::kStress; ++t) sa[t] = a.at(R::stress + t);
-        rho2_a = a.at(R::rho) * a.at(R::rho);
-    }
-    template <class P>
-    void add(P& pair) {
-        const Vec8 zero = kernel::splat<Vec8>(0.0);
-        // r^2 n . (s_a + s_b) . n, s = sigma / rho^2 (sigma L / rho^2 with the pre-pass).
-        Vec8 normal = zero;
-        for (int i = 0; i < Dim; ++i)
-            for (int j = 0; j < Dim; ++j) {
-                const int slot = S::Prepass ? i * Dim + j : pair_terms::packed_slot<Dim>[i][j];
-                normal += pair.dx[i] * pair.dx[j] * (sa[slot] + pair.field(R::stress + slot));
-            }
-        // Both sides times rho_a^2 rho_b^2: no division.
-        const Vec8 rho2_b = pair.field(R::rho) * pair.field(R::rho);
-        const Vec8 limit = pair.field(R::tension_limit) * (rho2_a + rho2_b) * pair.r * pair.r;
-        const Vec8 weighted = normal * rho2_a * rho2_b;
-        const Mask8 free = pair.wall && pair.vr > 0.0 && weighted >= limit;
-        for (int d = 0; d < Dim; ++d) pair.grad[d] = free ? zero : pair.grad[d];
-        pair.dv_dot_grad = free ? zero : pair.dv_dot_grad;
-        const Vec8 cut_at = pair.field(R::normal_limit) * (rho2_a + rho2_b) * pair.r * pair.r;
-        const Mask8 cut = pair.wall && weighted > cut_at;
-        pair.normal_cut = cut ? (weighted - cut_at) / (rho2_a * rho2_b * pair.r * pair.r) : zero;
-    }
-};
 
 // Continuity (eq. 31): sum_b V_b (v_a - v_b) . grad_a W_ab; finish_particle multiplies by rho_a.
 template <class S>
@@ -430,10 +379,8 @@ struct DensityDiffusion {
 
 // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab, or
 // with the kernel correction the variational form with sigma L / rho^2 (gradient_correction.hpp),
-// plus the artificial stress's m_b f^n t^art where the run has it, less a wall pair's tensile
-// normal stress beyond its normal limit (WallSeparation's normal_cut c: grad_a W_ab lies along
-// n, so cutting c n n from the pair's stress takes c grad_a W_ab from its term). Hands on t
-// (per unit m_b) to the loads and the energy budget.
+// plus the artificial stress's m_b f^n t^art where the run has it. Hands on t (per unit m_b) to
+// the loads and the energy budget.
 template <class S>
 struct Momentum {
     static constexpr int Dim = S::Dim;
@@ -449,8 +396,6 @@ struct Momentum {
         pair_terms::momentum<Dim, S::Prepass>(
             sa, [&](int slot) { return pair.field(Record<S>::stress + slot); }, pair.pi,
             pair.grad, pair.t);
-        if constexpr (S::Unilateral)
-            for (int i = 0; i < Dim; ++i) pair.t[i] -= pair.normal_cut * pair.grad[i];
         for (int i = 0; i < Dim; ++i) acc[i] += pair.m_b * pair.t[i];
         // The artificial stress handed on (ArtificialStress runs before this term), added
         // after the momentum in the same lanes.

@@ -168,6 +168,84 @@ SlipWalls<S::Dim> slip_walls(const double* rec, const double* rec_a,
     return w;
 }
 
+// The soil's contact with walls, tools and bodies (InterfaceLaw, body_loads.hpp). A pair with a
+// boundary partner that is out of contact drops out of every term after this one (its kernel
+// gradient and dv . grad become 0: no continuity, strain rate, momentum, artificial stress, load
+// or pair work). Out of contact is decided from the normal stress across the interface,
+//   sigma_nn = n . (sigma_a / rho_a^2 + sigma_b / rho_b^2) . n  against
+//   sigma_adh (1 / rho_a^2 + 1 / rho_b^2),
+// with sigma_adh the partner's limit (its body's adhesion; +inf for a bonded body, whose pairs
+// never drop out):
+// - 'unilateral' (tension_limit): the pair opens, v_ab . x_ab > 0, and sigma_nn is not
+//   compressive beyond the limit (>=): Signorini's conditions pair by pair.
+// - 'tension_cut' (normal_limit): sigma_nn is tensile beyond the limit (>), opening or not: the
+//   interface has opened, so the wall's velocity no longer enters the soil's strain rate and its
+//   extrapolated stress no longer pulls (a pair that kept its kinematic terms would stretch the
+//   soil by the wall's motion and push it back as the stretch recoils). A pair at zero stress,
+//   at a free surface or a cracked toe, keeps its no-slip grip.
+// n is the wall normal where the partner is a slip wall (SlipWalls: a Coulomb or free-slip
+// wall, whose normal the run knows) and the pair's direction x_ab / r otherwise. Along the
+// wall normal a block sliding under its weight is compressed across the interface whatever
+// its shear; along an oblique pair the same shear reads as tension, and dropping those pairs
+// would take part of the friction away. The test reads the present state only (no history:
+// restarts need nothing of it), so a contact at rest under compression is the same as a bonded
+// one. Runs first in the composition, in runs with a unilateral or tension-cut wall
+// (Shape::Unilateral).
+template <class S>
+struct WallSeparation {
+    static constexpr int Dim = S::Dim;
+    using R = Record<S>;
+    double sa[R::kStress];
+    double rho2_a = 0.0;
+    bool slip = false;    // a has slip-wall partners, whose normal is n
+    double n[Dim] = {};
+    explicit WallSeparation(const SlipWalls<Dim>& walls) : slip(walls.slip) {
+        for (int d = 0; d < Dim; ++d) n[d] = walls.n[d];
+    }
+    void begin(const ParticleA<S>& a) {
+        for (int t = 0; t < R::kStress; ++t) sa[t] = a.at(R::stress + t);
+        rho2_a = a.at(R::rho) * a.at(R::rho);
+    }
+    template <class P>
+    void add(P& pair) {
+        const Vec8 zero = kernel::splat<Vec8>(0.0);
+        // r^2 sigma_nn: along the pair, x_ab . (s_a + s_b) . x_ab, s = sigma / rho^2 (sigma L /
+        // rho^2 with the pre-pass).
+        Vec8 normal = zero;
+        for (int i = 0; i < Dim; ++i)
+            for (int j = 0; j < Dim; ++j)
+                normal += pair.dx[i] * pair.dx[j] * stress_sum(pair, i, j);
+        if constexpr (S::Loads) {
+            if (slip) {
+                Vec8 along_wall = zero;
+                for (int i = 0; i < Dim; ++i)
+                    for (int j = 0; j < Dim; ++j)
+                        along_wall += (n[i] * n[j]) * stress_sum(pair, i, j);
+                const Mask8 slip_wall = pair.wall && pair.field(R::wall_mu) >= 0.0;
+                normal = slip_wall ? along_wall * pair.r * pair.r : normal;
+            }
+        }
+        // Both sides times rho_a^2 rho_b^2 r^2: no division.
+        const Vec8 rho2_b = pair.field(R::rho) * pair.field(R::rho);
+        const Vec8 weighted = normal * rho2_a * rho2_b;
+        const Vec8 scale = (rho2_a + rho2_b) * pair.r * pair.r;
+        const Mask8 opening = pair.vr > 0.0 && weighted >= pair.field(R::tension_limit) * scale;
+        Mask8 torn = weighted > pair.field(R::normal_limit) * scale;
+        if constexpr (S::Loads)
+            if (slip) torn = torn && (pair.vr > 0.0 || pair.field(R::wall_mu) < 0.0);
+        const Mask8 free = pair.wall && (opening || torn);
+        for (int d = 0; d < Dim; ++d) pair.grad[d] = free ? zero : pair.grad[d];
+        pair.dv_dot_grad = free ? zero : pair.dv_dot_grad;
+    }
+
+private:
+    template <class P>
+    Vec8 stress_sum(const P& pair, int i, int j) const {
+        const int slot = S::Prepass ? i * Dim + j : pair_terms::packed_slot<Dim>[i][j];
+        return sa[slot] + pair.field(R::stress + slot);
+    }
+};
+
 // A slip-wall partner's relative velocity enters the strain rate along the wall normal only,
 // (dv . n) n: hands on the partner's wall law (mu_wall) and the relative velocity of the strain
 // rate (dv_strain), so it runs before VelocityGradient.

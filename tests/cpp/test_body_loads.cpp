@@ -85,8 +85,11 @@ Derivatives evaluate(const ParticleSet& p, double artificial_stress, const LoadR
     NeighbourList nl;
     nl.build(p, 0.2e-3, 0.1e-3);
     nl.select_pairs(p, p.x);
+    // Bonded: the block's tension (which switches the artificial stress on) reaches the plate.
+    PhysicsParameters pp;
+    pp.wall_contact = WallContact::bonded;
     Derivatives d;
-    compute_derivatives(p, nl, table, PhysicsParameters{}, d, request);
+    compute_derivatives(p, nl, table, pp, d, request);
     return d;
 }
 

@@ -275,7 +275,7 @@ def test_a_bed_of_mohr_coulomb_soil_relaxes_and_reports_name_its_law(tmp_path):
     lines = validation.physics_section([out])
     assert lines[2].startswith("- material regolith: MohrCoulomb (phi 42 deg, psi 0 deg, c 0 Pa, "
                                "sigma_t 0 Pa")
-    assert lines[-2].startswith("- wall contact: box bonded")
+    assert lines[-2].startswith("- wall contact: box tension_cut")
     assert lines[-1].startswith("- numerical dissipation: Monaghan artificial viscosity")
     with pytest.raises(ValueError, match="law = 'MohrCoulmb': one of"):
         prepared_bed.build(0.1, 0.1, 9.81, DX, law="MohrCoulmb")

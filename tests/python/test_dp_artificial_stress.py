@@ -33,7 +33,7 @@ def tensile_block(tmp_path, **options):
     box = rs.subtract(rs.rectangle((-t, -t), (0.1 + t, 0.1 + t)),
                       rs.rectangle((0.0, 0.0), (0.1, 0.1)))
     sim.add_body("box", rs.lattice_fill(box, DX), material=wall, motion="fixed", spacing=DX,
-                 smoothing_length=2.5 * DX)
+                 smoothing_length=2.5 * DX, contact="bonded")
     soil_rows = np.asarray(sim.body) == 0
     stress = np.asarray(sim.stress).copy()
     stress[soil_rows, :3] = TENSION

@@ -1,5 +1,5 @@
 """The soil's contact with walls (add_body's contact and adhesion, the run's default
-physics.wall_contact and wall_adhesion; rhs_terms.hpp WallSeparation): a cohesive block
+physics.wall_contact and wall_adhesion; wall_terms.hpp WallSeparation): a cohesive block
 launched off a floor without gravity leaves it at its launch speed with 'unilateral' and
 'tension_cut' and is held by the floor's extrapolated tension with 'bonded'; a block resting on
 the floor under gravity is the same with all three; a block sliding on the floor keeps the
@@ -152,11 +152,10 @@ def test_bad_contact_options_are_named(tmp_path):
 
 
 def test_tension_cut_lets_a_launched_block_go_that_bonded_holds(tmp_path):
-    # Measured after 0.05 s: 0.033 m/s with 'tension_cut' against -0.8 mm/s 'bonded'. The cut
-    # is of the stress along each pair: oblique floor pairs still pass the tangential part of
-    # the block's stretched bottom rows, so it is slower than the free flight of 'unilateral'.
+    # Every floor pair is torn once the block's bottom rows are stretched: it leaves at its
+    # launch speed (measured: 0.09999 m/s after 0.05 s, 'bonded' -0.8 mm/s).
     v_cut = block_state(launched("tension_cut", tmp_path))[0][:, 1].mean()
-    assert v_cut > 0.25 * LAUNCH
+    assert v_cut == pytest.approx(LAUNCH, rel=0.01)
     run = json.loads((tmp_path / "tension_cut" / "run.json").read_text())
     assert run["physics"]["wall_contact"] == "tension_cut"
     assert run["bodies"][1]["contact"] == "tension_cut" and run["bodies"][1]["adhesion_Pa"] == 0.0
@@ -166,8 +165,9 @@ def test_tension_cut_keeps_a_block_at_rest_and_a_compressed_contact(tmp_path):
     (u_b, v_b, s_b), (u_c, v_c, s_c) = (settled(c, tmp_path) for c in ("bonded", "tension_cut"))
     weight = SOIL["density"] * 9.81 * 0.05  # the stress at the floor [Pa]
     assert np.abs(u_c).max() < 0.01 * DX
-    # Measured: 1.3e-5 of the weight, at the bottom corners' moment of tension.
-    assert np.abs(s_c - s_b).max() < 1e-3 * weight
+    # As with 'unilateral': only the bottom corners, in tension for a moment after the
+    # geostatic start, leave the floor (measured: 0.2 % of the weight).
+    assert np.abs(s_c - s_b).max() < 5e-3 * weight
     # The cohesionless slump: every floor pair compressed, to the bit bonded.
     (u_b, _, s_b), (u_c, _, s_c) = (settled(c, tmp_path / "slump", cohesion=0.0)
                                     for c in ("bonded", "tension_cut"))

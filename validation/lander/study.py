@@ -60,21 +60,22 @@ def case_name(depth, incidence, **regolith):
     return f"d{depth:.2f}_i{incidence:g}{material_suffix(**regolith)}"
 
 
-def run_case(runs_dir, depth, incidence, spacing, end_time, dim=2, wall_contact="bonded",
+def run_case(runs_dir, depth, incidence, spacing, end_time, dim=2, wall_contact=None,
              **regolith):
     """Prepare the bed if needed and run one case unless it has finished; returns its dir.
-    wall_contact: physics.wall_contact of the impact (the directory name ends in
-    _unilateral for that one); regolith: overrides of prepared_bed.REGOLITH (cohesion,
+    wall_contact: physics.wall_contact of the impact, None for the run's default (the
+    directory name ends in the law's name when one is given); regolith: overrides of prepared_bed.REGOLITH (cohesion,
     friction_angle)."""
     setup = SETUPS[dim]
     bed_name = f"bed_{depth:.2f}{material_suffix(**regolith)}_{spacing:g}"
     bed = setup.ensure_bed(str(runs_dir / bed_name), spacing, depth, **regolith)
-    contact = "" if wall_contact == "bonded" else f"_{wall_contact}"
+    contact = "" if wall_contact is None else f"_{wall_contact}"
     out = runs_dir / (case_name(depth, incidence, **regolith) + contact)
     if out.is_dir() and (out / "run.json").is_file() and post.Run(out).finished:
         return out
     sim = setup.build(bed, incidence, spacing, depth, **regolith)
-    sim.physics.wall_contact = wall_contact
+    if wall_contact is not None:
+        sim.physics.wall_contact = wall_contact
     start = time.time()
     summary = sim.run(end_time, output_dir=str(out), snapshot_interval=end_time / 20,
                       diagnostics_every=5, overwrite=True, progress_interval=0.0,
@@ -214,9 +215,9 @@ def main():
                     help="skip the cohesion and friction-angle runs (SENSITIVITY)")
     ap.add_argument("--sensitivity-only", action="store_true",
                     help="only the cohesion and friction-angle runs (SENSITIVITY)")
-    ap.add_argument("--wall-contact", choices=("bonded", "unilateral", "tension_cut"), default="bonded",
+    ap.add_argument("--wall-contact", choices=("bonded", "unilateral", "tension_cut"), default=None,
                     help="the regolith's contact with the lander and the walls "
-                         "(physics.wall_contact)")
+                         "(physics.wall_contact; default: the run's, tension_cut)")
     args = ap.parse_args()
     runs_dir = Path(args.runs_dir)
     out = Path(args.out) if args.out else HERE / ("quick_2d" if args.dim == 2 else "study_3d")

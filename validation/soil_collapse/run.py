@@ -103,6 +103,10 @@ def parser():
     ap.add_argument("--geostatic", action="store_true",
                     help="the block starts in its own weight (Jaky's K0), as behind the gate "
                          "before its release; default stress-free (the paper's)")
+    ap.add_argument("--wall-contact", choices=("tension_cut", "unilateral", "bonded"),
+                    default=None,
+                    help="the soil's contact with the walls (physics.wall_contact; default "
+                         "the run's, tension_cut)")
     ap.add_argument("--compare-only", action="store_true",
                     help="do not run; compare the existing run in --output")
     run_control.add_arguments(ap)
@@ -124,6 +128,8 @@ def build_case(args):
     sim.physics.av_switch = args.av_switch
     sim.physics.riemann_pairs = args.riemann_pairs
     sim.physics.density_diffusion = args.density_diffusion
+    if args.wall_contact is not None:
+        sim.physics.wall_contact = args.wall_contact
     metadata = {"setup": "soil_collapse validation", "spacing_m": repr(args.spacing),
                 "viscosity_sound_speed_m_s": repr(args.viscosity_sound_speed)}
     if args.kernel_correction:
