@@ -96,8 +96,9 @@ void bind_interface_and_sleep(py::class_<PhysicsParameters>& physics) {
         +[](const std::string& name) { return wall_contact_from_name(name); },
         "The soil's contact with the walls, tools and bodies that do not set their own "
         "(add_body's contact): 'tension_cut' (default), a soil-wall pair whose normal stress "
-        "is tensile beyond wall_adhesion carries nothing, so the soil separates from the wall, "
-        "and every other pair keeps its shear and compression; 'unilateral', a pair that opens "
+        "is tensile beyond wall_adhesion carries no stress (and nothing at all while it opens), "
+        "so the soil separates from the wall, and every other pair keeps its shear and "
+        "compression; 'unilateral', a pair that opens "
         "while its normal stress is not compressive beyond wall_adhesion carries nothing; "
         "'bonded', every pair with a wall particle carries the stress extrapolated to the wall, "
         "tension included, as across a symmetry plane (docs/guide/physics.md).");

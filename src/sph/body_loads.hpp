@@ -42,11 +42,10 @@ struct LoadRequest {
 // The soil's contact with a boundary body's particles (rhs::WallSeparation). 'unilateral': a
 // pair that opens (v_ab . x_ab > 0) while its normal stress is not compressive beyond the
 // adhesion carries nothing, so that the soil leaves the wall instead of being held by tension
-// (walls, tools, bodies). 'tension_cut': a pair whose normal stress along it is tensile beyond
-// the adhesion carries nothing, opening or not (the interface has opened); every other pair is
-// in contact as with 'bonded', with its shear and its compression. 'bonded': every pair carries
-// the stress extrapolated to the wall whatever its sign, as the soil beyond a symmetry plane
-// would.
+// (walls, tools, bodies). 'tension_cut': a pair whose normal stress is tensile beyond the
+// adhesion carries nothing while it opens and no stress while it closes; every other pair is in
+// contact as with 'bonded', with its shear and its compression. 'bonded': every pair carries the
+// stress extrapolated to the wall whatever its sign, as the soil beyond a symmetry plane would.
 enum class WallContact { bonded, unilateral, tension_cut };
 
 struct InterfaceLaw {
@@ -58,8 +57,8 @@ struct InterfaceLaw {
         return contact == WallContact::unilateral ? adhesion
                                                   : std::numeric_limits<double>::infinity();
     }
-    // 'tension_cut': the tensile normal stress beyond which any pair drops out [Pa]; +inf
-    // (never) for the other laws.
+    // 'tension_cut': the tensile normal stress beyond which a pair carries no stress [Pa];
+    // +inf (never) for the other laws.
     double normal_limit() const {
         return contact == WallContact::tension_cut ? adhesion
                                                    : std::numeric_limits<double>::infinity();

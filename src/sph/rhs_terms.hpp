@@ -153,8 +153,10 @@ struct PairBlock {
     Mask8 wall;          // the partner is a boundary particle (false in runs without walls)
     // Handed on: the relative velocity that enters the strain rate (WallProjection projects it
     // on a slip wall's normal) and the partner's wall law mu_wall, the viscosity Pi_ab, the
-    // momentum term t per unit m_b, and the artificial stress's weight f^n and term.
+    // momentum term t per unit m_b, the artificial stress's weight f^n and term, and whether
+    // WallSeparation found a closing wall pair in tension (its momentum carries no stress).
     Vec8 dv_strain[Dim], mu_wall, pi, t[Dim], fn, ta[Dim];
+    Mask8 stress_free;
 
     PairBlock(const Field& f, const std::uint32_t* block, const ParticleA<S>& a,
               const double (&xa)[Dim], const double (&va)[Dim], const PairGeometry& geo)
@@ -186,6 +188,7 @@ struct PairBlock {
         mu_wall = zero - 1.0;
         pi = zero;
         fn = zero;
+        stress_free = wall && !wall;
         for (int d = 0; d < Dim; ++d) t[d] = ta[d] = zero;
     }
 };
@@ -379,8 +382,9 @@ struct DensityDiffusion {
 
 // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab, or
 // with the kernel correction the variational form with sigma L / rho^2 (gradient_correction.hpp),
-// plus the artificial stress's m_b f^n t^art where the run has it. Hands on t (per unit m_b) to
-// the loads and the energy budget.
+// plus the artificial stress's m_b f^n t^art where the run has it. A closing wall pair in
+// tension (WallSeparation's stress_free) keeps only the dissipation, -Pi_ab grad_a W_ab. Hands
+// on t (per unit m_b) to the loads and the energy budget.
 template <class S>
 struct Momentum {
     static constexpr int Dim = S::Dim;
@@ -396,6 +400,9 @@ struct Momentum {
         pair_terms::momentum<Dim, S::Prepass>(
             sa, [&](int slot) { return pair.field(Record<S>::stress + slot); }, pair.pi,
             pair.grad, pair.t);
+        if constexpr (S::Unilateral)
+            for (int i = 0; i < Dim; ++i)
+                pair.t[i] = pair.stress_free ? -pair.pi * pair.grad[i] : pair.t[i];
         for (int i = 0; i < Dim; ++i) acc[i] += pair.m_b * pair.t[i];
         // The artificial stress handed on (ArtificialStress runs before this term), added
         // after the momentum in the same lanes.

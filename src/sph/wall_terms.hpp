@@ -168,29 +168,29 @@ SlipWalls<S::Dim> slip_walls(const double* rec, const double* rec_a,
     return w;
 }
 
-// The soil's contact with walls, tools and bodies (InterfaceLaw, body_loads.hpp). A pair with a
-// boundary partner that is out of contact drops out of every term after this one (its kernel
-// gradient and dv . grad become 0: no continuity, strain rate, momentum, artificial stress, load
-// or pair work). Out of contact is decided from the normal stress across the interface,
+// The soil's contact with walls, tools and bodies (InterfaceLaw, body_loads.hpp), decided pair
+// by pair from the normal stress across the interface,
 //   sigma_nn = n . (sigma_a / rho_a^2 + sigma_b / rho_b^2) . n  against
 //   sigma_adh (1 / rho_a^2 + 1 / rho_b^2),
-// with sigma_adh the partner's limit (its body's adhesion; +inf for a bonded body, whose pairs
-// never drop out):
-// - 'unilateral' (tension_limit): the pair opens, v_ab . x_ab > 0, and sigma_nn is not
-//   compressive beyond the limit (>=): Signorini's conditions pair by pair.
-// - 'tension_cut' (normal_limit): sigma_nn is tensile beyond the limit (>), opening or not: the
-//   interface has opened, so the wall's velocity no longer enters the soil's strain rate and its
-//   extrapolated stress no longer pulls (a pair that kept its kinematic terms would stretch the
-//   soil by the wall's motion and push it back as the stretch recoils). A pair at zero stress,
-//   at a free surface or a cracked toe, keeps its no-slip grip.
+// with sigma_adh the partner's limit (its body's adhesion; +inf for a bonded body), and from
+// whether the pair opens, v_ab . x_ab > 0. An opening pair out of contact drops out of every term
+// after this one (its kernel gradient and dv . grad become 0: no continuity, strain rate,
+// momentum, artificial stress, load or pair work):
+// - 'unilateral' (tension_limit): sigma_nn is not compressive beyond the limit (>=):
+//   Signorini's conditions pair by pair.
+// - 'tension_cut' (normal_limit): sigma_nn is tensile beyond the limit (>): the interface has
+//   opened, and a pair at zero stress (a free surface, a cracked toe) keeps its no-slip grip.
+//   A closing pair in tension on a no-slip wall keeps its kinematic terms, so that a particle
+//   that arrives in tension presses on the wall as it comes (without them it passed through a
+//   floor), but its momentum carries no stress (stress_free), only the dissipation.
 // n is the wall normal where the partner is a slip wall (SlipWalls: a Coulomb or free-slip
-// wall, whose normal the run knows) and the pair's direction x_ab / r otherwise. Along the
-// wall normal a block sliding under its weight is compressed across the interface whatever
-// its shear; along an oblique pair the same shear reads as tension, and dropping those pairs
-// would take part of the friction away. The test reads the present state only (no history:
-// restarts need nothing of it), so a contact at rest under compression is the same as a bonded
-// one. Runs first in the composition, in runs with a unilateral or tension-cut wall
-// (Shape::Unilateral).
+// wall, whose normal the run knows; its closing pairs are in contact as they are) and the
+// pair's direction x_ab / r otherwise. Along the wall normal a block sliding under its weight is
+// compressed across the interface whatever its shear; along an oblique pair the same shear
+// reads as tension, and cutting those pairs took part of the friction away. The test reads the
+// present state only (no history: restarts need nothing of it), so a contact at rest under
+// compression is the bonded one. Runs first in the composition, in runs with a unilateral or
+// tension-cut wall (Shape::Unilateral).
 template <class S>
 struct WallSeparation {
     static constexpr int Dim = S::Dim;
@@ -229,13 +229,20 @@ struct WallSeparation {
         const Vec8 rho2_b = pair.field(R::rho) * pair.field(R::rho);
         const Vec8 weighted = normal * rho2_a * rho2_b;
         const Vec8 scale = (rho2_a + rho2_b) * pair.r * pair.r;
-        const Mask8 opening = pair.vr > 0.0 && weighted >= pair.field(R::tension_limit) * scale;
-        Mask8 torn = weighted > pair.field(R::normal_limit) * scale;
-        if constexpr (S::Loads)
-            if (slip) torn = torn && (pair.vr > 0.0 || pair.field(R::wall_mu) < 0.0);
-        const Mask8 free = pair.wall && (opening || torn);
+        const Mask8 opening = pair.vr > 0.0;
+        const Vec8 torn_at = pair.field(R::normal_limit) * scale;
+        const Mask8 torn = weighted > torn_at;
+        const Mask8 free =
+            pair.wall && opening && (weighted >= pair.field(R::tension_limit) * scale || torn);
         for (int d = 0; d < Dim; ++d) pair.grad[d] = free ? zero : pair.grad[d];
         pair.dv_dot_grad = free ? zero : pair.dv_dot_grad;
+        // A closing pair in tension beyond the limit keeps its kinematic terms (as it arrives
+        // its compression must build) but carries no stress (no-slip walls only: a slip wall's
+        // closing pairs are in contact as they are).
+        Mask8 cut = pair.wall && !opening && torn;
+        if constexpr (S::Loads)
+            if (slip) cut = cut && pair.field(R::wall_mu) < 0.0;
+        pair.stress_free = cut;
     }
 
 private:
