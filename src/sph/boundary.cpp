@@ -20,12 +20,14 @@ void extrapolate_range(ParticleSet& p, const NeighbourList& nl, const PhysicsPar
         if (p.kind[w] != ParticleKind::boundary) continue;
         if (sleeping.states) {
             const auto row = nl.row(w);
-            const bool all_asleep =
-                !row.empty() && std::all_of(row.begin(), row.end(), [&](std::uint32_t f) {
-                    return asleep(sleeping.states, f);
-                });
+            const bool all_asleep = std::all_of(row.begin(), row.end(), [&](std::uint32_t f) {
+                return asleep(sleeping.states, f);
+            });
             const bool keep = all_asleep && sleeping.quiet[w] != 0;
-            sleeping.quiet[w] = all_asleep ? 1 : 0;
+            const auto body = static_cast<std::size_t>(p.body[w]);
+            const bool moves = sleeping.moving_body && body < sleeping.moving_body->size() &&
+                               (*sleeping.moving_body)[body] != 0;
+            sleeping.quiet[w] = !all_asleep ? 0 : keep && !moves ? 2 : 1;
             if (keep) continue;
         }
         double g_rel[Dim];  // g - a_w

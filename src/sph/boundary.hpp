@@ -23,15 +23,18 @@ namespace regosph {
 // body: wall_acceleration (one entry per particle, [m/s^2]) for kinematic bodies, zero when
 // null (fixed walls).
 //
-// Sleeping regions (sleep_regions.hpp): a wall whose dynamic neighbours were all asleep when it
-// was last extrapolated, and still are, keeps its values, which are those it would get again
-// (sleeping particles do not change). `states`: the sleep states, null to extrapolate every
-// wall; `quiet`: one flag per owned particle, whether its last extrapolation saw every
-// neighbour asleep, kept by the caller between evaluations and cleared whenever the rows or the
-// walls' values change otherwise (new pair lists, a step's start restored).
+// Sleeping regions (sleep_regions.hpp): a wall whose dynamic neighbours (none, or all) were
+// asleep when it was last extrapolated, and still are, keeps its values, which are those it
+// would get again (sleeping particles do not change). `states`: the sleep states, null to
+// extrapolate every wall; `quiet`: one flag per owned particle, whether its last extrapolation
+// saw every neighbour asleep (1), and whether it then kept its values on a body that does not
+// move (2: the wall is as it was at the evaluation before), kept by the caller between
+// evaluations and cleared whenever the rows or the walls' values change otherwise (new pair
+// lists, a step's start restored); `moving_body`: per body, whether it moves (Bodies).
 struct SleepingWalls {
     const double* states = nullptr;
     std::uint8_t* quiet = nullptr;
+    const std::vector<std::uint8_t>* moving_body = nullptr;
 };
 void extrapolate_boundary(ParticleSet& p, const NeighbourList& nl, const PhysicsParameters& pp,
                           const std::array<std::vector<double>, 3>* wall_acceleration = nullptr,

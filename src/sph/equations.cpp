@@ -549,6 +549,41 @@ void stage_chunk(const ParticleSet& p, const MaterialTable& mt, const std::vecto
     }
 }
 
+// A distinct address per shape: the record layout of a staging (StagedParticles::asleep_layout).
+template <class S>
+inline constexpr char kLayoutTag = 0;
+
+// The staging pass's chunk [first, last) in a run with sleeping regions (`states`, the sleep
+// states): an owned particle whose record was staged while it slept (`keep` and its
+// StagedParticles::asleep_staged flag) and that still sleeps keeps that record, and so does a
+// wall as it was at the last evaluation (StagedParticles::unchanged_walls); the others are
+// staged, each run of them as a chunk of its own (a record is a function of its particle's
+// state alone: the same records as one chunk); then the flags for the next evaluation.
+template <class S>
+void stage_chunk_awake(const ParticleSet& p, const MaterialTable& mt,
+                       const std::vector<double>& rho0, const LoadRequest* request,
+                       const double* states, bool keep, std::size_t first, std::size_t last,
+                       StagedParticles& st) {
+    const std::size_t n = p.owned();
+    std::uint8_t* const flags = st.asleep_staged.data();
+    const std::uint8_t* const walls = st.unchanged_walls;
+    const auto kept = [&](std::size_t i) {
+        return keep && i < n &&
+               ((flags[i] != 0 && asleep(states, i)) || (walls && walls[i] == 2));
+    };
+    for (std::size_t a = first; a < last;) {
+        if (kept(a)) {
+            ++a;
+            continue;
+        }
+        std::size_t e = a + 1;
+        while (e < last && !kept(e)) ++e;
+        stage_chunk<S>(p, mt, rho0, request, a, e, st);
+        a = e;
+    }
+    for (std::size_t i = first; i < std::min(last, n); ++i) flags[i] = asleep(states, i) ? 1 : 0;
+}
+
 // What one thread's pair loops hand on to the end of the evaluation: its shares of the loads
 // and its particles next to Coulomb walls.
 struct ThreadLoads {
@@ -634,6 +669,12 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     const bool any_slip = S::Loads && std::any_of(request->wall_friction.begin(),
                                                   request->wall_friction.end(),
                                                   [](double mu) { return mu >= 0.0; });
+    // Sleeping regions: records staged while their particles slept may be kept (not with the
+    // pre-pass: a particle's L follows its partners).
+    const double* states = S::Prepass ? nullptr : sleep_states(p, mt, pp);
+    const bool keep = states && st.asleep_layout == &kLayoutTag<S> && st.asleep_staged.size() == n;
+    st.asleep_staged.resize(states ? n : 0);
+    st.asleep_layout = &kLayoutTag<S>;
     std::vector<ThreadLoads> loads;
     double dt_min = std::numeric_limits<double>::infinity();
     const parallel::Partition& part = nl.partition(p);
@@ -643,7 +684,10 @@ void derivatives_impl(const ParticleSet& p, const NeighbourList& nl, const Mater
     {
         staging.run([&](std::size_t first, std::size_t last) {
             if (!S::Prepass && prologue && first < n) prologue(first, std::min(last, n));
-            stage_chunk<S>(p, mt, rho0, request, first, last, st);
+            if (states)
+                stage_chunk_awake<S>(p, mt, rho0, request, states, keep, first, last, st);
+            else
+                stage_chunk<S>(p, mt, rho0, request, first, last, st);
             staged.fetch_add(last - first, std::memory_order_release);
         });
         parallel::wait_for(staged, staging.total());
@@ -687,7 +731,7 @@ void derivatives_for_options(const ParticleSet& p, const NeighbourList& nl,
                              const MaterialTable& mt, const PhysicsParameters& pp,
                              const LoadRequest* request, const HaloRefresh& refresh, bool walls,
                              const StagePrologue& prologue, Derivatives& out) {
-    const bool prepass = mt.any_kernel_correction || pp.av_balsara || pp.av_switch;
+    const bool prepass = runs_gradient_prepass(mt, pp);
     const bool riemann = pp.dissipation == PhysicsParameters::Dissipation::riemann;
     const bool unilateral = out.staged.separation;  // stage_tension_limits
     with_flag(riemann, [&](auto rie) {

@@ -154,6 +154,19 @@ struct StagedParticles {
     std::vector<double> tension_limit, normal_limit;
     double default_tension_limit = 0.0, default_normal_limit = 0.0;
     bool separation = false;
+    // Sleeping regions (sleep_regions.hpp): per owned particle, whether its record was staged
+    // while it slept, in the record layout `asleep_layout`. A sleeping particle does not
+    // change, so such a record is still its own while it sleeps, and the staging leaves it as
+    // it is (not with the gradient pre-pass, whose L follows the partners). The owner of these
+    // records clears the flags whenever a sleeping particle may have changed or moved to
+    // another index since they were staged (a restored step start, a Verlet rebuild, a
+    // change from outside the integrator; AdaptiveHeun::derivatives).
+    std::vector<std::uint8_t> asleep_staged;
+    const void* asleep_layout = nullptr;
+    // With those flags: per owned particle the walls' SleepingWalls::quiet (boundary.hpp) as
+    // this evaluation's extrapolation leaves it, or null. A wall at 2 is as it was at the last
+    // evaluation, whose record it keeps too.
+    const std::uint8_t* unchanged_walls = nullptr;
 };
 
 // Refreshes per-particle values of the dynamic halo copies from their owners: `values` holds
@@ -188,6 +201,13 @@ struct Derivatives : StateRates {
     bool plastic_written = false;
     void resize(std::size_t n, bool position_rate = true, std::size_t history_columns = 0);
 };
+
+// Whether the pair loop runs the gradient pre-pass (gradient_correction.hpp: the kernel
+// correction, Balsara's or Morris & Monaghan's switch), which reads the pair lists of every
+// dynamic particle, sleeping ones included.
+inline bool runs_gradient_prepass(const MaterialTable& mt, const PhysicsParameters& pp) {
+    return mt.any_kernel_correction || pp.av_balsara || pp.av_switch;
+}
 
 // Derivatives of the owned dynamic particles (halo particles enter as partners). With `loads`,
 // also the loads on the bodies it asks for, into out.loads (collective under MPI). `refresh`

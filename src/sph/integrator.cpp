@@ -89,6 +89,7 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const MaterialTabl
         // Every pair within h_ab + skin, h_ab <= h_max, is then on the rank of either particle.
         if (domain_) domain_->build_halo(p, h_max + skin);
         nl.build(p, skin, opt_.pair_margin * narrowest);
+        records_current_ = false;  // migrations reorder the owned particles
         place(p, t);  // the wall accelerations follow the new particle order
         // Asked again with the margin of this build (a first build, or a new h_max, changes
         // it): the same answer as a run whose list was built earlier with the same margin.
@@ -115,9 +116,13 @@ void AdaptiveHeun::prepare(ParticleSet& p, NeighbourList& nl, const MaterialTabl
                           p.x_selected[d].begin() + static_cast<std::ptrdiff_t>(first));
         });
     }
+    // Sleeping rows get no pair list; rows woken since the selection get theirs at a step start.
+    const std::uint8_t* idle = rebuild || reselect || step_start ? idle_rows(p, mt, pp) : nullptr;
     if (rebuild || reselect) {
-        nl.select_pairs(p, p.x_selected);
+        nl.select_pairs(p, p.x_selected, idle);
         quiet_walls_.clear();
+    } else if (idle) {
+        nl.select_missing(p, p.x_selected, idle);
     }
     times_.neighbours += seconds_since(clock);
     if (!walls_in_staging()) {  // the walls first, then their values to the halo copies
@@ -171,8 +176,15 @@ double AdaptiveHeun::derivatives(ParticleSet& p, const NeighbourList& nl,
     std::vector<InterfaceLaw> interfaces;
     if (bodies)
         for (const Body& b : *bodies) interfaces.push_back(interface_law(b, pp.interface_law()));
+    // Only the staging that k1_ and k2_ share is known to follow every change of the particles
+    // (and the walls' flags say what changed since the last evaluation, whichever staging it
+    // had: after another one, the next of k1_ and k2_ stages every record).
+    const bool own_staging = &out == &k1_ || &out == &k2_;
+    if (!own_staging || !records_current_) out.staged.asleep_staged.clear();
+    out.staged.unchanged_walls = quiet_walls_.empty() ? nullptr : quiet_walls_.data();
     compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request,
                         refresh, walls, walls_first, interfaces);
+    records_current_ = own_staging;
     if (!contact_.active() || !bodies) return std::numeric_limits<double>::infinity();
     return contact_.add_loads(p, *bodies, out.loads);
 }
@@ -210,11 +222,39 @@ void AdaptiveHeun::size_start(ParticleSet& p) {
     for (auto& s : start_) s.resize(p.owned());
 }
 
-void AdaptiveHeun::save_start(std::size_t first, std::size_t last) {
-    for (std::size_t i = 0; i < step_arrays_.size(); ++i)
-        std::copy(step_arrays_[i]->begin() + static_cast<std::ptrdiff_t>(first),
-                  step_arrays_[i]->begin() + static_cast<std::ptrdiff_t>(last),
-                  start_[i].begin() + static_cast<std::ptrdiff_t>(first));
+namespace {
+// Calls fn(a, b) for each run of [first, last) without a sleeping particle: with physics.sleep
+// (`integrated`, the kinds the stage updates see, not null) a sleeping particle, dynamic but
+// integrated as boundary, keeps its state through the step, which is then its step start.
+template <class Fn>
+void for_each_awake_run(const ParticleKind* integrated, const ParticleKind* kind,
+                        std::size_t first, std::size_t last, Fn&& fn) {
+    if (!integrated) {
+        fn(first, last);
+        return;
+    }
+    const auto sleeping = [&](std::size_t a) { return integrated[a] != kind[a]; };
+    while (first < last) {
+        if (sleeping(first)) {
+            ++first;
+            continue;
+        }
+        std::size_t e = first + 1;
+        while (e < last && !sleeping(e)) ++e;
+        fn(first, e);
+        first = e;
+    }
+}
+}  // namespace
+
+void AdaptiveHeun::save_start(const ParticleSet& p, std::size_t first, std::size_t last) {
+    const ParticleKind* integrated = integrated_kinds_.empty() ? nullptr : integrated_kinds_.data();
+    for_each_awake_run(integrated, p.kind.data(), first, last, [&](std::size_t a, std::size_t b) {
+        for (std::size_t i = 0; i < step_arrays_.size(); ++i)
+            std::copy(step_arrays_[i]->begin() + static_cast<std::ptrdiff_t>(a),
+                      step_arrays_[i]->begin() + static_cast<std::ptrdiff_t>(b),
+                      start_[i].begin() + static_cast<std::ptrdiff_t>(a));
+    });
 }
 
 SleepingWalls AdaptiveHeun::sleeping_walls(const ParticleSet& p, const MaterialTable& mt,
@@ -222,13 +262,33 @@ SleepingWalls AdaptiveHeun::sleeping_walls(const ParticleSet& p, const MaterialT
     const double* states = sleep_states(p, mt, pp);
     if (!states) return {};
     if (quiet_walls_.size() != p.owned()) quiet_walls_.assign(p.owned(), 0);
-    return {states, quiet_walls_.data()};
+    return {states, quiet_walls_.data(), &bodies_.moving_bodies()};
 }
 
-void AdaptiveHeun::restore_start() {
+const std::uint8_t* AdaptiveHeun::idle_rows(const ParticleSet& p, const MaterialTable& mt,
+                                            const PhysicsParameters& pp) {
+    const double* states = sleep_states(p, mt, pp);
+    if (!states || runs_gradient_prepass(mt, pp)) return nullptr;
+    idle_rows_.resize(p.owned());
+    for (std::size_t a = 0; a < p.owned(); ++a) idle_rows_[a] = asleep(states, a) ? 1 : 0;
+    return idle_rows_.data();
+}
+
+void AdaptiveHeun::particles_changed() {
     quiet_walls_.clear();
-    for (std::size_t i = 0; i < step_arrays_.size(); ++i)
-        std::copy(start_[i].begin(), start_[i].end(), step_arrays_[i]->begin());
+    records_current_ = false;
+}
+
+void AdaptiveHeun::restore_start(ParticleSet& p) {
+    quiet_walls_.clear();
+    records_current_ = false;
+    const ParticleKind* integrated = integrated_kinds_.empty() ? nullptr : integrated_kinds_.data();
+    for_each_awake_run(integrated, p.kind.data(), 0, p.owned(), [&](std::size_t a, std::size_t b) {
+        for (std::size_t i = 0; i < step_arrays_.size(); ++i)
+            std::copy(start_[i].begin() + static_cast<std::ptrdiff_t>(a),
+                      start_[i].begin() + static_cast<std::ptrdiff_t>(b),
+                      step_arrays_[i]->begin() + static_cast<std::ptrdiff_t>(a));
+    });
 }
 
 const std::vector<double>* AdaptiveHeun::saved(const std::vector<double>& array) const {
@@ -301,7 +361,7 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
     parallel::ChunkQueue chunks(part, n, kUpdateChunk);
 #pragma omp parallel num_threads(part.team()) reduction(max : worst)
     chunks.run([&](std::size_t first, std::size_t last) {
-        if (save) save_start(first, last);
+        if (save) save_start(p, first, last);
         const std::size_t m = last - first;
         // A chunk without an integrated particle (walls, a sleeping region) keeps its state:
         // what the sweeps below would write for it is what it holds, and its errors and
@@ -432,11 +492,9 @@ EnergyIncrement AdaptiveHeun::energy_increment(const parallel::Partition& part, 
 
 void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, double dt,
                            const std::string& why) {
-    if (!start_saved_) {  // no predictor yet: the particles are still at the step start
-        size_start(p);
-        save_start(0, p.owned());
-        start_saved_ = true;
-    }
+    // The particles back at the step start (before a predictor they are still there), where
+    // the report reads them and the run leaves them.
+    if (start_saved_) restore_start(p);
     // Report the worst particles: largest error of the failed attempt or, before any attempt,
     // the smallest Courant limit (the particles that force the step down). Every rank reports
     // its own worst; the lines of all ranks are merged, so every rank throws the same report.
@@ -457,17 +515,17 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
     // One line per particle: "<badness>\t<text>", badness first for the merge below.
     std::ostringstream mine;
     mine.precision(17);
-    const auto x0 = [&](int d, std::size_t a) { return start_of(p.x[d])[a]; };
-    const auto v0 = [&](int d, std::size_t a) { return start_of(p.v[d])[a]; };
+    const auto x0 = [&](int d, std::size_t a) { return p.x[d][a]; };
+    const auto v0 = [&](int d, std::size_t a) { return p.v[d][a]; };
     for (std::size_t i = 0; i < shown; ++i) {
         const std::size_t a = order[i];
         mine << badness[a] << '\t';
         mine.precision(6);
         mine << "  id " << p.id[a] << ": (" << x0(0, a) << ", " << x0(1, a) << ", " << x0(2, a)
              << "), " << badness[a] << "; velocity (" << v0(0, a) << ", " << v0(1, a) << ", "
-             << v0(2, a) << ") m/s, density " << start_of(p.rho)[a]
+             << v0(2, a) << ") m/s, density " << p.rho[a]
              << " kg/m^3, stress (xx yy zz xy xz yz) (";
-        for (int c = 0; c < kSymComponents; ++c) mine << (c ? " " : "") << start_of(p.stress[c])[a];
+        for (int c = 0; c < kSymComponents; ++c) mine << (c ? " " : "") << p.stress[c][a];
         mine << ") Pa";
         if (mpi::size() > 1) mine << ", rank " << mpi::rank();
         mine << '\n';
@@ -493,7 +551,6 @@ void AdaptiveHeun::blow_up(ParticleSet& p, double time, std::int64_t step, doubl
        << (have_errors ? "error/tolerance" : "1/Courant limit [1/s]") << "):";
     for (std::size_t i = 0; i < std::min<std::size_t>(5, lines.size()); ++i)
         os << "\n" << lines[i].second;
-    restore_start();
     throw BlowUpError(os.str());
 }
 
@@ -585,7 +642,7 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
                     decide_sleep(p, nl, mt, pp, k1_, k2_, bodies_.moving_bodies());
             return report;
         }
-        restore_start();
+        restore_start(p);
         bodies_.restore_start();
         ++report.rejected;
         dt *= std::isfinite(err) ? std::clamp(0.9 / std::sqrt(err), 0.1, 0.9) : 0.25;

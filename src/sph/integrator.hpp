@@ -131,6 +131,9 @@ public:
     // MPI.
     void prepare(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                  const PhysicsParameters& pp, double t, bool step_start);
+    // The particles' state was changed from outside the integrator (Simulation::particles):
+    // what it keeps of sleeping particles and quiet walls between evaluations is taken anew.
+    void particles_changed();
     // Loads on the kinematic and rigid bodies averaged over the last accepted step with the
     // weights of the velocity update (dt F is the impulse of the step); empty before the first
     // step or without such bodies.
@@ -160,10 +163,11 @@ private:
     bool walls_in_staging() const;
     const std::array<std::vector<double>, 3>* wall_acceleration(const ParticleSet& p) const;
     // The start-of-step state (the table's kStepState fields): sized for the owned particles,
-    // saved for particles [first, last) (by the predictor, chunk by chunk), restored for all.
+    // saved for particles [first, last) (by the predictor, chunk by chunk), restored for all;
+    // not of sleeping particles, which the step leaves as they are (integrated_kinds_).
     void size_start(ParticleSet& p);
-    void save_start(std::size_t first, std::size_t last);
-    void restore_start();
+    void save_start(const ParticleSet& p, std::size_t first, std::size_t last);
+    void restore_start(ParticleSet& p);
     // The step-start copy of one of the particles' step-state arrays (save_start), null for
     // one the step does not save; start_of: its data, or the array's own for one the run
     // does not carry (z and the out-of-plane shears in 2D, which stay as they start).
@@ -196,9 +200,11 @@ private:
     // checkpointed: the skin never changes a result (IntegratorOptions::neighbour_skin).
     double skin_factor_ = 1.0;
     std::int64_t evaluations_since_build_ = -1;
-    // Start-of-step state of every owned particle (boundary particles included, they are
-    // cheap): start_[i] is the copy of the particles' array step_arrays_[i], for every
-    // component a run carries of every kStepState field, in table order (size_start).
+    // Start-of-step state of every owned particle but the sleeping ones (boundary particles
+    // included, they are cheap; a sleeping particle's entries are stale and never read: the
+    // stage updates keep its state): start_[i] is the copy of the particles' array
+    // step_arrays_[i], for every component a run carries of every kStepState field, in table
+    // order (size_start).
     std::vector<std::vector<double>*> step_arrays_;
     std::vector<std::vector<double>> start_;
     bool start_saved_ = false;  // whether they hold this step's start (stage_update)
@@ -215,8 +221,18 @@ private:
     // Per owned particle: a wall last extrapolated with every neighbour asleep
     // (SleepingWalls, boundary.hpp); cleared with new pair lists and restored step starts.
     std::vector<std::uint8_t> quiet_walls_;
+    // Whether the staged records that k1_ and k2_ take turns with (share_staging) are those of
+    // the last evaluation, with no sleeping particle changed or moved to another index since
+    // (StagedParticles::asleep_staged); cleared with a rebuild and a restored step start.
+    bool records_current_ = false;
     SleepingWalls sleeping_walls(const ParticleSet& p, const MaterialTable& mt,
                                  const PhysicsParameters& pp);
+    // With physics.sleep and no gradient pre-pass (which reads every dynamic particle's pair
+    // list): per owned particle whether it sleeps, the rows that need no pair list
+    // (NeighbourList::select_pairs); null otherwise.
+    const std::uint8_t* idle_rows(const ParticleSet& p, const MaterialTable& mt,
+                                  const PhysicsParameters& pp);
+    std::vector<std::uint8_t> idle_rows_;
     Bodies bodies_;
     BodyContact contact_;
     parallel::Domain* domain_ = nullptr;

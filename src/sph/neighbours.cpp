@@ -427,13 +427,21 @@ NeighbourList::Motion NeighbourList::motion(const ParticleSet& p, double lookahe
 }
 
 std::size_t NeighbourList::pair_list_entries() const {
-    std::size_t total = 0;
+    std::size_t total = late_pairs_.size();
     for (const auto& buffer : part_pairs_) total += buffer.size();
     return total;
 }
 
+namespace {
+// Whether row `row` of an owned particle holds a halo copy (an index from `owned` on).
+bool reaches_halo(std::span<const std::uint32_t> row, std::size_t owned) {
+    return std::any_of(row.begin(), row.end(), [&](std::uint32_t b) { return b >= owned; });
+}
+}  // namespace
+
 void NeighbourList::select_pairs(const ParticleSet& p,
-                                 const std::array<std::vector<double>, 3>& at) {
+                                 const std::array<std::vector<double>, 3>& at,
+                                 const std::uint8_t* idle) {
     const std::size_t n = p.owned();
     if (!built_for(p))
         throw std::logic_error("NeighbourList::select_pairs: the list was built for another "
@@ -452,6 +460,9 @@ void NeighbourList::select_pairs(const ParticleSet& p,
     pair_begin_.resize(n);
     pair_count_.resize(n);
     margin_blocks_.resize(n);
+    listed_.resize(n);
+    late_pairs_.clear();
+    late_rows_.clear();
 #pragma omp parallel for num_threads(part.team()) schedule(static, 1)
     for (std::size_t k = 0; k < parts; ++k) {
         // Filled through a vector object of the thread's own (its storage moved in and out):
@@ -465,7 +476,9 @@ void NeighbourList::select_pairs(const ParticleSet& p,
         for (std::size_t a = part.begin(kk); a < part.end(kk); ++a) {
             const std::size_t before = buffer.size();
             std::size_t inner = 0;
-            if (p.kind[a] == ParticleKind::dynamic) {
+            listed_[a] = p.kind[a] == ParticleKind::dynamic &&
+                         !(idle && idle[a] && !(p.n_halo > 0 && reaches_halo(row(a), n)));
+            if (listed_[a]) {
                 if (p.dim == 2)
                     inner = append_pairs<2>(p, at, a, row(a), margin_, buffer, beyond);
                 else
@@ -484,6 +497,37 @@ void NeighbourList::select_pairs(const ParticleSet& p,
     }
     pairs_build_ = builds_;
     ++selections_;
+}
+
+void NeighbourList::select_missing(const ParticleSet& p,
+                                   const std::array<std::vector<double>, 3>& at,
+                                   const std::uint8_t* idle) {
+    const std::size_t n = p.owned(), before = late_rows_.size();
+    std::vector<std::uint32_t> beyond;  // append_pairs' scratch
+    for (std::size_t a = 0; a < n; ++a) {
+        if (listed_[a] || p.kind[a] != ParticleKind::dynamic || (idle && idle[a])) continue;
+        const std::size_t start = late_pairs_.size();
+        const std::size_t inner =
+            p.dim == 2 ? append_pairs<2>(p, at, a, row(a), margin_, late_pairs_, beyond)
+                       : append_pairs<3>(p, at, a, row(a), margin_, late_pairs_, beyond);
+        pair_count_[a] = static_cast<std::uint32_t>(late_pairs_.size() - start);
+        margin_blocks_[a] = static_cast<std::uint32_t>((inner + kBlock - 1) / kBlock * kBlock);
+        listed_[a] = 1;
+        late_rows_.emplace_back(static_cast<std::uint32_t>(a), start);
+    }
+    if (late_rows_.size() == before) return;
+    for (const auto& [a, start] : late_rows_)  // the buffer may have moved
+        pair_begin_[a] = late_pairs_.data() + start;
+}
+
+void NeighbourList::pairs_of(const ParticleSet& p, const std::array<std::vector<double>, 3>& at,
+                             std::size_t b, std::vector<std::uint32_t>& out) const {
+    std::vector<std::uint32_t> beyond;
+    out.clear();
+    if (p.dim == 2)
+        append_pairs<2>(p, at, b, row(b), margin_, out, beyond);
+    else
+        append_pairs<3>(p, at, b, row(b), margin_, out, beyond);
 }
 
 }  // namespace regosph

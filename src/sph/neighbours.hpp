@@ -8,13 +8,13 @@
 // particles appear as neighbours. Rows are sorted by particle id, so sums over a row depend
 // neither on the thread count nor on the MPI decomposition.
 //
-// The pair lists are narrower: for each owned dynamic particle, the entries of its Verlet row
-// within h_ab + margin of the positions y = ParticleSet::x_selected at their selection
-// (select_pairs): those within the support at y first, then those of the margin, each in row
-// order (pair_selection.hpp). They hold every interacting pair until some particle has moved
-// margin / 2 from y (both ends of a pair then moved less than margin in all), and the pair
-// loops visit them at every evaluation instead of testing the wider Verlet rows again; the
-// few entries beyond h_ab give exact zeros there.
+// The pair lists are narrower: for each owned dynamic particle (with sleeping regions, each
+// awake one), the entries of its Verlet row within h_ab + margin of the positions
+// y = ParticleSet::x_selected at their selection (select_pairs): those within the support at
+// y first, then those of the margin, each in row order (pair_selection.hpp). They hold every
+// interacting pair until some particle has moved margin / 2 from y (both ends of a pair then
+// moved less than margin in all), and the pair loops visit them at every evaluation instead
+// of testing the wider Verlet rows again; the few entries beyond h_ab give exact zeros there.
 //
 // The lists are a function of y alone, whatever Verlet list they were filtered from. That list
 // holds every pair within h_ab + margin of y when every y lies within (skin - margin) / 2 of
@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/particles.hpp"
@@ -65,8 +66,24 @@ public:
     // at y, then the others, each in row order, padded with a itself to a whole number of
     // blocks (pair_selection.hpp); other particles get
     // none. Every `at` must lie within (skin - margin) / 2 of its particle's position at the
-    // build.
-    void select_pairs(const ParticleSet& p, const std::array<std::vector<double>, 3>& at);
+    // build. `idle` (one flag per owned particle, or null): the rows whose pair loops do not
+    // run (sleeping particles, sleep_regions.hpp) get no list, unless their row holds a halo
+    // copy (a sleeping particle's wake test then reads its list: the lists that hold it on
+    // the other side are on another rank).
+    void select_pairs(const ParticleSet& p, const std::array<std::vector<double>, 3>& at,
+                      const std::uint8_t* idle = nullptr);
+    // The lists of the owned dynamic particles that have none and are not `idle` (woken since
+    // the last selection), with the `at` of that selection: the lists it would have given
+    // them.
+    void select_missing(const ParticleSet& p, const std::array<std::vector<double>, 3>& at,
+                        const std::uint8_t* idle);
+    // Whether owned particle a has its pair list of the last selection (select_pairs).
+    bool listed(std::size_t a) const { return listed_[a] != 0; }
+    // The entries of owned particle b's Verlet row within h_ab + margin at `at`, padded as a
+    // pair list (b dynamic or not; a dynamic b's pair list): the dynamic particles whose pair
+    // lists hold b, since the row and the test are symmetric in a and b.
+    void pairs_of(const ParticleSet& p, const std::array<std::vector<double>, 3>& at,
+                  std::size_t b, std::vector<std::uint32_t>& out) const;
     // The pair list of owned particle a, padded: what its pair loops visit.
     std::span<const std::uint32_t> partners(std::size_t a) const {
         return {pair_begin_[a], pair_count_[a]};
@@ -118,6 +135,10 @@ private:
     std::vector<const std::uint32_t*> pair_begin_;  // owned
     std::vector<std::uint32_t> pair_count_;         // owned
     std::vector<std::uint32_t> margin_blocks_;      // owned
+    std::vector<std::uint8_t> listed_;              // owned: has its list (select_pairs)
+    // The lists of select_missing (since the last select_pairs), each row's start in it.
+    std::vector<std::uint32_t> late_pairs_;
+    std::vector<std::pair<std::uint32_t, std::size_t>> late_rows_;
     std::size_t pairs_build_ = 0;  // builds_ at the last selection (0: none)
     std::size_t selections_ = 0;
     double skin_ = 0.0, margin_ = 0.0;

@@ -119,7 +119,11 @@ public:
 
     PhysicsParameters& physics() { return physics_; }
     IntegratorOptions& integrator_options() { return integrator_options_; }
-    ParticleSet& particles() { return particles_; }
+    // (Writable: the integrator then takes anew what it keeps between evaluations.)
+    ParticleSet& particles() {
+        if (integrator_) integrator_->particles_changed();
+        return particles_;
+    }
     const ParticleSet& particles() const { return particles_; }
     // The integrator of the run, null before the first step (its skin, thread tuner, timers).
     const AdaptiveHeun* integrator() const { return integrator_.get(); }

@@ -1,7 +1,9 @@
 #include "sph/sleep_regions.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <span>
 
 #include "parallel/mpi_env.hpp"
 #include "parallel/threads.hpp"
@@ -74,6 +76,38 @@ bool touched(const NeighbourList& nl, const std::vector<std::uint8_t>& waking, s
     return false;
 }
 
+// Per owned particle: whether another owned waking partner (waking_partners) holds it in its
+// pair list (a boundary particle: in the entries its pair list would hold,
+// NeighbourList::pairs_of). The lists are symmetric, b in a's <=> a in b's, so for a particle
+// whose row holds no halo copy (every row on one rank, and the sleeping rows without a list,
+// NeighbourList::select_pairs) this is touched() over its list, from the lists of the moving
+// particles only.
+std::vector<std::uint8_t> reached_by_waking(const ParticleSet& p, const NeighbourList& nl,
+                                            const std::vector<std::uint8_t>& waking) {
+    const std::size_t n = p.owned();
+    std::vector<std::uint8_t> reached(n, 0);
+    const auto mark = [&](std::span<const std::uint32_t> list, std::size_t from) {
+        for (const std::uint32_t b : list)  // several threads may mark b; b == from: the padding
+            if (b < n && b != from)
+                std::atomic_ref<std::uint8_t>(reached[b]).store(1, std::memory_order_relaxed);
+    };
+#pragma omp parallel num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
+    {
+        std::vector<std::uint32_t> list;
+#pragma omp for schedule(dynamic, 256)
+        for (std::size_t a = 0; a < n; ++a) {
+            if (waking[a] == 0) continue;
+            if (p.kind[a] == ParticleKind::dynamic) {
+                mark(nl.partners(a), a);  // moving, so awake: it has its list
+            } else {
+                nl.pairs_of(p, p.x_selected, a, list);
+                mark(list, a);
+            }
+        }
+    }
+    return reached;
+}
+
 }  // namespace
 
 std::int64_t decide_sleep(ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
@@ -85,6 +119,7 @@ std::int64_t decide_sleep(ParticleSet& p, const NeighbourList& nl, const Materia
     // Every new state from the old ones first (partners read as they were), then written.
     std::vector<double> next(states, states + n);
     const std::vector<std::uint8_t> waking = waking_partners(p, states, moving_body);
+    const std::vector<std::uint8_t> reached = reached_by_waking(p, nl, waking);
     std::int64_t integrated = 0;
 #pragma omp parallel for schedule(static) reduction(+ : integrated) \
     num_threads(parallel::threads_for(n, parallel::kMinCheapItems))
@@ -94,8 +129,10 @@ std::int64_t decide_sleep(ParticleSet& p, const NeighbourList& nl, const Materia
         if (!was_asleep) ++integrated;
         if (!was_asleep && !calm(p, mt, pp.sleep_speed, k1, k2, a))
             next[a] = kMoving;
+        else if ((p.n_halo == 0 || !nl.listed(a)) ? reached[a] != 0 : touched(nl, waking, a))
+            next[a] = kResting;
         else
-            next[a] = touched(nl, waking, a) ? kResting : kAsleep;
+            next[a] = kAsleep;
         // A particle that falls asleep stops: its awake partners see a boundary at rest, not
         // one that keeps a velocity up to v_s in their strain rates and viscosity while it
         // does not move (the 2D lander's e_n drifted by 7 % with it, docs/guide/physics.md).

@@ -16,7 +16,9 @@ from loads summed over all ranks in particle-id order. split: the rigid case wit
 given as shapes, so that each rank builds only its share of the setup (Simulation.add_body with
 a Shape); its runs are compared with the rigid case's 1-rank run. bed: a bed prepared on N ranks
 (rs.prepare_bed: kinetic damping resets the velocities of each rank's particles) and loaded
-into a new run with a rigid block dropped on it, for 0.05 s. corrected: two elastic discs
+into a new run with a rigid block dropped on it, for 0.05 s. sleep: the block dropped on the
+bed case's 1-rank bed with sleeping regions (physics.sleep: half-way most of the bed sleeps,
+its rows next to another rank's particles keep their pair lists, the others have none). corrected: two elastic discs
 meeting head-on with the kernel gradient correction and Balsara's switch, for 0.03 s (the
 gradient pre-pass's values of halo copies come from their owners, Domain::update_halo_values).
 riemann: the collapse with the Riemann solver's dissipation (physics.dissipation) for 0.3 s.
@@ -145,13 +147,18 @@ def unilateral():
     return sim, end_time, interval
 
 
-def bed(output):
+def bed(output, sleep=False):
+    from pathlib import Path
     from regosph.examples import prepared_bed
-    bed_dir = output + "_bed"
-    rs.prepare_bed(prepared_bed.build(0.15, 0.3, 9.81, 0.01), bed_dir, overwrite=True,
-                   progress_interval=0)
+    if sleep:  # the bed case's 1-rank bed
+        bed_dir = str(Path(output).parent / "bed_1x1_bed")
+    else:
+        bed_dir = output + "_bed"
+        rs.prepare_bed(prepared_bed.build(0.15, 0.3, 9.81, 0.01), bed_dir, overwrite=True,
+                       progress_interval=0)
     sim = prepared_bed.build(0.15, 0.3, 9.81, 0.01)
     rs.load_bed(sim, bed_dir)
+    sim.physics.sleep = sleep
     steel = sim.add_material(rs.Rigid("steel", density=3000))
     sim.add_body("block", rs.lattice_fill(rs.rectangle((0.1, 0.18), (0.2, 0.22)), 0.01),
                  material=steel, motion="rigid", spacing=0.01, smoothing_length=0.025,
@@ -177,7 +184,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("case",
                     choices=["collapse", "sampler", "sampler3d", "rigid", "split", "bed",
-                             "corrected", "riemann", "houlsby", "porous", "unilateral"])
+                             "corrected", "riemann", "houlsby", "porous", "unilateral",
+                             "sleep"])
     ap.add_argument("--output", required=True)
     args = ap.parse_args()
     sim, end_time, interval = {"collapse": collapse, "sampler": sampler,
@@ -185,7 +193,8 @@ def main():
                                 "bed": lambda: bed(args.output),
                                 "corrected": corrected, "riemann": riemann,
                                 "houlsby": houlsby, "porous": porous,
-                                "unilateral": unilateral}[args.case]()
+                                "unilateral": unilateral,
+                                "sleep": lambda: bed(args.output, sleep=True)}[args.case]()
     summary = sim.run(end_time, output_dir=args.output, overwrite=True,
                       snapshot_interval=interval, observe_every=5, progress_interval=0)
     # The decomposition must have done its work: particles that crossed into another rank's
@@ -204,6 +213,16 @@ def main():
     load = float((sim.kind == rs.KIND_DYNAMIC).sum() + 0.25 * (sim.kind != rs.KIND_DYNAMIC).sum())
     loads = comm.allgather(load)
     imbalance = max(loads) / (sum(loads) / len(loads))
+    if args.case == "sleep":  # rows with and without a pair list: half-way, most of the bed sleeps
+        import h5py
+        from pathlib import Path
+        with h5py.File(Path(args.output) / "snapshot_000001.h5") as h:
+            p = h["particles"]
+            state = p["sleep_state"][:][p["kind"][:] == rs.KIND_DYNAMIC]
+        asleep, awake = int((state == 2).sum()), int((state != 2).sum())
+        if not (asleep > 0 and awake > 0):
+            print(f"RESULT failed: {asleep} particles asleep, {awake} awake half-way")
+            return 1
     if imbalance > 1.10:
         print(f"RESULT failed: load imbalance {imbalance:.3f} (rank loads {loads})")
         return 1
