@@ -96,6 +96,21 @@ struct ParticleSet {
     void for_each_array(Fn&& fn);
 };
 
+// Calls fn(a, b) for each maximal run [a, b) of [first, last) whose indices skip(i) leaves in.
+template <class Skip, class Fn>
+void for_each_run(std::size_t first, std::size_t last, Skip&& skip, Fn&& fn) {
+    while (first < last) {
+        if (skip(first)) {
+            ++first;
+            continue;
+        }
+        std::size_t e = first + 1;
+        while (e < last && !skip(e)) ++e;
+        fn(first, e);
+        first = e;
+    }
+}
+
 // Calls fn(a, b) for each run [a, b) of consecutive dynamic particles of one material within
 // [first, last): the per-material sweeps (correct_stresses, wave_speeds in
 // materials/material.hpp) take a run at a time.

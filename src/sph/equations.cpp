@@ -571,16 +571,9 @@ void stage_chunk_awake(const ParticleSet& p, const MaterialTable& mt,
         return keep && i < n &&
                ((flags[i] != 0 && asleep(states, i)) || (walls && walls[i] == 2));
     };
-    for (std::size_t a = first; a < last;) {
-        if (kept(a)) {
-            ++a;
-            continue;
-        }
-        std::size_t e = a + 1;
-        while (e < last && !kept(e)) ++e;
+    for_each_run(first, last, kept, [&](std::size_t a, std::size_t e) {
         stage_chunk<S>(p, mt, rho0, request, a, e, st);
-        a = e;
-    }
+    });
     for (std::size_t i = first; i < std::min(last, n); ++i) flags[i] = asleep(states, i) ? 1 : 0;
 }
 

@@ -233,17 +233,7 @@ void for_each_awake_run(const ParticleKind* integrated, const ParticleKind* kind
         fn(first, last);
         return;
     }
-    const auto sleeping = [&](std::size_t a) { return integrated[a] != kind[a]; };
-    while (first < last) {
-        if (sleeping(first)) {
-            ++first;
-            continue;
-        }
-        std::size_t e = first + 1;
-        while (e < last && !sleeping(e)) ++e;
-        fn(first, e);
-        first = e;
-    }
+    for_each_run(first, last, [&](std::size_t a) { return integrated[a] != kind[a]; }, fn);
 }
 }  // namespace
 

@@ -188,7 +188,7 @@ struct PairBlock {
         mu_wall = zero - 1.0;
         pi = zero;
         fn = zero;
-        stress_free = wall && !wall;
+        stress_free = zero != zero;
         for (int d = 0; d < Dim; ++d) t[d] = ta[d] = zero;
     }
 };
