@@ -86,6 +86,11 @@ void bind_options(py::module_& m) {
     physics.def_readwrite("density_diffusion", &PhysicsParameters::density_diffusion,
                        "delta [-] of the delta-SPH density diffusion (Molteni & Colagrossi "
                        "2009), 0 = off (default); with dissipation = 'riemann' only.");
+    physics.def_readwrite("riemann_stress_jump", &PhysicsParameters::riemann_stress_jump,
+                       "The Riemann solver's normal-stress jump: each pair's interface velocity "
+                       "moves by (P_a - P_b) / Zbar along the pair (P = -e . sigma . e, Zbar the "
+                       "mean acoustic impedance), which enters the continuity and the strain "
+                       "rate; with dissipation = 'riemann' only (docs/guide/physics.md).");
     bind_interface_and_sleep(physics);
 }
 

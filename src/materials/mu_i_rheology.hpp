@@ -9,6 +9,13 @@
 // grains' inertial time t_i = d / sqrt(p / rho_s): dmu/dt = (mu(I) - mu) / t_i. In steady flow
 // mu = mu(I) exactly; the lag is the microscopic rearrangement time the rheology itself is
 // built on, and its explicit integration asks for dt <= t_i (StressRate::dt_limit).
+//
+// Beyond the apex the grains part (the disconnected state of Dunatunga & Kamrin 2015, J. Fluid
+// Mech. 779, 483): the pressure the return takes off is kept as the open volume strain
+// e_o = delta_p / K, and a compression first closes it, without stress, before it loads the
+// grains. Without that memory every expansion at the apex would be lost and every compression
+// after it would load a looser packing: particle-scale jostling of a sheared layer would pump
+// its volume up by itself.
 #pragma once
 
 #include <cmath>
@@ -38,7 +45,10 @@ struct MuIRheology {
     static constexpr const char* kName = "MuIRheology";
     static constexpr bool kBoundaryOnly = false;
     static constexpr bool kPlastic = true;
-    // Its history variable: the friction coefficient of the return, initially mu_s.
+    // Its history variables: the friction coefficient of the return, initially mu_s, and the
+    // open volume strain e_o >= 0, initially 0.
+    static constexpr int kFriction = 0;
+    static constexpr int kOpenVolumeStrain = 1;
     std::vector<HistoryVariable> history() const;
     void validate(const std::string& material) const;
     void prepare(int /*dim*/) {}
@@ -47,7 +57,8 @@ struct MuIRheology {
     double reference_wave_speed() const { return soil_reference_wave_speed(*this); }
     StressRate stress_rate(const MaterialState& state, const SymTensor& strain_rate,
                            const Spin& spin) const;
-    // The radial return onto sqrt(J2) <= mu p + c with the history's mu.
+    // Closes the opening a stage overshot, then the radial return onto sqrt(J2) <= mu p + c with
+    // the history's mu; the apex's pressure shift opens the grains.
     bool correct(MaterialState& state, double dt) const;
     double strain_energy(double rho, const SymTensor& sigma) const;  // [J/kg]
     PairOptions pair_options() const { return {}; }
@@ -64,8 +75,8 @@ double mu_of_i(const MuIRheology& m, double gamma_dot, double pressure);
 
 // The radial return (Hu et al. 2021): tension beyond the apex p = -c / mu moves to it, then the
 // deviator is scaled to sqrt(J2) = mu p + c where it exceeds it. Returns true when either changed
-// sigma.
-bool mu_i_return(double mu, double cohesion, SymTensor& sigma);
+// sigma; apex_shift (when given) receives the pressure added at the apex [Pa] (>= 0).
+bool mu_i_return(double mu, double cohesion, SymTensor& sigma, double* apex_shift = nullptr);
 
 static_assert(ConstitutiveModel<MuIRheology>);
 

@@ -339,6 +339,7 @@ template <class S>
         rhs::when<S::Unilateral>(rhs::WallSeparation<S>(walls)),
         std::make_tuple(rhs::Continuity<S>{}),
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
+        rhs::when<S::Riemann && !S::Prepass>(rhs::RiemannStressJump<S>(pp.riemann_stress_jump)),
         std::make_tuple(rhs::VelocityGradient<S>{}),
         rhs::when<!S::Riemann>(rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
         rhs::when<S::Riemann>(rhs::RiemannDissipation<S>(

@@ -59,6 +59,9 @@ struct PhysicsParameters {
     // delta of the delta-SPH density diffusion (Molteni & Colagrossi 2009) [-], 0 = off; in
     // runs with the Riemann solver's dissipation only (DensityDiffusion, rhs_terms.hpp).
     double density_diffusion = 0.0;
+    // The Riemann solver's normal-stress jump (RiemannStressJump, rhs_terms.hpp): the pair's
+    // interface velocity moves by (P_a - P_b) / Zbar along the pair, P = -e . sigma . e.
+    bool riemann_stress_jump = false;
     // The soil's contact with the walls, tools and bodies that do not name their own
     // (Body::interface; InterfaceLaw, body_loads.hpp): 'tension_cut' (the soil separates
     // where it pulls beyond wall_adhesion [Pa]), 'unilateral' or 'bonded'.

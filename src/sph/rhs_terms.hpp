@@ -344,6 +344,69 @@ struct RiemannDissipation {
     }
 };
 
+// The normal-stress jump of the acoustic Riemann solver (Zhang, Hu & Adams 2017, eq. 19: the
+// interface velocity U* = (U_L + U_R) / 2 + (P_L - P_R) / (2 rhobar cbar); SPHinXsys's
+// DissipativeUJump) for a stress-carrying material: along e = x_ab / r the pair's Riemann
+// problem is that of the normal stress, P = -e . sigma . e, so the relative velocity that
+// enters the continuity and the strain rate gains (P_a - P_b) / Zbar e, Zbar = (rho_a c_a +
+// rho_b c_b) / 2. A particle pressed harder than its neighbour expands against it: particle-
+// scale stress noise relaxes at the acoustic rate, while a smooth stress field (jumps of order
+// h grad sigma) is left almost alone. Not limited (the velocity-jump part is). Its work on the
+// stress, sum_b m_b dU (dW/dr) e . (sigma_a / rho_a^2) . e per unit m_a, is a loss
+// (sum over the pairs of -(P_a - P_b)^2 dW/dr / (Zbar rho^2) >= 0), handed to the budget with
+// the scheme's (PairSums::viscous). Between dynamic particles only (a wall's extrapolated
+// stress is its neighbours' mean); not with the gradient pre-pass, whose record holds
+// sigma L / rho^2 (Simulation refuses the combination).
+template <class S>
+struct RiemannStressJump {
+    static constexpr int Dim = S::Dim;
+    static constexpr int kRows = 2;
+    using R = Record<S>;
+    bool on;
+    double sa[R::kTensor];
+    double rho_a = 0.0, z_a = 0.0;
+    Vec8 div, loss;
+    explicit RiemannStressJump(bool on_) : on(on_) {}
+    void begin(const ParticleA<S>& a) {
+        for (int t = 0; t < R::kTensor; ++t) sa[t] = a.at(R::stress + t);
+        rho_a = a.at(R::rho);
+        z_a = rho_a * a.at(R::sound_speed);
+        div = loss = kernel::splat<Vec8>(0.0);
+    }
+    template <class P>
+    void add(P& pair) {
+        if (!on) return;
+        const Vec8 zero = kernel::splat<Vec8>(0.0);
+        const Vec8 inv_r = 1.0 / pair.r;
+        Vec8 e[Dim];
+        for (int d = 0; d < Dim; ++d) e[d] = pair.dx[d] * inv_r;
+        Vec8 snn_a = zero, snn_b = zero;  // e . (sigma / rho^2) . e
+        for (int i = 0; i < Dim; ++i)
+            for (int j = 0; j < Dim; ++j) {
+                const int slot = pair_terms::packed_slot<Dim>[i][j];
+                const Vec8 ee = e[i] * e[j];
+                snn_a += ee * sa[slot];
+                snn_b += ee * pair.field(R::stress + slot);
+            }
+        const Vec8 rho_b = pair.field(R::rho);
+        const Vec8 jump = (snn_b * rho_b * rho_b - snn_a * (rho_a * rho_a)) /
+                          (0.5 * (z_a + rho_b * pair.field(R::sound_speed)));
+        const Vec8 du = pair.inside && !pair.wall ? jump : zero;  // (P_a - P_b) / Zbar
+        const Vec8 dw_dr = pair.kf.gradient * pair.r;
+        for (int d = 0; d < Dim; ++d) pair.dv_strain[d] += du * e[d];
+        div += pair.field(R::volume) * du * dw_dr;
+        loss += pair.m_b * du * dw_dr * snn_a;
+    }
+    void rows(const Vec8** r) const {
+        r[0] = &div;
+        r[1] = &loss;
+    }
+    void take(const double* s, PairSums<S::Dim>& out) const {
+        out.div_sum += s[0];
+        out.viscous += s[1];
+    }
+};
+
 // delta-SPH density diffusion (Molteni & Colagrossi 2009, Comput. Phys. Commun. 180, 861,
 // eq. 9): D_a = 2 delta h cbar sum_b V_b (rho_a - rho_b) x_ab . grad_a W_ab / r^2, with the
 // smoothing length h = h_ab / 2 of the cubic spline whose support is h_ab, cbar_ab the pair's
@@ -475,7 +538,7 @@ struct PairWork {
     }
     void take(const double* s, PairSums<Dim>& out) const {
         out.work = s[0];
-        out.viscous = s[1];
+        out.viscous += s[1];  // RiemannStressJump's loss may be there
         out.art_work = s[2];
     }
 };

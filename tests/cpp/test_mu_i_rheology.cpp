@@ -1,9 +1,11 @@
 // mu(I) rheology (src/materials/mu_i_rheology.hpp; Jop, Forterre & Pouliquen 2006) at a material
 // point: the friction law itself, and a point sheared at a constant rate under a constant
 // pressure, driven by the model's own stress rate, Jaumann terms, history rate and return,
-// which must settle on sqrt(J2) = mu(I) p with the inertial number of the imposed shear.
+// which must settle on sqrt(J2) = mu(I) p with the inertial number of the imposed shear; and a
+// point pulled beyond the apex and pushed back, which must close its opening before it loads.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 
 #include "core/tensor.hpp"
@@ -47,7 +49,8 @@ TEST_CASE("mu(I): a point sheared at a constant rate settles on sqrt(J2) = mu(I)
     const double expected = m.static_friction + (m.limit_friction - m.static_friction) /
                                                     (m.reference_inertial_number / inertial + 1.0);
     SymTensor sigma{-p, -p, -p, 0.0, 0.0, 0.0};
-    double mu = m.history()[0].initial;
+    std::array<double, 2> history{m.history()[0].initial, m.history()[1].initial};
+    double& mu = history[MuIRheology::kFriction];
     CHECK(mu == m.static_friction);
     SymTensor eps{};
     eps[XY] = 0.5 * gamma_dot;
@@ -56,7 +59,7 @@ TEST_CASE("mu(I): a point sheared at a constant rate settles on sqrt(J2) = mu(I)
     const double dt = 1e-5;  // [s], below the inertial time (dt_limit)
     bool yielded = false;
     for (int step = 0; step < 4000; ++step) {
-        MaterialState s{m.density, sigma, &mu};
+        MaterialState s{m.density, sigma, history.data()};
         const StressRate r = m.stress_rate(s, eps, w);
         CHECK(r.dt_limit == doctest::Approx(m.grain_diameter / std::sqrt(p / m.grain_density)));
         const SymTensor rot = jaumann_rotation_term(sigma, w);
@@ -68,6 +71,7 @@ TEST_CASE("mu(I): a point sheared at a constant rate settles on sqrt(J2) = mu(I)
     CHECK(yielded);
     CHECK(-trace(sigma) / 3.0 == doctest::Approx(p).epsilon(1e-12));
     CHECK(mu == doctest::Approx(expected).epsilon(1e-9));
+    CHECK(history[MuIRheology::kOpenVolumeStrain] == 0.0);  // never beyond the apex
     CHECK(std::sqrt(second_invariant(sigma)) == doctest::Approx(expected * p).epsilon(1e-9));
     CHECK(expected > m.static_friction + 0.05);  // the rate dependence is what is measured
 }
@@ -82,4 +86,36 @@ TEST_CASE("mu(I) return: tension goes to the apex, cohesion holds a deviator the
     SymTensor cohesive{0.0, 0.0, 0.0, 200.0, 0.0, 0.0};
     CHECK(mu_i_return(0.4, 150.0, cohesive));
     CHECK(std::sqrt(second_invariant(cohesive)) == doctest::Approx(150.0).epsilon(1e-14));
+}
+
+TEST_CASE("mu(I): grains pulled apart beyond the apex close the gap before they load again") {
+    const MuIRheology m = beads();
+    const double p0 = 100.0;     // [Pa]
+    const double rate = 1.0;     // |tr eps_dot| [1/s]
+    const double swing = 5e-4;   // volumetric strain each way [-]: 5 p0 / K
+    SymTensor sigma{-p0, -p0, -p0, 0.0, 0.0, 0.0};
+    std::array<double, 2> history{m.history()[0].initial, m.history()[1].initial};
+    const Spin w{};
+    const double dt = 1e-6;      // [s]
+    const int steps = static_cast<int>(std::lround(swing / (rate * dt)));
+    auto strain = [&](double tr) {
+        SymTensor eps{};
+        for (int c = XX; c <= ZZ; ++c) eps[c] = tr / 3.0;
+        for (int step = 0; step < steps; ++step) {
+            MaterialState s{m.density, sigma, history.data()};
+            const StressRate r = m.stress_rate(s, eps, w);
+            for (int c = 0; c < kSymComponents; ++c) s.sigma[c] += dt * r.rate[c];
+            history[MuIRheology::kOpenVolumeStrain] +=
+                dt * r.history_rate[MuIRheology::kOpenVolumeStrain];
+            m.correct(s, dt);
+            sigma = s.sigma;
+        }
+    };
+    strain(rate);  // pulled apart: the pressure reaches 0 after p0 / K, the rest opens
+    CHECK(std::abs(trace(sigma)) < 1e-9);
+    const double opening = swing - p0 / m.bulk_modulus;
+    CHECK(history[MuIRheology::kOpenVolumeStrain] == doctest::Approx(opening).epsilon(1e-6));
+    strain(-rate);  // pushed back by as much: the gap closes, then p0 returns
+    CHECK(history[MuIRheology::kOpenVolumeStrain] == 0.0);
+    CHECK(-trace(sigma) / 3.0 == doctest::Approx(p0).epsilon(1e-6));
 }

@@ -21,7 +21,9 @@ bed case's 1-rank bed with sleeping regions (physics.sleep: half-way most of the
 its rows next to another rank's particles keep their pair lists, the others have none). corrected: two elastic discs
 meeting head-on with the kernel gradient correction and Balsara's switch, for 0.03 s (the
 gradient pre-pass's values of halo copies come from their owners, Domain::update_halo_values).
-riemann: the collapse with the Riemann solver's dissipation (physics.dissipation) for 0.3 s.
+riemann: the collapse of mu(I) soil (its friction and open volume strain, history variables)
+with the Riemann solver's dissipation and its normal-stress jump (physics.dissipation,
+physics.riemann_stress_jump) for 0.3 s.
 houlsby: the rigid case with Mohr-Coulomb soil (Rankine cut-off, its tensile plastic strain a
 history variable) of pressure-dependent moduli (elasticity=rs.Houlsby), for 0.03 s.
 unilateral: the rigid case with the unilateral contact of soil and walls
@@ -47,7 +49,9 @@ def collapse():
 
 def riemann():
     from regosph.examples import soil_collapse
-    sim = soil_collapse.build(spacing=2 * soil_collapse.PAPER_SPACING, dissipation="riemann")
+    sim = soil_collapse.build(spacing=2 * soil_collapse.PAPER_SPACING, dissipation="riemann",
+                              law="MuIRheology")
+    sim.physics.riemann_stress_jump = True
     soil = [m.name for m in sim.materials].index("aluminium bars")
     sim.add_observer("runout", rs.rectangle((0.2, -0.01), (0.7, 0.2)), material=soil)
     return sim, 0.3, 0.1

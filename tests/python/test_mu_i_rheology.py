@@ -42,7 +42,7 @@ def test_column_collapse(tmp_path):
     floor = rs.rectangle((-0.1, -3 * dx), (0.2, 0.0))
     sim.add_body("floor", rs.lattice_fill(floor, dx), material=wall, motion="fixed",
                  spacing=dx, smoothing_length=2.5 * dx)
-    assert sim.history_variables == ["friction_coefficient"]
+    assert sim.history_variables == ["friction_coefficient", "open_volume_strain"]
     out = tmp_path / "column"
     sim.run(0.1, output_dir=str(out), progress_interval=0, diagnostics_every=10)
     run = json.loads((out / "run.json").read_text())
@@ -52,6 +52,8 @@ def test_column_collapse(tmp_path):
     mu = sim.history("friction_coefficient")[dynamic]
     assert mu.min() >= 0.382 - 1e-12 and mu.max() <= 0.643
     assert mu.max() > 0.39  # where the column flows, mu(I) > mu_s
+    opening = sim.history("open_volume_strain")[dynamic]
+    assert opening.min() >= 0.0 and opening.max() > 0.0  # the spreading front parts
     d = pd.read_csv(out / "diagnostics.csv")
     d.columns = [c.split(" [")[0] for c in d.columns]
     released = d["potential_energy"].iloc[0] - d["potential_energy"].iloc[-1]

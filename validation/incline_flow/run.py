@@ -2,7 +2,7 @@
 """Steady uniform flow of a mu(I) layer down a rough incline (2D plane strain): one angle.
 
     /usr/bin/python3 validation/incline_flow/run.py --angle 26 [--dissipation riemann]
-        [--spacing 1e-3] [--length 0.6] [--end-time 0.25] [--smooth-base]
+        [--riemann-stress-jump] [--spacing 1e-3] [--length 0.6] [--end-time 0.25] [--smooth-base]
         [--output runs/incline_26]
 
 Theory: the local mu(I) rheology (Jop, Forterre & Pouliquen 2005, J. Fluid Mech. 541, 167;
@@ -99,16 +99,19 @@ def beads():
                           grain_diameter=GRAIN_DIAMETER, grain_density=GRAIN_DENSITY)
 
 
-def build(angle_deg, spacing, length, end_time, dissipation="monaghan", rough=True):
+def build(angle_deg, spacing, length, end_time, dissipation="monaghan", rough=True,
+          stress_jump=False):
     """The layer on its base in the incline's frame (x down the slope, y normal to it), with
     the uniform flow's velocity and stress. rough: the base's roughness, wall particles taking
-    every other place of the layer's first row (see the module's text). Returns the
+    every other place of the layer's first row (see the module's text). stress_jump: the
+    Riemann solver's normal-stress jump (physics.riemann_stress_jump). Returns the
     Simulation."""
     inertial_number(angle_deg)  # refuses angles without steady flow
     theta = math.radians(angle_deg)
     sim = rs.Simulation(dim=2)
     sim.physics.gravity = (G * math.sin(theta), -G * math.cos(theta))
     sim.physics.dissipation = dissipation
+    sim.physics.riemann_stress_jump = stress_jump
     layer = sim.add_material(beads())
     wall = sim.add_material(rs.Rigid("base", density=PHI_S * GRAIN_DENSITY))
     h = 2.5 * spacing
@@ -192,11 +195,16 @@ def measure(sim, angle_deg, length, spacing, rough=True):
                 tail_m=float(x[:, 0].min()), front_m=float(x[:, 0].max()))
 
 
+def scheme_name(dissipation, stress_jump):
+    """The numerical scheme of a run, as the study's tables name it."""
+    return dissipation + (" + stress jump" if stress_jump else "")
+
+
 def run_case(angle_deg, dissipation="monaghan", spacing=1e-3, length=0.6, end_time=0.25,
-             output=None, rough=True):
+             output=None, rough=True, stress_jump=False):
     """Build, run in two halves (the window's mean at both shows whether the flow is steady)
     and measure. Returns the result dict, the numerical share over the whole run included."""
-    sim = build(angle_deg, spacing, length, end_time, dissipation, rough)
+    sim = build(angle_deg, spacing, length, end_time, dissipation, rough, stress_jump)
     scheme = total = 0.0
     halves, steps, wall = [], 0, 0.0
     for t in (end_time / 2, end_time):
@@ -208,7 +216,8 @@ def run_case(angle_deg, dissipation="monaghan", spacing=1e-3, length=0.6, end_ti
         halves.append(measure(sim, angle_deg, length, spacing, rough))
     result = halves[-1]
     share = validation.DissipationShare(scheme, total)
-    result.update(dissipation=dissipation, spacing_m=spacing, length_m=length,
+    result.update(dissipation=dissipation, scheme=scheme_name(dissipation, stress_jump),
+                  spacing_m=spacing, length_m=length,
                   end_time_s=end_time, rough_base=rough,
                   half_time_mean_m_s=halves[0]["mean_velocity_m_s"],
                   numerical_share=share.share, dissipation_J_per_m=share.total,
@@ -220,6 +229,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--angle", type=float, required=True, help="incline angle [deg]")
     ap.add_argument("--dissipation", choices=("monaghan", "riemann"), default="monaghan")
+    ap.add_argument("--riemann-stress-jump", action="store_true",
+                    help="the Riemann solver's normal-stress jump (physics.riemann_stress_jump)")
     ap.add_argument("--spacing", type=float, default=1e-3, help="particle spacing [m]")
     ap.add_argument("--length", type=float, default=0.6, help="initial layer length [m]")
     ap.add_argument("--end-time", type=float, default=0.25, help="simulated time [s]")
@@ -230,7 +241,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         result = run_case(args.angle, args.dissipation, args.spacing, args.length,
-                          args.end_time, args.output, rough=not args.smooth_base)
+                          args.end_time, args.output, rough=not args.smooth_base,
+                          stress_jump=args.riemann_stress_jump)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

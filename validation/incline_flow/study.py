@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Incline-flow study of the mu(I) rheology: three angles, each with Monaghan's viscosity and
-the Riemann dissipation, one run at a time (run.py's case at its defaults), against the local
+"""Incline-flow study of the mu(I) rheology: three angles, each with Monaghan's viscosity, the
+Riemann dissipation and the Riemann dissipation with its normal-stress jump, one run at a time (run.py's case at its defaults), against the local
 theory's flow rule u_mean / sqrt(g h) = beta h / h_stop(theta), beta = 0.136, and Bagnold's
 profile.
 
     /usr/bin/python3 validation/incline_flow/study.py [--out validation/incline_flow]
 
 Writes results.csv and report.md into --out. Exit status: 0 every required check passed
-(beta within 10 % of 0.136 at every angle with the Riemann dissipation; h_stop inferred from
+(beta within 10 % of 0.136 at every angle with the Riemann solver's stress jump; h_stop inferred from
 the measured flow rule decreasing with the angle), 1 otherwise, 3 a run blew up.
 """
 import argparse
@@ -18,7 +18,10 @@ from pathlib import Path
 import run as incline
 from regosph import validation
 
-SCHEMES = ("monaghan", "riemann")
+# (dissipation, stress jump); the required checks are those of the last, the complete
+# Riemann solver.
+SCHEMES = (("monaghan", False), ("riemann", False), ("riemann", True))
+REQUIRED = incline.scheme_name(*SCHEMES[-1])
 TOLERANCE = 0.10  # on beta
 
 
@@ -29,8 +32,8 @@ def inferred_h_stop(row):
 
 def checks_of(rows):
     checks = []
-    for scheme in SCHEMES:
-        mine = sorted((r for r in rows if r["dissipation"] == scheme),
+    for scheme in (incline.scheme_name(*s) for s in SCHEMES):
+        mine = sorted((r for r in rows if r["scheme"] == scheme),
                       key=lambda r: r["angle_deg"])
         worst = max(mine, key=lambda r: abs(r["beta"] / incline.BETA - 1.0))
         checks.append(validation.Check(
@@ -38,7 +41,7 @@ def checks_of(rows):
             "angle",
             all(abs(r["beta"] / incline.BETA - 1.0) <= TOLERANCE for r in mine),
             f"worst {worst['angle_deg']:g} deg: {worst['beta']:.3f}",
-            required=scheme == "riemann"))
+            required=scheme == REQUIRED))
         worst_m = max(mine, key=lambda r: abs(r["beta_mass"] / incline.BETA - 1.0))
         checks.append(validation.Check(
             f"{scheme}: beta at the weight's thickness h_m within {100 * TOLERANCE:.0f} % of "
@@ -49,7 +52,7 @@ def checks_of(rows):
         checks.append(validation.Check(
             f"{scheme}: h_stop from the measured flow rule decreases with the angle",
             all(b < a for a, b in zip(stops, stops[1:])),
-            ", ".join(f"{s * 1e3:.2f} mm" for s in stops), required=scheme == "riemann"))
+            ", ".join(f"{s * 1e3:.2f} mm" for s in stops), required=scheme == REQUIRED))
         checks.append(validation.numerical_share_check(
             scheme, {f"{r['angle_deg']:g} deg": validation.DissipationShare.from_row(r)
                 for r in mine}))
@@ -65,7 +68,7 @@ def report_text(rows, checks):
     for r in rows:
         share = validation.DissipationShare.from_row(r)
         table.append(
-            f"| {r['angle_deg']:g} | {r['dissipation']} | {r['thickness_m'] * 1e3:.2f} | "
+            f"| {r['angle_deg']:g} | {r['scheme']} | {r['thickness_m'] * 1e3:.2f} | "
             f"{r['solid_fraction']:.3f} | {r['mean_velocity_m_s']:.3f} "
             f"({r['half_time_mean_m_s']:.3f}) | {r['bagnold_mean_m_s']:.3f} | "
             f"{r['froude']:.3f} | {r['thickness_m'] / r['h_stop_m']:.2f} | {r['beta']:.3f} | "
@@ -74,7 +77,7 @@ def report_text(rows, checks):
             f"{100 * r['profile_rms_error']:.1f} % ({100 * r['shear_profile_rms_error']:.1f} %) | "
             f"{share.text('J/m')} | {r['wall_seconds']:.0f} |")
     reach = "; ".join(
-        f"{r['angle_deg']:g} deg {r['dissipation']}: {r['settled_from_m']:.2f}-"
+        f"{r['angle_deg']:g} deg {r['scheme']}: {r['settled_from_m']:.2f}-"
         f"{r['settled_to_m']:.2f} m (tail {r['tail_m']:.2f}, front {r['front_m']:.2f} m)"
         for r in rows if r["settled_from_m"] is not None)
     r0 = rows[0]
@@ -117,20 +120,21 @@ def main(argv=None):
     args = ap.parse_args(argv)
     rows = []
     for angle in incline.ANGLES_DEG:
-        for scheme in SCHEMES:
-            out = (str(Path(args.runs_dir) / f"{scheme}_{angle:g}") if args.runs_dir
-                   else None)
+        for dissipation, jump in SCHEMES:
+            name = incline.scheme_name(dissipation, jump)
+            out = (str(Path(args.runs_dir) / f"{name.replace(' + ', '_').replace(' ', '_')}"
+                                             f"_{angle:g}") if args.runs_dir else None)
             try:
-                rows.append(incline.run_case(angle, scheme, output=out))
+                rows.append(incline.run_case(angle, dissipation, output=out, stress_jump=jump))
             except RuntimeError as e:
-                print(f"error: {angle:g} deg {scheme}: {e}", file=sys.stderr)
+                print(f"error: {angle:g} deg {name}: {e}", file=sys.stderr)
                 return 3
             print(json.dumps({k: v for k, v in rows[-1].items()
                               if not isinstance(v, list)}), flush=True)
     scalar = [{k: v for k, v in r.items() if not isinstance(v, list)} for r in rows]
     validation.save_results(scalar, args.out)
     (Path(args.out) / "profiles.json").write_text(json.dumps(
-        [{k: r[k] for k in ("angle_deg", "dissipation", "profile_z_m", "profile_u_m_s",
+        [{k: r[k] for k in ("angle_deg", "scheme", "profile_z_m", "profile_u_m_s",
                             "along_x_m", "along_mean_m_s")} for r in rows]) + "\n")
     checks = checks_of(rows)
     return validation.finish(report_text(rows, checks), checks, args.out)
