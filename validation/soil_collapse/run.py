@@ -5,7 +5,8 @@
         [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
         [--kernel-correction] [--av-balsara] [--dissipation riemann]
         [--law MohrCoulomb] [--dilatancy-angle 19.8] [--gravity 9.81e-3] [--geostatic]
-        [--riemann-pairs separating] [--density-diffusion 0.1] [--grain-diameter 1.5e-3]
+        [--riemann-pairs separating] [--density-diffusion 0.1] [--riemann-stress-jump]
+        [--law MuIRheology --grain-diameter 1.5e-3]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
 report.json, report.txt into the output directory. Exit status: 0 the comparison passed; 1 the
@@ -46,6 +47,7 @@ def numerics_text(args):
         ("kernel correction", args.kernel_correction), ("Balsara switch", args.av_balsara),
         ("Morris-Monaghan switch", args.av_switch),
         ("Riemann dissipation", args.dissipation == "riemann"),
+        ("stress jump", args.riemann_stress_jump),
         ("damping separating pairs", args.riemann_pairs == "separating"),
         (f"density diffusion {args.density_diffusion:g}", args.density_diffusion > 0.0),
         (f"d = {args.grain_diameter * 1e3:g} mm", args.law == "MuIRheology")) if flag]
@@ -97,6 +99,9 @@ def parser():
                     help="mu(I)'s grain diameter d [m] (default 1.5e-3, the larger bars)")
     ap.add_argument("--dilatancy-angle", type=float, default=None,
                     help="dilatancy angle psi [deg] (default: the paper's 0)")
+    ap.add_argument("--riemann-stress-jump", action="store_true",
+                    help="the Riemann solver's normal-stress jump (physics.riemann_stress_jump; "
+                         "with --dissipation riemann)")
     ap.add_argument("--gravity", type=float, default=soil_collapse.GRAVITY,
                     help="gravity [m/s^2] (default 9.81; at g/1000 scale --end-time by "
                          "sqrt(1000))")
@@ -128,6 +133,7 @@ def build_case(args):
     sim.physics.av_switch = args.av_switch
     sim.physics.riemann_pairs = args.riemann_pairs
     sim.physics.density_diffusion = args.density_diffusion
+    sim.physics.riemann_stress_jump = args.riemann_stress_jump
     if args.wall_contact is not None:
         sim.physics.wall_contact = args.wall_contact
     metadata = {"setup": "soil_collapse validation", "spacing_m": repr(args.spacing),
@@ -140,6 +146,8 @@ def build_case(args):
         metadata["av_switch"] = "Morris & Monaghan 1997"
     if args.dissipation != "monaghan":
         metadata["dissipation"] = args.dissipation
+    if args.riemann_stress_jump:
+        metadata["riemann_stress_jump"] = "on"
     if args.law != "DruckerPrager":
         metadata["law"] = args.law
     if args.law == "MuIRheology":
