@@ -16,7 +16,10 @@ The cases cover every variant of the pair loop that a study takes:
   pre-pass with Balsara's switch;
 - rings, blocks3d: the elastic rings and cubes of the side-by-side benchmarks (artificial
   stress, XSPH);
-- coulomb: a cohesive block sliding on a Coulomb wall (wall friction).
+- coulomb: a cohesive block sliding on a Coulomb wall (wall friction);
+- lander_sleep: the 3D lander of validation/lander/study.py (--dim 3) at 2.5 cm, 30 deg, on
+  the 0.3 m bed, to 1 s, with sleeping regions (physics.sleep, sleep_speed 1e-3 m/s); its bed
+  is prepared once into DIR/lander_bed_0.30_0.025 (a few minutes).
 """
 import argparse
 import math
@@ -27,7 +30,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = "/usr/bin/python3"
 
-CASES = ["collapse", "sampler", "sampler3d", "rigid", "corrected", "rings", "blocks3d", "coulomb"]
+CASES = ["collapse", "sampler", "sampler3d", "rigid", "corrected", "rings", "blocks3d", "coulomb",
+         "lander_sleep"]
 
 # Columns of diagnostics.csv that measure the computer, not the state.
 CLOCK_COLUMNS = ("wall_seconds", "threads", "wall_time")
@@ -58,6 +62,19 @@ def coulomb(out):
                  wall_friction=0.5)
     sim.run(0.04, output_dir=str(out), overwrite=True, snapshot_interval=0.02,
             progress_interval=0)
+
+
+def lander_sleep(out):
+    from regosph.examples import lander_3d
+    spacing, depth, incidence = 0.025, 0.3, 30.0
+    bed = lander_3d.ensure_bed(str(out.parent / f"lander_bed_{depth:.2f}_{spacing:g}"), spacing,
+                               depth)
+    sim = lander_3d.build(bed, incidence, spacing, depth)
+    sim.physics.sleep = True
+    sim.physics.sleep_speed = 1e-3  # m/s
+    sim.run(1.0, output_dir=str(out), overwrite=True, snapshot_interval=0.05,
+            diagnostics_every=5, progress_interval=0,
+            metadata=lander_3d.metadata(incidence, spacing, depth))
 
 
 def run_case(case, out):
@@ -135,7 +152,8 @@ def compare(before, after):
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "_inline":
-        {"blocks3d": blocks3d, "coulomb": coulomb}[sys.argv[2]](Path(sys.argv[3]))
+        {"blocks3d": blocks3d, "coulomb": coulomb,
+         "lander_sleep": lander_sleep}[sys.argv[2]](Path(sys.argv[3]))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="what", required=True)

@@ -113,11 +113,12 @@ std::vector<std::uint8_t> reached_by_waking(const ParticleSet& p, const Neighbou
 std::int64_t decide_sleep(ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                           const PhysicsParameters& pp, const Derivatives& k1,
                           const Derivatives& k2, const std::vector<std::uint8_t>& moving_body) {
-    const double* states = sleep_states(p, mt, pp);
-    if (!states) return 0;
+    if (!sleep_states(p, mt, pp)) return 0;
+    double* states = p.history.values[static_cast<std::size_t>(mt.sleep_column)].data();
     const std::size_t n = p.owned();
-    // Every new state from the old ones first (partners read as they were), then written.
-    std::vector<double> next(states, states + n);
+    // The partners are read as they were through `waking` and `reached`, both taken before
+    // any state changes: the loop below then reads only each particle's own old state and
+    // writes its new one in place.
     const std::vector<std::uint8_t> waking = waking_partners(p, states, moving_body);
     const std::vector<std::uint8_t> reached = reached_by_waking(p, nl, waking);
     std::int64_t integrated = 0;
@@ -128,20 +129,18 @@ std::int64_t decide_sleep(ParticleSet& p, const NeighbourList& nl, const Materia
         const bool was_asleep = states[a] == kAsleep;
         if (!was_asleep) ++integrated;
         if (!was_asleep && !calm(p, mt, pp.sleep_speed, k1, k2, a))
-            next[a] = kMoving;
+            states[a] = kMoving;
         else if ((p.n_halo == 0 || !nl.listed(a)) ? reached[a] != 0 : touched(nl, waking, a))
-            next[a] = kResting;
+            states[a] = kResting;
         else
-            next[a] = kAsleep;
+            states[a] = kAsleep;
         // A particle that falls asleep stops: its awake partners see a boundary at rest, not
         // one that keeps a velocity up to v_s in their strain rates and viscosity while it
         // does not move (the 2D lander's e_n drifted by 7 % with it, docs/guide/physics.md).
         // The kinetic energy removed, at most m v_s^2 / 2 per particle, is not a budget column.
-        if (next[a] == kAsleep && !was_asleep)
+        if (states[a] == kAsleep && !was_asleep)
             for (int d = 0; d < p.dim; ++d) p.v[d][a] = 0.0;
     }
-    std::copy(next.begin(), next.end(),
-              p.history.values[static_cast<std::size_t>(mt.sleep_column)].begin());
     return mpi::sum(integrated);
 }
 
