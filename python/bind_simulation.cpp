@@ -86,6 +86,11 @@ void bind_options(py::module_& m) {
     physics.def_readwrite("density_diffusion", &PhysicsParameters::density_diffusion,
                        "delta [-] of the delta-SPH density diffusion (Molteni & Colagrossi "
                        "2009), 0 = off (default); with dissipation = 'riemann' only.");
+    physics.def_readwrite("riemann_reconstruction", &PhysicsParameters::riemann_reconstruction,
+                          "True: the Riemann solver's velocity jump between each side's linear "
+                          "reconstruction at the pair's midpoint (each particle's corrected "
+                          "velocity gradient), so that a linear velocity field is not damped; "
+                          "default False; with dissipation = 'riemann' only.");
     bind_interface_and_sleep(physics);
 }
 

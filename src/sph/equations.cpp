@@ -236,10 +236,13 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
     }
     if constexpr (S::Xsph) rec[R::material] = mat;
     if constexpr (S::Loads) rec[R::wall_mu] = -1.0;  // stage_load_body: the walls' law
-    if constexpr (S::Prepass)
-        write_corrected_stress<Dim>(p, i, st.prepass.data() + i * prepass_stride(Dim), inv_rho,
-                                    rec + R::stress, rec[R::balsara]);
-    else
+    if constexpr (S::Prepass) {
+        const double* row = st.prepass.data() + i * prepass_stride(Dim);
+        write_corrected_stress<Dim>(p, i, row, inv_rho, rec + R::stress, rec[R::balsara]);
+        if constexpr (R::kReconstruction)
+            std::copy(row + prepass_velocity_gradient(Dim),
+                      row + prepass_velocity_gradient(Dim) + Dim * Dim, rec + R::grad_v);
+    } else
         for (int t = 0; t < R::kTensor; ++t)
             rec[R::stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
     if constexpr (!S::ArtStress) return;

@@ -56,6 +56,11 @@ struct PhysicsParameters {
     // docs/validation/collapse.md), its Pi_ab < 0 pulling the pair together.
     enum class RiemannPairs { approaching, separating };
     RiemannPairs riemann_pairs = RiemannPairs::approaching;
+    // The limiter's velocity jump from each side's linear reconstruction at the pair's
+    // midpoint, v_a - G_a x_ab / 2 and v_b + G_b x_ab / 2 with each particle's velocity gradient
+    // G from the gradient pre-pass (MUSCL; RiemannDissipation), in place of v_a and v_b: a
+    // linear velocity field has no jump, particle-scale motion keeps its own.
+    bool riemann_reconstruction = false;
     // delta of the delta-SPH density diffusion (Molteni & Colagrossi 2009) [-], 0 = off; in
     // runs with the Riemann solver's dissipation only (DensityDiffusion, rhs_terms.hpp).
     double density_diffusion = 0.0;
@@ -203,10 +208,12 @@ struct Derivatives : StateRates {
 };
 
 // Whether the pair loop runs the gradient pre-pass (gradient_correction.hpp: the kernel
-// correction, Balsara's or Morris & Monaghan's switch), which reads the pair lists of every
+// correction, Balsara's or Morris & Monaghan's switch, the Riemann solver's reconstruction),
+// which reads the pair lists of every
 // dynamic particle, sleeping ones included.
 inline bool runs_gradient_prepass(const MaterialTable& mt, const PhysicsParameters& pp) {
-    return mt.any_kernel_correction || pp.av_balsara || pp.av_switch;
+    return mt.any_kernel_correction || pp.av_balsara || pp.av_switch ||
+           pp.riemann_reconstruction;
 }
 
 // Derivatives of the owned dynamic particles (halo particles enter as partners). With `loads`,

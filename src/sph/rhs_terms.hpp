@@ -86,8 +86,12 @@ struct Record {
     static constexpr int art = S::ArtStress ? stress + kStress : -1;  // artificial stress R
     static constexpr int balsara =                                     // Balsara's f [-]
         S::Prepass ? stress + kStress + (S::ArtStress ? kTensor : 0) : -1;
-    static constexpr int size =
-        stress + kStress + (S::ArtStress ? kTensor : 0) + (S::Prepass ? 1 : 0);
+    // The velocity gradient of the Riemann solver's reconstruction (row-major, Dim x Dim;
+    // zero without it) [1/s].
+    static constexpr bool kReconstruction = S::Prepass && S::Riemann;
+    static constexpr int grad_v = kReconstruction ? balsara + 1 : -1;
+    static constexpr int size = stress + kStress + (S::ArtStress ? kTensor : 0) +
+                                (S::Prepass ? 1 : 0) + (kReconstruction ? Dim * Dim : 0);
     static constexpr int stride = (size + 7) / 8 * 8;
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
     static_assert(x + Dim <= 8 && h < 8 && rho < 8, "the first pass reads x, h and rho");
@@ -306,33 +310,57 @@ struct ArtificialViscosity {
 // pairs its limiter damps: Pi_ab, handed to the momentum term like Monaghan's, and the largest
 // velocity jump for the Courant limit. The jump is U_L - U_R = -v_ab . x_ab / r of approaching
 // pairs (the paper's), or with `separating` (PhysicsParameters::riemann_pairs) v_ab . x_ab / r
-// of separating pairs, with Pi_ab < 0 (SPHinXsys's sign); either way
-// Pi_ab v_ab . grad_a W_ab >= 0.
+// of separating pairs, with Pi_ab < 0 (SPHinXsys's sign). With the gradient pre-pass the
+// jump is that of the linearly reconstructed velocities at the pair's midpoint
+// (PhysicsParameters::riemann_reconstruction; G = 0 without it gives the jump above),
+// v_ab - (G_a + G_b) x_ab / 2 in place of v_ab, and a pair is damped only where it closes
+// (or opens) itself too, so that either way Pi_ab v_ab . grad_a W_ab >= 0.
 // A boundary partner has no sound speed of its own: the pair uses c_a, with the wall's
 // extrapolated density.
 template <class S>
 struct RiemannDissipation {
+    using R = Record<S>;
     double eta;   // the limiter's coefficient
     double sign;  // +1: approaching pairs are damped, -1: separating ones
     double c_a = 0.0, rho_a = 0.0;
+    double grad_a[R::kReconstruction ? S::Dim * S::Dim : 1] = {};
     Vec8 max_jump;
     RiemannDissipation(double eta_, bool separating) : eta(eta_), sign(separating ? -1.0 : 1.0) {}
     void begin(const ParticleA<S>& a) {
-        c_a = a.at(Record<S>::sound_speed);
-        rho_a = a.at(Record<S>::rho);
+        c_a = a.at(R::sound_speed);
+        rho_a = a.at(R::rho);
+        if constexpr (R::kReconstruction)
+            for (int k = 0; k < S::Dim * S::Dim; ++k) grad_a[k] = a.at(R::grad_v + k);
         max_jump = kernel::splat<Vec8>(0.0);
+    }
+    // (v_ab - (G_a + G_b) x_ab / 2) . x_ab, the reconstructed jump's numerator.
+    template <class P>
+    Vec8 reconstructed_vr(const P& pair) const {
+        constexpr int Dim = S::Dim;
+        Vec8 vr = kernel::splat<Vec8>(0.0);
+        for (int i = 0; i < Dim; ++i) {
+            Vec8 dv = pair.dv[i];
+            for (int j = 0; j < Dim; ++j)
+                dv -= 0.5 * (grad_a[i * Dim + j] + pair.field(R::grad_v + i * Dim + j)) *
+                      pair.dx[j];
+            vr += dv * pair.dx[i];
+        }
+        return vr;
     }
     template <class P>
     void add(P& pair) {
-        using R = Record<S>;
         const Vec8 zero = kernel::splat<Vec8>(0.0);
         const Vec8 c_b = pair.wall ? zero + c_a : pair.field(R::sound_speed);
-        const Vec8 closing = sign * pair.vr;  // < 0 for the damped pairs
+        Vec8 closing = sign * pair.vr;  // < 0 for the damped pairs
+        Mask8 damped = pair.inside && closing < 0.0;
+        if constexpr (R::kReconstruction) {
+            closing = sign * reconstructed_vr(pair);
+            damped = damped && closing < 0.0;
+        }
         // The jump, regularised as nu (eq. 36): -closing r / (r^2 + eps h^2) = -nu / h_ab.
         const Vec8 jump = -closing * pair.r * pair.rho_sum * pair.inv;
         const Vec8 pi_damped =
             pair_terms::riemann_pi(eta, c_a, c_b, rho_a, Vec8(pair.field(R::rho)), jump);
-        const Mask8 damped = pair.inside && closing < 0.0;
         pair.pi = damped ? sign * pi_damped : zero;
         const Vec8 larger = max_jump < jump ? jump : max_jump;  // std::max(max_jump, jump)
         max_jump = damped ? larger : max_jump;

@@ -526,6 +526,11 @@ void Simulation::validate_setup() const {
         throw std::invalid_argument(
             "physics: density_diffusion enters the Riemann solver's pair loop; dissipation is "
             "'monaghan'");
+    if (physics_.riemann_reconstruction &&
+        physics_.dissipation != PhysicsParameters::Dissipation::riemann)
+        throw std::invalid_argument(
+            "physics: riemann_reconstruction reconstructs the Riemann solver's jump; dissipation "
+            "is 'monaghan'");
     if (physics_.av_switch && physics_.dissipation != PhysicsParameters::Dissipation::monaghan)
         throw std::invalid_argument(
             "physics: av_switch switches Monaghan's viscosity; dissipation is 'riemann'");
@@ -678,6 +683,7 @@ io::Json describe_physics(const PhysicsParameters& pp) {
         if (pp.riemann_pairs != PhysicsParameters::RiemannPairs::approaching)
             j["riemann_pairs"] = riemann_pairs_name(pp.riemann_pairs);
         if (pp.density_diffusion > 0.0) j["density_diffusion"] = pp.density_diffusion;
+        if (pp.riemann_reconstruction) j["riemann_reconstruction"] = "linear";
     }
     // The default law of the walls that set none, only when it is not 'bonded' (each wall's
     // law in force is under "bodies"): run.json files written before the option stay

@@ -5,7 +5,7 @@
         [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
         [--kernel-correction] [--av-balsara] [--dissipation riemann]
         [--law MohrCoulomb] [--dilatancy-angle 19.8] [--gravity 9.81e-3] [--geostatic]
-        [--riemann-pairs separating] [--density-diffusion 0.1] [--grain-diameter 1.5e-3]
+        [--riemann-pairs separating] [--riemann-reconstruction] [--density-diffusion 0.1] [--grain-diameter 1.5e-3]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
 report.json, report.txt into the output directory. Exit status: 0 the comparison passed; 1 the
@@ -47,6 +47,7 @@ def numerics_text(args):
         ("Morris-Monaghan switch", args.av_switch),
         ("Riemann dissipation", args.dissipation == "riemann"),
         ("damping separating pairs", args.riemann_pairs == "separating"),
+        ("linear reconstruction", args.riemann_reconstruction),
         (f"density diffusion {args.density_diffusion:g}", args.density_diffusion > 0.0),
         (f"d = {args.grain_diameter * 1e3:g} mm", args.law == "MuIRheology")) if flag]
     return ", " + " + ".join(on) if on else ""
@@ -82,6 +83,9 @@ def parser():
                     default="approaching",
                     help="the pairs the Riemann solver's limiter damps (default: approaching, "
                          "Zhang et al. 2017; separating: SPHinXsys's sign)")
+    ap.add_argument("--riemann-reconstruction", action="store_true",
+                    help="the Riemann solver's jump between linearly reconstructed velocities "
+                         "(physics.riemann_reconstruction; off by default)")
     ap.add_argument("--density-diffusion", type=float, default=0.0,
                     help="delta of the delta-SPH density diffusion (Molteni & Colagrossi "
                          "2009) with --dissipation riemann (default 0: off)")
@@ -127,6 +131,7 @@ def build_case(args):
         sim.physics.riemann_limiter = args.riemann_limiter
     sim.physics.av_switch = args.av_switch
     sim.physics.riemann_pairs = args.riemann_pairs
+    sim.physics.riemann_reconstruction = args.riemann_reconstruction
     sim.physics.density_diffusion = args.density_diffusion
     if args.wall_contact is not None:
         sim.physics.wall_contact = args.wall_contact
