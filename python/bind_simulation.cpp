@@ -91,6 +91,11 @@ void bind_options(py::module_& m) {
                           "reconstruction at the pair's midpoint (each particle's corrected "
                           "velocity gradient), so that a linear velocity field is not damped; "
                           "default False; with dissipation = 'riemann' only.");
+    physics.def_readwrite("hourglass_control", &PhysicsParameters::hourglass_control,
+                          "xi [-] of the hourglass control (a shear stiffness against the "
+                          "relative motion the velocity gradient does not describe; Wu, Zhang & "
+                          "Hu 2023 after SPHinXsys), 0 = off (default); with dissipation = "
+                          "'riemann' only.");
     bind_interface_and_sleep(physics);
 }
 

@@ -58,6 +58,7 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
         artificial_stress_exponent.push_back(o.artificial_stress_exponent);
         xsph.push_back(o.xsph);
         kernel_correction.push_back(m.kernel_correction ? 1 : 0);
+        shear_modulus.push_back(regosph::shear_modulus(m));
         any_artificial_stress = any_artificial_stress || artificial_stress.back() > 0.0;
         any_xsph = any_xsph || xsph.back() > 0.0;
         any_kernel_correction = any_kernel_correction || m.kernel_correction;
@@ -65,6 +66,7 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
     }
     sleep_column = history.find(kSleepStateName);
     switch_column = history.find(kSwitchColumn);
+    for (int d = 0; d < 3; ++d) hourglass_column[d] = history.find(kHourglassColumns[d]);
     // One whole-number exponent for every material with artificial stress?
     double common = 0.0;
     bool same = true;
@@ -239,9 +241,11 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
     if constexpr (S::Prepass) {
         const double* row = st.prepass.data() + i * prepass_stride(Dim);
         write_corrected_stress<Dim>(p, i, row, inv_rho, rec + R::stress, rec[R::balsara]);
-        if constexpr (R::kReconstruction)
+        if constexpr (R::kReconstruction) {
             std::copy(row + prepass_velocity_gradient(Dim),
                       row + prepass_velocity_gradient(Dim) + Dim * Dim, rec + R::grad_v);
+            rec[R::body] = p.body[i];
+        }
     } else
         for (int t = 0; t < R::kTensor; ++t)
             rec[R::stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
@@ -348,6 +352,7 @@ template <class S>
             pp.riemann_limiter,
             pp.riemann_pairs == PhysicsParameters::RiemannPairs::separating)),
         rhs::when<S::Riemann>(rhs::DensityDiffusion<S>(pp.density_diffusion)),
+        rhs::when<R::kReconstruction>(rhs::HourglassControl<S>(pp.hourglass_control > 0.0)),
         rhs::when<S::ArtStress>(rhs::ArtificialStress<S>(mt.artificial_stress_power, fn_pow)),
         std::make_tuple(rhs::Momentum<S>{}, rhs::PairWork<S>{}),
         rhs::when<S::Xsph>(rhs::Xsph<S>{}),
@@ -464,8 +469,11 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
                      std::size_t a, const PairSums<Dim>& s, const double* correction,
                      double signal_base, Derivatives& out) {
     const int mat = p.material[a];
+    const bool hourglass = mt.hourglass_column[0] >= 0;
     for (int d = 0; d < Dim; ++d) {
         out.dv[d][a] = s.acc[d] + pp.gravity[d];
+        if (hourglass)
+            out.dv[d][a] += p.history.values[static_cast<std::size_t>(mt.hourglass_column[d])][a];
         // Position rate: v, plus the XSPH term eps sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab.
         if constexpr (Xsph) out.dx[d][a] = p.v[d][a] + mt.xsph[mat] * s.xsph[d];
     }
@@ -515,6 +523,10 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
         }
     }
     if (pp.av_switch) switch_rate(p, mt, a, trace(eps), out);
+    if (hourglass)  // PhysicsParameters::hourglass_control
+        for (int d = 0; d < Dim; ++d)
+            out.dhistory[static_cast<std::size_t>(mt.hourglass_column[d])][a] =
+                pp.hourglass_control * mt.shear_modulus[mat] / p.rho[a] * s.hourglass[d];
 
     write_powers<Dim, Walls, Riemann>(p, mt, a, s, sigma, eps, r, out);
 

@@ -107,7 +107,7 @@ void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialT
                         for (int j = 0; j < Dim; ++j) o[i * Dim + j] = L[i][j];
                     corrected_gradient<Dim>(L, G);
                 }
-                if (pp.riemann_reconstruction) {
+                if (pp.riemann_reconstruction || pp.hourglass_control > 0.0) {
                     double Gr[Dim][Dim];  // with a's own correction, whatever its material's
                     std::copy(&G[0][0], &G[0][0] + Dim * Dim, &Gr[0][0]);
                     if (!corrected && correction_matrix<Dim>(M, L)) corrected_gradient<Dim>(L, Gr);

@@ -90,8 +90,9 @@ struct Record {
     // zero without it) [1/s].
     static constexpr bool kReconstruction = S::Prepass && S::Riemann;
     static constexpr int grad_v = kReconstruction ? balsara + 1 : -1;
+    static constexpr int body = kReconstruction ? grad_v + Dim * Dim : -1;  // Body index
     static constexpr int size = stress + kStress + (S::ArtStress ? kTensor : 0) +
-                                (S::Prepass ? 1 : 0) + (kReconstruction ? Dim * Dim : 0);
+                                (S::Prepass ? 1 : 0) + (kReconstruction ? Dim * Dim + 1 : 0);
     static constexpr int stride = (size + 7) / 8 * 8;
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
     static_assert(x + Dim <= 8 && h < 8 && rho < 8, "the first pass reads x, h and rho");
@@ -160,6 +161,10 @@ struct PairBlock {
     // momentum term t per unit m_b, the artificial stress's weight f^n and term, and whether
     // WallSeparation found a closing wall pair in tension (its momentum carries no stress).
     Vec8 dv_strain[Dim], mu_wall, pi, t[Dim], fn, ta[Dim];
+    // With the Riemann solver's pre-pass (Record::kReconstruction), handed on by
+    // RiemannDissipation: v_ab - (G_a + G_b) x_ab / 2, the relative velocity that the
+    // velocity gradients do not describe.
+    Vec8 dv_residual[Dim];
     Mask8 stress_free;
 
     PairBlock(const Field& f, const std::uint32_t* block, const ParticleA<S>& a,
@@ -206,6 +211,8 @@ struct PairSums {
     double max_nu = 0.0;           // max |nu_ab| (Riemann: max jump) of approaching pairs [m/s]
     double xsph[Dim] = {};         // sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab, same material [m/s]
     double density_diffusion = 0.0;  // delta-SPH's D_a (DensityDiffusion) [kg/(m^3 s)]
+    // sum_b V_b F_ab (v_ab - (G_a + G_b) x_ab / 2) over a's own body (HourglassControl) [1/s^2]
+    double hourglass[Dim] = {};
     // Energy budget (energy_budget.hpp), per unit m_a [W/kg], w = 1/2 for a dynamic partner
     // and 1 for a wall: the pair work sum_b w m_b v_ab . t_ab of the momentum term, its
     // viscous part sum_b w m_b Pi_ab v_ab . grad_a W_ab and the artificial stress's work
@@ -333,9 +340,10 @@ struct RiemannDissipation {
             for (int k = 0; k < S::Dim * S::Dim; ++k) grad_a[k] = a.at(R::grad_v + k);
         max_jump = kernel::splat<Vec8>(0.0);
     }
-    // (v_ab - (G_a + G_b) x_ab / 2) . x_ab, the reconstructed jump's numerator.
+    // (v_ab - (G_a + G_b) x_ab / 2) . x_ab, the reconstructed jump's numerator; hands on
+    // the residual v_ab - (G_a + G_b) x_ab / 2.
     template <class P>
-    Vec8 reconstructed_vr(const P& pair) const {
+    Vec8 reconstructed_vr(P& pair) const {
         constexpr int Dim = S::Dim;
         Vec8 vr = kernel::splat<Vec8>(0.0);
         for (int i = 0; i < Dim; ++i) {
@@ -343,6 +351,7 @@ struct RiemannDissipation {
             for (int j = 0; j < Dim; ++j)
                 dv -= 0.5 * (grad_a[i * Dim + j] + pair.field(R::grad_v + i * Dim + j)) *
                       pair.dx[j];
+            pair.dv_residual[i] = dv;
             vr += dv * pair.dx[i];
         }
         return vr;
@@ -406,6 +415,39 @@ struct DensityDiffusion {
     }
     void rows(const Vec8** r) const { r[0] = &sum; }
     void take(const double* s, PairSums<S::Dim>& out) const { out.density_diffusion = s[0]; }
+};
+
+// The hourglass control's sum (PhysicsParameters::hourglass_control):
+// sum_b V_b F_ab (v_ab - (G_a + G_b) x_ab / 2) over the dynamic partners of a's own body, with
+// the residual handed on by RiemannDissipation; finish_particle turns it into the rate of a's
+// hourglass acceleration. Off: adds nothing.
+template <class S>
+struct HourglassControl {
+    using R = Record<S>;
+    static constexpr int Dim = S::Dim;
+    static constexpr int kRows = Dim;
+    bool on;
+    double body_a = 0.0;
+    Vec8 sum[Dim];
+    explicit HourglassControl(bool on_) : on(on_) {}
+    void begin(const ParticleA<S>& a) {
+        body_a = a.at(R::body);
+        for (auto& c : sum) c = kernel::splat<Vec8>(0.0);
+    }
+    template <class P>
+    void add(P& pair) {
+        if (!on) return;
+        const Vec8 zero = kernel::splat<Vec8>(0.0);
+        const Mask8 same_body = pair.inside && !pair.wall && pair.field(R::body) == body_a;
+        const Vec8 weight = same_body ? pair.field(R::volume) * pair.kf.gradient : zero;
+        for (int d = 0; d < Dim; ++d) sum[d] += weight * pair.dv_residual[d];
+    }
+    void rows(const Vec8** r) const {
+        for (int d = 0; d < Dim; ++d) r[d] = &sum[d];
+    }
+    void take(const double* s, PairSums<Dim>& out) const {
+        for (int d = 0; d < Dim; ++d) out.hourglass[d] = s[d];
+    }
 };
 
 // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab, or

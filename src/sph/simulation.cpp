@@ -531,6 +531,13 @@ void Simulation::validate_setup() const {
         throw std::invalid_argument(
             "physics: riemann_reconstruction reconstructs the Riemann solver's jump; dissipation "
             "is 'monaghan'");
+    if (!(std::isfinite(physics_.hourglass_control) && physics_.hourglass_control >= 0.0))
+        throw std::invalid_argument("physics: hourglass_control must be >= 0");
+    if (physics_.hourglass_control > 0.0 &&
+        physics_.dissipation != PhysicsParameters::Dissipation::riemann)
+        throw std::invalid_argument(
+            "physics: hourglass_control enters the Riemann solver's pair loop; dissipation is "
+            "'monaghan'");
     if (physics_.av_switch && physics_.dissipation != PhysicsParameters::Dissipation::monaghan)
         throw std::invalid_argument(
             "physics: av_switch switches Monaghan's viscosity; dissipation is 'riemann'");
@@ -590,6 +597,16 @@ void Simulation::ensure_integrator() {
         auto& column = particles_.history.values[static_cast<std::size_t>(
             particles_.history.find(kSwitchColumn))];
         std::fill(column.begin(), column.end(), 1.0);
+        table_.reset();
+        integrator_.reset();
+    }
+    // The hourglass control's acceleration starts at zero.
+    if (physics_.hourglass_control > 0.0 && particles_.history.find(kHourglassColumns[0]) < 0) {
+        for (int d = 0; d < particles_.dim; ++d)
+            particles_.history.add({kHourglassColumns[d], "m/s^2",
+                                    "the hourglass control's acceleration (physics.hourglass_control)",
+                                    0.0},
+                                   particles_.size());
         table_.reset();
         integrator_.reset();
     }
@@ -684,6 +701,7 @@ io::Json describe_physics(const PhysicsParameters& pp) {
             j["riemann_pairs"] = riemann_pairs_name(pp.riemann_pairs);
         if (pp.density_diffusion > 0.0) j["density_diffusion"] = pp.density_diffusion;
         if (pp.riemann_reconstruction) j["riemann_reconstruction"] = "linear";
+        if (pp.hourglass_control > 0.0) j["hourglass_control"] = pp.hourglass_control;
     }
     // The default law of the walls that set none, only when it is not 'bonded' (each wall's
     // law in force is under "bodies"): run.json files written before the option stay

@@ -5,7 +5,8 @@
         [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
         [--kernel-correction] [--av-balsara] [--dissipation riemann]
         [--law MohrCoulomb] [--dilatancy-angle 19.8] [--gravity 9.81e-3] [--geostatic]
-        [--riemann-pairs separating] [--riemann-reconstruction] [--density-diffusion 0.1] [--grain-diameter 1.5e-3]
+        [--riemann-pairs separating] [--riemann-reconstruction]
+        [--hourglass-control 4] [--density-diffusion 0.1] [--grain-diameter 1.5e-3]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
 report.json, report.txt into the output directory. Exit status: 0 the comparison passed; 1 the
@@ -48,6 +49,7 @@ def numerics_text(args):
         ("Riemann dissipation", args.dissipation == "riemann"),
         ("damping separating pairs", args.riemann_pairs == "separating"),
         ("linear reconstruction", args.riemann_reconstruction),
+        (f"hourglass control {args.hourglass_control:g}", args.hourglass_control > 0.0),
         (f"density diffusion {args.density_diffusion:g}", args.density_diffusion > 0.0),
         (f"d = {args.grain_diameter * 1e3:g} mm", args.law == "MuIRheology")) if flag]
     return ", " + " + ".join(on) if on else ""
@@ -86,6 +88,9 @@ def parser():
     ap.add_argument("--riemann-reconstruction", action="store_true",
                     help="the Riemann solver's jump between linearly reconstructed velocities "
                          "(physics.riemann_reconstruction; off by default)")
+    ap.add_argument("--hourglass-control", type=float, default=0.0,
+                    help="xi of the hourglass control (physics.hourglass_control) with "
+                         "--dissipation riemann (default 0: off)")
     ap.add_argument("--density-diffusion", type=float, default=0.0,
                     help="delta of the delta-SPH density diffusion (Molteni & Colagrossi "
                          "2009) with --dissipation riemann (default 0: off)")
@@ -132,6 +137,7 @@ def build_case(args):
     sim.physics.av_switch = args.av_switch
     sim.physics.riemann_pairs = args.riemann_pairs
     sim.physics.riemann_reconstruction = args.riemann_reconstruction
+    sim.physics.hourglass_control = args.hourglass_control
     sim.physics.density_diffusion = args.density_diffusion
     if args.wall_contact is not None:
         sim.physics.wall_contact = args.wall_contact
