@@ -350,7 +350,8 @@ template <class S>
         rhs::when<!S::Riemann>(rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
         rhs::when<S::Riemann>(rhs::RiemannDissipation<S>(
             pp.riemann_limiter,
-            pp.riemann_pairs == PhysicsParameters::RiemannPairs::separating)),
+            pp.riemann_pairs == PhysicsParameters::RiemannPairs::separating,
+            pp.riemann_reconstruction)),
         rhs::when<S::Riemann>(rhs::DensityDiffusion<S>(pp.density_diffusion)),
         rhs::when<R::kReconstruction>(rhs::HourglassControl<S>(pp.hourglass_control > 0.0)),
         rhs::when<S::ArtStress>(rhs::ArtificialStress<S>(mt.artificial_stress_power, fn_pow)),
@@ -449,6 +450,12 @@ REGOSPH_NO_VECTORISE inline void write_powers(const ParticleSet& p, const Materi
     }
     out.power[kViscousPower][a] = Riemann ? 0.0 : m_a * s.viscous;  // the scheme's column
     out.power[kRiemannPower][a] = Riemann ? m_a * s.viscous : 0.0;
+    // The hourglass control's work is the scheme's too (PhysicsParameters::hourglass_control).
+    if (mt.hourglass_column[0] >= 0)
+        for (int d = 0; d < Dim; ++d)
+            out.power[kRiemannPower][a] -=
+                m_a * p.history.values[static_cast<std::size_t>(mt.hourglass_column[d])][a] *
+                p.v[d][a];
     // Without walls the dynamic pairs' terms cancel in the sum over the particles: zero.
     out.power[kWallPower][a] =
         Walls ? -(m_a * s.work + stress_power + m_a * s.viscous) - m_a * s.slip_power : 0.0;

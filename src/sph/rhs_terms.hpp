@@ -317,22 +317,24 @@ struct ArtificialViscosity {
 // pairs its limiter damps: Pi_ab, handed to the momentum term like Monaghan's, and the largest
 // velocity jump for the Courant limit. The jump is U_L - U_R = -v_ab . x_ab / r of approaching
 // pairs (the paper's), or with `separating` (PhysicsParameters::riemann_pairs) v_ab . x_ab / r
-// of separating pairs, with Pi_ab < 0 (SPHinXsys's sign). With the gradient pre-pass the
-// jump is that of the linearly reconstructed velocities at the pair's midpoint
-// (PhysicsParameters::riemann_reconstruction; G = 0 without it gives the jump above),
-// v_ab - (G_a + G_b) x_ab / 2 in place of v_ab, and a pair is damped only where it closes
-// (or opens) itself too, so that either way Pi_ab v_ab . grad_a W_ab >= 0.
+// of separating pairs, with Pi_ab < 0 (SPHinXsys's sign). With `reconstruct`
+// (PhysicsParameters::riemann_reconstruction) the jump is that of the linearly reconstructed
+// velocities at the pair's midpoint, v_ab - (G_a + G_b) x_ab / 2 in place of v_ab (G from the
+// gradient pre-pass), and a pair is damped only where it closes (or opens) itself too, so that
+// either way Pi_ab v_ab . grad_a W_ab >= 0. With the pre-pass it hands that residual on.
 // A boundary partner has no sound speed of its own: the pair uses c_a, with the wall's
 // extrapolated density.
 template <class S>
 struct RiemannDissipation {
     using R = Record<S>;
-    double eta;   // the limiter's coefficient
-    double sign;  // +1: approaching pairs are damped, -1: separating ones
+    double eta;        // the limiter's coefficient
+    double sign;       // +1: approaching pairs are damped, -1: separating ones
+    bool reconstruct;  // PhysicsParameters::riemann_reconstruction
     double c_a = 0.0, rho_a = 0.0;
     double grad_a[R::kReconstruction ? S::Dim * S::Dim : 1] = {};
     Vec8 max_jump;
-    RiemannDissipation(double eta_, bool separating) : eta(eta_), sign(separating ? -1.0 : 1.0) {}
+    RiemannDissipation(double eta_, bool separating, bool reconstruct_)
+        : eta(eta_), sign(separating ? -1.0 : 1.0), reconstruct(reconstruct_) {}
     void begin(const ParticleA<S>& a) {
         c_a = a.at(R::sound_speed);
         rho_a = a.at(R::rho);
@@ -363,8 +365,11 @@ struct RiemannDissipation {
         Vec8 closing = sign * pair.vr;  // < 0 for the damped pairs
         Mask8 damped = pair.inside && closing < 0.0;
         if constexpr (R::kReconstruction) {
-            closing = sign * reconstructed_vr(pair);
-            damped = damped && closing < 0.0;
+            const Vec8 closing_reconstructed = sign * reconstructed_vr(pair);
+            if (reconstruct) {
+                closing = closing_reconstructed;
+                damped = damped && closing < 0.0;
+            }
         }
         // The jump, regularised as nu (eq. 36): -closing r / (r^2 + eps h^2) = -nu / h_ab.
         const Vec8 jump = -closing * pair.r * pair.rho_sum * pair.inv;
