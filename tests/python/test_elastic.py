@@ -68,7 +68,8 @@ def test_run_json_records_the_material_and_elastic_bodies_may_be_free_or_fixed()
         == (1.0, 0.3, 4.0, 0.5)
 
 
-@pytest.mark.parametrize("numerics", [{}, {"dissipation": "riemann", "hourglass_control": 4.0}],
+@pytest.mark.parametrize("numerics", [{}, {"dissipation": "riemann", "hourglass_control": 4.0,
+                                       "riemann_reconstruction": True}],
                          ids=["monaghan", "riemann-hourglass-control"])
 def test_rubber_rings_bounce_at_a_coarse_resolution(numerics):
     # 4 x the benchmark's spacing (~1100 particles, ~5 s): the rings meet at ~10 us, stop at

@@ -211,14 +211,16 @@ def test_riemann_pairs_and_density_diffusion(tmp_path):
 def test_hourglass_control_keeps_the_discs_elastic(tmp_path):
     """The discs with the Riemann solver lose 5 % of their kinetic energy by 5 ms, most of it
     particle-scale motion that grows inside each disc after they part and is then dissipated;
-    the hourglass control (physics.hourglass_control, docs/guide/physics.md) keeps that motion
-    from growing: the scheme's share (its work included) stays below 1 %, the budget closes,
-    run.json records it, and the particle-scale motion left is a tenth of what it was."""
+    the hourglass control (physics.hourglass_control) with the reconstructed jump
+    (physics.riemann_reconstruction; docs/guide/physics.md) keeps that motion from growing:
+    the scheme's share (the control's work included) stays below 1 %, the budget closes,
+    run.json records both, and the discs ring less."""
     shares, residuals = {}, {}
     for xi in (0.0, 4.0):
         sim = discs()
         sim.physics.dissipation = "riemann"
         sim.physics.hourglass_control = xi
+        sim.physics.riemann_reconstruction = xi > 0.0
         out = tmp_path / f"xi{xi:g}"
         d = run(sim, out, 5e-3)
         e0 = d["kinetic_energy"].iloc[0]
@@ -226,6 +228,7 @@ def test_hourglass_control_keeps_the_discs_elastic(tmp_path):
         residuals[xi] = np.abs(d["energy_residual"]).max() / e0
         physics = json.loads((out / "run.json").read_text())["physics"]
         assert physics.get("hourglass_control", 0.0) == xi
+        assert ("riemann_reconstruction" in physics) == (xi > 0.0)
         # Speeds against each body's mean: the discs' ringing (their rigid motion removed).
         v, body = sim.velocities, sim.body
         ringing = sum(np.sum((v[body == b] - v[body == b].mean(axis=0)) ** 2) for b in (0, 1))
