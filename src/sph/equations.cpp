@@ -58,7 +58,10 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
         artificial_stress_exponent.push_back(o.artificial_stress_exponent);
         xsph.push_back(o.xsph);
         kernel_correction.push_back(m.kernel_correction ? 1 : 0);
-        shear_modulus.push_back(regosph::shear_modulus(m));
+        // The hourglass control's stiffness for materials that cannot yield: in plastic flow
+        // the partners change and an accumulated acceleration holds the flow back
+        // (docs/guide/physics.md).
+        shear_modulus.push_back(plastic(m) ? 0.0 : regosph::shear_modulus(m));
         any_artificial_stress = any_artificial_stress || artificial_stress.back() > 0.0;
         any_xsph = any_xsph || xsph.back() > 0.0;
         any_kernel_correction = any_kernel_correction || m.kernel_correction;

@@ -65,7 +65,8 @@ struct PhysicsParameters {
     // rhs_terms.hpp): each dynamic particle carries an acceleration a_hg (history columns
     // kHourglassColumns, starting at 0), added to its own, with
     //   d a_hg,a / dt = xi (mu_a / rho_a) sum_b V_b F_ab (v_ab - (G_a + G_b) x_ab / 2)
-    // over the partners of its own body, F_ab = (1 / r) dW / dr and G the pre-pass's velocity
+    // over the partners of its own body (materials that cannot yield only: MaterialTable::
+    // shear_modulus), F_ab = (1 / r) dW / dr and G the pre-pass's velocity
     // gradient: a shear stiffness mu against the part of the relative motion that the velocity
     // gradient does not describe (the hourglass modes), after the updated-Lagrangian form of
     // Wu, Zhang & Hu's (2023, CMAME 407, 115915) "essentially non-hourglass" correction in
@@ -145,7 +146,8 @@ struct MaterialTable {
     // The history column of Morris & Monaghan's switch (kSwitchColumn), -1 without it.
     int switch_column = -1;
     // The history columns of the hourglass control (kHourglassColumns), -1 without it, and
-    // each material's shear modulus mu [Pa] (0 for a model without one: no hourglass control).
+    // each material's shear modulus mu [Pa] (0 for a model without one and for a model that
+    // can yield: no hourglass control).
     int hourglass_column[3] = {-1, -1, -1};
     std::vector<double> shear_modulus;
 };
