@@ -80,6 +80,7 @@ def hourglass():
     for name, centre, v in (("left", (-0.06, 0.0), 1.0), ("right", (0.06, 0.01), -1.0)):
         sim.add_body(name, rs.lattice_fill(rs.disc(centre, 0.05), dx), material=rubber,
                      motion="dynamic", spacing=dx, smoothing_length=2.5 * dx, velocity=(v, 0.0))
+    sim.add_observer("middle", rs.rectangle((-0.02, -0.1), (0.02, 0.1)), material=rubber)
     return sim, 0.03, 0.01
 
 
