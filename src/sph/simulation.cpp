@@ -585,8 +585,23 @@ void Simulation::add_sleep_states() {
     table_.reset();
 }
 
+// With physics.hourglass_control, its accelerations are history columns starting at zero,
+// added once (before a restart's comparison with the checkpoint, which holds them too).
+void Simulation::add_hourglass_columns() {
+    if (!(physics_.hourglass_control > 0.0) || particles_.history.find(kHourglassColumns[0]) >= 0)
+        return;
+    for (int d = 0; d < particles_.dim; ++d)
+        particles_.history.add({kHourglassColumns[d], "m/s^2",
+                                "the hourglass control's acceleration (physics.hourglass_control)",
+                                0.0},
+                               particles_.size());
+    table_.reset();
+    integrator_.reset();
+}
+
 void Simulation::ensure_integrator() {
     add_sleep_states();
+    add_hourglass_columns();
     // Morris & Monaghan's switch keeps its f in a history column, which starts at 1 (full
     // viscosity).
     if (physics_.av_switch && particles_.history.find(kSwitchColumn) < 0) {
@@ -597,16 +612,6 @@ void Simulation::ensure_integrator() {
         auto& column = particles_.history.values[static_cast<std::size_t>(
             particles_.history.find(kSwitchColumn))];
         std::fill(column.begin(), column.end(), 1.0);
-        table_.reset();
-        integrator_.reset();
-    }
-    // The hourglass control's acceleration starts at zero.
-    if (physics_.hourglass_control > 0.0 && particles_.history.find(kHourglassColumns[0]) < 0) {
-        for (int d = 0; d < particles_.dim; ++d)
-            particles_.history.add({kHourglassColumns[d], "m/s^2",
-                                    "the hourglass control's acceleration (physics.hourglass_control)",
-                                    0.0},
-                                   particles_.size());
         table_.reset();
         integrator_.reset();
     }
@@ -827,6 +832,7 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
                                     "(the particles are distributed over the MPI ranks now)");
     validate_setup();
     add_sleep_states();
+    add_hourglass_columns();
     io::LoadedCheckpoint ck = io::RunDirectory::newest_checkpoint(run_dir);
     if (rejected) *rejected = ck.rejected;
     ParticleSet& q = ck.particles;

@@ -413,3 +413,27 @@ def test_budget_the_same_on_one_and_two_threads(tmp_path):
         assert one[c].iloc[-1] > 0.0, c
     for c in ENERGY:
         assert (one[c].to_numpy() == two[c].to_numpy()).all(), c
+
+
+def test_restart_with_the_hourglass_control(tmp_path):
+    """The hourglass control's accelerations are history columns: a restart continues the
+    discs' run bit for bit, its budget included."""
+    def build():
+        sim = discs()
+        sim.physics.dissipation = "riemann"
+        sim.physics.hourglass_control = 4.0
+        sim.physics.riemann_reconstruction = True
+        return sim
+
+    options = dict(progress_interval=0, diagnostics_every=5, checkpoint_every=100)
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    build().run(3e-3, output_dir=str(whole), snapshot_interval=1e-3, **options)
+    build().run(2e-3, output_dir=str(parts), snapshot_interval=1e-3, **options)
+    sim = build()
+    sim.restart(str(parts))
+    sim.run(3e-3, output_dir=str(parts), snapshot_interval=1e-3, **options)
+    a, b = budget(whole), budget(parts)
+    columns = ["time"] + ENERGY + ["riemann_dissipation"]
+    pd.testing.assert_frame_equal(a[columns], b[columns], check_exact=True)
+    from test_restart import assert_same_snapshots
+    assert_same_snapshots(whole, parts)
