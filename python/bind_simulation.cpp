@@ -91,6 +91,16 @@ void bind_options(py::module_& m) {
                        "moves by (P_a - P_b) / Zbar along the pair (P = -e . sigma . e, Zbar the "
                        "mean acoustic impedance), which enters the continuity and the strain "
                        "rate; with dissipation = 'riemann' only (docs/guide/physics.md).");
+    physics.def_readwrite("riemann_reconstruction", &PhysicsParameters::riemann_reconstruction,
+                          "True: the Riemann solver's velocity jump between each side's linear "
+                          "reconstruction at the pair's midpoint (each particle's corrected "
+                          "velocity gradient), so that a linear velocity field is not damped; "
+                          "default False; with dissipation = 'riemann' only.");
+    physics.def_readwrite("hourglass_control", &PhysicsParameters::hourglass_control,
+                          "xi [-] of the hourglass control (a shear stiffness against the "
+                          "relative motion the velocity gradient does not describe; Wu, Zhang & "
+                          "Hu 2023 after SPHinXsys), 0 = off (default); with dissipation = "
+                          "'riemann' only.");
     bind_interface_and_sleep(physics);
 }
 

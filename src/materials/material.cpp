@@ -75,6 +75,17 @@ double viscosity_sound_speed(const Material& m) {
     return m.viscosity_sound_speed > 0.0 ? m.viscosity_sound_speed : elastic_wave_speed(m);
 }
 
+double shear_modulus(const Material& m) {
+    return std::visit(
+        [](const auto& model) -> double {
+            if constexpr (requires { model.shear_modulus; })
+                return model.shear_modulus;
+            else
+                return 0.0;
+        },
+        m.model);
+}
+
 bool energy_depends_on_history(const Material& m) {
     return std::visit(
         [](const auto& model) {

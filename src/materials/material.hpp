@@ -57,6 +57,7 @@ double elastic_wave_speed(const Material& m);
 // The model's elasticity (elasticity.hpp), nullopt for a model without the choice.
 std::optional<Elasticity> elasticity(const Material& m);
 double viscosity_sound_speed(const Material& m);   // [m/s], the c of eq. 35
+double shear_modulus(const Material& m);  // [Pa], 0 for a model without one
 PairOptions pair_options(const Material& m);
 std::vector<ModelParameter> model_parameters(const Material& m);  // run.json description
 // The model's history variables (none for a model without history()).

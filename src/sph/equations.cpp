@@ -58,6 +58,10 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
         artificial_stress_exponent.push_back(o.artificial_stress_exponent);
         xsph.push_back(o.xsph);
         kernel_correction.push_back(m.kernel_correction ? 1 : 0);
+        // The hourglass control's stiffness for materials that cannot yield: in plastic flow
+        // the partners change and an accumulated acceleration holds the flow back
+        // (docs/guide/physics.md).
+        shear_modulus.push_back(plastic(m) ? 0.0 : regosph::shear_modulus(m));
         any_artificial_stress = any_artificial_stress || artificial_stress.back() > 0.0;
         any_xsph = any_xsph || xsph.back() > 0.0;
         any_kernel_correction = any_kernel_correction || m.kernel_correction;
@@ -65,6 +69,7 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
     }
     sleep_column = history.find(kSleepStateName);
     switch_column = history.find(kSwitchColumn);
+    for (int d = 0; d < 3; ++d) hourglass_column[d] = history.find(kHourglassColumns[d]);
     // One whole-number exponent for every material with artificial stress?
     double common = 0.0;
     bool same = true;
@@ -236,10 +241,15 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
     }
     if constexpr (S::Xsph) rec[R::material] = mat;
     if constexpr (S::Loads) rec[R::wall_mu] = -1.0;  // stage_load_body: the walls' law
-    if constexpr (S::Prepass)
-        write_corrected_stress<Dim>(p, i, st.prepass.data() + i * prepass_stride(Dim), inv_rho,
-                                    rec + R::stress, rec[R::balsara]);
-    else
+    if constexpr (S::Prepass) {
+        const double* row = st.prepass.data() + i * prepass_stride(Dim);
+        write_corrected_stress<Dim>(p, i, row, inv_rho, rec + R::stress, rec[R::balsara]);
+        if constexpr (R::kReconstruction) {
+            std::copy(row + prepass_velocity_gradient(Dim),
+                      row + prepass_velocity_gradient(Dim) + Dim * Dim, rec + R::grad_v);
+            rec[R::body] = p.body[i];
+        }
+    } else
         for (int t = 0; t < R::kTensor; ++t)
             rec[R::stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
     if constexpr (!S::ArtStress) return;
@@ -344,8 +354,10 @@ template <class S>
         rhs::when<!S::Riemann>(rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
         rhs::when<S::Riemann>(rhs::RiemannDissipation<S>(
             pp.riemann_limiter,
-            pp.riemann_pairs == PhysicsParameters::RiemannPairs::separating)),
+            pp.riemann_pairs == PhysicsParameters::RiemannPairs::separating,
+            pp.riemann_reconstruction)),
         rhs::when<S::Riemann>(rhs::DensityDiffusion<S>(pp.density_diffusion)),
+        rhs::when<R::kReconstruction>(rhs::HourglassControl<S>(pp.hourglass_control > 0.0)),
         rhs::when<S::ArtStress>(rhs::ArtificialStress<S>(mt.artificial_stress_power, fn_pow)),
         std::make_tuple(rhs::Momentum<S>{}, rhs::PairWork<S>{}),
         rhs::when<S::Xsph>(rhs::Xsph<S>{}),
@@ -442,6 +454,12 @@ REGOSPH_NO_VECTORISE inline void write_powers(const ParticleSet& p, const Materi
     }
     out.power[kViscousPower][a] = Riemann ? 0.0 : m_a * s.viscous;  // the scheme's column
     out.power[kRiemannPower][a] = Riemann ? m_a * s.viscous : 0.0;
+    // The hourglass control's work is the scheme's too (PhysicsParameters::hourglass_control).
+    if (mt.hourglass_column[0] >= 0)
+        for (int d = 0; d < Dim; ++d)
+            out.power[kRiemannPower][a] -=
+                m_a * p.history.values[static_cast<std::size_t>(mt.hourglass_column[d])][a] *
+                p.v[d][a];
     // Without walls the dynamic pairs' terms cancel in the sum over the particles: zero.
     out.power[kWallPower][a] =
         Walls ? -(m_a * s.work + stress_power + m_a * s.viscous) - m_a * s.slip_power : 0.0;
@@ -462,8 +480,11 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
                      std::size_t a, const PairSums<Dim>& s, const double* correction,
                      double signal_base, Derivatives& out) {
     const int mat = p.material[a];
+    const bool hourglass = mt.hourglass_column[0] >= 0;
     for (int d = 0; d < Dim; ++d) {
         out.dv[d][a] = s.acc[d] + pp.gravity[d];
+        if (hourglass)
+            out.dv[d][a] += p.history.values[static_cast<std::size_t>(mt.hourglass_column[d])][a];
         // Position rate: v, plus the XSPH term eps sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab.
         if constexpr (Xsph) out.dx[d][a] = p.v[d][a] + mt.xsph[mat] * s.xsph[d];
     }
@@ -513,6 +534,10 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
         }
     }
     if (pp.av_switch) switch_rate(p, mt, a, trace(eps), out);
+    if (hourglass)  // PhysicsParameters::hourglass_control
+        for (int d = 0; d < Dim; ++d)
+            out.dhistory[static_cast<std::size_t>(mt.hourglass_column[d])][a] =
+                pp.hourglass_control * mt.shear_modulus[mat] / p.rho[a] * s.hourglass[d];
 
     write_powers<Dim, Walls, Riemann>(p, mt, a, s, sigma, eps, r, out);
 

@@ -56,6 +56,22 @@ struct PhysicsParameters {
     // docs/validation/collapse.md), its Pi_ab < 0 pulling the pair together.
     enum class RiemannPairs { approaching, separating };
     RiemannPairs riemann_pairs = RiemannPairs::approaching;
+    // The limiter's velocity jump from each side's linear reconstruction at the pair's
+    // midpoint, v_a - G_a x_ab / 2 and v_b + G_b x_ab / 2 with each particle's velocity gradient
+    // G from the gradient pre-pass (MUSCL; RiemannDissipation), in place of v_a and v_b: a
+    // linear velocity field has no jump, particle-scale motion keeps its own.
+    bool riemann_reconstruction = false;
+    // xi of the hourglass control [-], 0 = off; with dissipation = 'riemann' (HourglassControl,
+    // rhs_terms.hpp): each dynamic particle carries an acceleration a_hg (history columns
+    // kHourglassColumns, starting at 0), added to its own, with
+    //   d a_hg,a / dt = xi (mu_a / rho_a) sum_b V_b F_ab (v_ab - (G_a + G_b) x_ab / 2)
+    // over the partners of its own body (materials that cannot yield only: MaterialTable::
+    // shear_modulus), F_ab = (1 / r) dW / dr and G the pre-pass's velocity
+    // gradient: a shear stiffness mu against the part of the relative motion that the velocity
+    // gradient does not describe (the hourglass modes), after the updated-Lagrangian form of
+    // Wu, Zhang & Hu's (2023, CMAME 407, 115915) "essentially non-hourglass" correction in
+    // SPHinXsys (xi = 4 there).
+    double hourglass_control = 0.0;
     // delta of the delta-SPH density diffusion (Molteni & Colagrossi 2009) [-], 0 = off; in
     // runs with the Riemann solver's dissipation only (DensityDiffusion, rhs_terms.hpp).
     double density_diffusion = 0.0;
@@ -81,6 +97,9 @@ struct PhysicsParameters {
 // their paper; 0.2).
 inline constexpr const char* kSwitchColumn = "viscosity_switch";
 inline constexpr double kSwitchFloor = 0.1;
+// The history columns of the hourglass control's acceleration a_hg, x, y (and z) [m/s^2].
+inline constexpr const char* kHourglassColumns[3] = {
+    "hourglass_acceleration_x", "hourglass_acceleration_y", "hourglass_acceleration_z"};
 inline constexpr double kSwitchDecay = 0.2;
 
 // "monaghan" / "riemann" (run.json, Python), and back; the latter throws
@@ -129,6 +148,11 @@ struct MaterialTable {
     int artificial_stress_power = 0;
     // The history column of Morris & Monaghan's switch (kSwitchColumn), -1 without it.
     int switch_column = -1;
+    // The history columns of the hourglass control (kHourglassColumns), -1 without it, and
+    // each material's shear modulus mu [Pa] (0 for a model without one and for a model that
+    // can yield: no hourglass control).
+    int hourglass_column[3] = {-1, -1, -1};
+    std::vector<double> shear_modulus;
 };
 
 // Per-particle quantities the pair loop reads, staged once per evaluation so that the loop
@@ -206,10 +230,12 @@ struct Derivatives : StateRates {
 };
 
 // Whether the pair loop runs the gradient pre-pass (gradient_correction.hpp: the kernel
-// correction, Balsara's or Morris & Monaghan's switch), which reads the pair lists of every
+// correction, Balsara's or Morris & Monaghan's switch, the Riemann solver's reconstruction),
+// which reads the pair lists of every
 // dynamic particle, sleeping ones included.
 inline bool runs_gradient_prepass(const MaterialTable& mt, const PhysicsParameters& pp) {
-    return mt.any_kernel_correction || pp.av_balsara || pp.av_switch;
+    return mt.any_kernel_correction || pp.av_balsara || pp.av_switch ||
+           pp.riemann_reconstruction || pp.hourglass_control > 0.0;
 }
 
 // Derivatives of the owned dynamic particles (halo particles enter as partners). With `loads`,

@@ -63,6 +63,17 @@ void moment_sums(const ParticleSet& p, std::size_t a, std::span<const std::uint3
         }
 }
 
+// G <- G L^T, the corrected velocity gradient.
+template <int Dim>
+void corrected_gradient(const double (&L)[Dim][Dim], double (&G)[Dim][Dim]) {
+    double GL[Dim][Dim] = {};
+    for (int i = 0; i < Dim; ++i)
+        for (int j = 0; j < Dim; ++j)
+            for (int k = 0; k < Dim; ++k) GL[i][j] += G[i][k] * L[j][k];
+    for (int i = 0; i < Dim; ++i)
+        for (int j = 0; j < Dim; ++j) G[i][j] = GL[i][j];
+}
+
 // Particles per claim of the pre-pass (~0.2-1 us each).
 constexpr std::size_t kPrepassChunk = 64;
 
@@ -83,7 +94,8 @@ void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialT
         chunks.run([&](std::size_t first, std::size_t last) {
             for (std::size_t a = first; a < last; ++a) {
                 for (int k = 0; k < stride; ++k)
-                    out[a * stride + k] = k == Dim * Dim || k % (Dim + 1) == 0 ? 1.0 : 0.0;
+                    out[a * stride + k] =
+                        k == Dim * Dim || (k < Dim * Dim && k % (Dim + 1) == 0) ? 1.0 : 0.0;
                 if (a >= n || p.kind[a] != ParticleKind::dynamic) continue;
                 const int mat = p.material[a];
                 double M[Dim][Dim], G[Dim][Dim], L[Dim][Dim];
@@ -91,14 +103,16 @@ void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialT
                 const bool corrected = mt.kernel_correction[mat] && correction_matrix<Dim>(M, L);
                 double* const o = out.data() + a * stride;
                 if (corrected) {
-                    double GL[Dim][Dim] = {};  // G L^T, the corrected velocity gradient
                     for (int i = 0; i < Dim; ++i)
-                        for (int j = 0; j < Dim; ++j) {
-                            o[i * Dim + j] = L[i][j];
-                            for (int k = 0; k < Dim; ++k) GL[i][j] += G[i][k] * L[j][k];
-                        }
-                    for (int i = 0; i < Dim; ++i)
-                        for (int j = 0; j < Dim; ++j) G[i][j] = GL[i][j];
+                        for (int j = 0; j < Dim; ++j) o[i * Dim + j] = L[i][j];
+                    corrected_gradient<Dim>(L, G);
+                }
+                if (pp.riemann_reconstruction || pp.hourglass_control > 0.0) {
+                    double Gr[Dim][Dim];  // with a's own correction, whatever its material's
+                    std::copy(&G[0][0], &G[0][0] + Dim * Dim, &Gr[0][0]);
+                    if (!corrected && correction_matrix<Dim>(M, L)) corrected_gradient<Dim>(L, Gr);
+                    std::copy(&Gr[0][0], &Gr[0][0] + Dim * Dim,
+                              o + prepass_velocity_gradient(Dim));
                 }
                 if (pp.av_balsara)
                     o[Dim * Dim] = balsara_factor<Dim>(G, mt.viscosity_speed[mat], p.h[a]);

@@ -41,6 +41,12 @@
 //   Monaghan's switch (PhysicsParameters::av_switch) f is multiplied by the particle's switch
 //   value, its history column clamped to [kSwitchFloor, 1] (1 for walls and halo rows before
 //   their refresh).
+//
+// * The Riemann solver's linear reconstruction (PhysicsParameters::riemann_reconstruction):
+//   each dynamic particle's velocity gradient G_a L_a^T with its own correction L_a = M_a^-1
+//   (whether or not its material applies the kernel correction elsewhere; L = I where M_a
+//   fails the criterion above), exact for every linear velocity field, at free surfaces too,
+//   so that the reconstructed jump of a linear field is zero there as well. Walls keep G = 0.
 #pragma once
 
 #include <cmath>
@@ -58,9 +64,11 @@ inline constexpr double kMaxCorrectionNorm = 10.0;
 // 1e-4 with the conventional h, half regosph's support radius).
 inline constexpr double kBalsaraEpsilon = 1e-4;
 
-// Per particle, stride dim^2 + 1 doubles: L (row-major), then Balsara's f (1 without the
-// switch).
-constexpr int prepass_stride(int dim) { return dim * dim + 1; }
+// Per particle, stride 2 dim^2 + 1 doubles: L (row-major), then Balsara's f (1 without the
+// switch), then the velocity gradient G_ij = d v_i / d x_j [1/s] of the Riemann solver's
+// reconstruction (row-major; zero without it).
+constexpr int prepass_stride(int dim) { return 2 * dim * dim + 1; }
+constexpr int prepass_velocity_gradient(int dim) { return dim * dim + 1; }
 
 // L = M^-1 when M passes the criterion above (returns true), else L = I (returns false).
 template <int Dim>

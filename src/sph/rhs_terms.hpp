@@ -86,8 +86,13 @@ struct Record {
     static constexpr int art = S::ArtStress ? stress + kStress : -1;  // artificial stress R
     static constexpr int balsara =                                     // Balsara's f [-]
         S::Prepass ? stress + kStress + (S::ArtStress ? kTensor : 0) : -1;
-    static constexpr int size =
-        stress + kStress + (S::ArtStress ? kTensor : 0) + (S::Prepass ? 1 : 0);
+    // The velocity gradient of the Riemann solver's reconstruction (row-major, Dim x Dim;
+    // zero without it) [1/s].
+    static constexpr bool kReconstruction = S::Prepass && S::Riemann;
+    static constexpr int grad_v = kReconstruction ? balsara + 1 : -1;
+    static constexpr int body = kReconstruction ? grad_v + Dim * Dim : -1;  // Body index
+    static constexpr int size = stress + kStress + (S::ArtStress ? kTensor : 0) +
+                                (S::Prepass ? 1 : 0) + (kReconstruction ? Dim * Dim + 1 : 0);
     static constexpr int stride = (size + 7) / 8 * 8;
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
     static_assert(x + Dim <= 8 && h < 8 && rho < 8, "the first pass reads x, h and rho");
@@ -156,6 +161,10 @@ struct PairBlock {
     // momentum term t per unit m_b, the artificial stress's weight f^n and term, and whether
     // WallSeparation found a closing wall pair in tension (its momentum carries no stress).
     Vec8 dv_strain[Dim], mu_wall, pi, t[Dim], fn, ta[Dim];
+    // With the Riemann solver's pre-pass (Record::kReconstruction), handed on by
+    // RiemannDissipation: v_ab - (G_a + G_b) x_ab / 2, the relative velocity that the
+    // velocity gradients do not describe.
+    Vec8 dv_residual[Dim];
     Mask8 stress_free;
 
     PairBlock(const Field& f, const std::uint32_t* block, const ParticleA<S>& a,
@@ -202,6 +211,8 @@ struct PairSums {
     double max_nu = 0.0;           // max |nu_ab| (Riemann: max jump) of approaching pairs [m/s]
     double xsph[Dim] = {};         // sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab, same material [m/s]
     double density_diffusion = 0.0;  // delta-SPH's D_a (DensityDiffusion) [kg/(m^3 s)]
+    // sum_b V_b F_ab (v_ab - (G_a + G_b) x_ab / 2) over a's own body (HourglassControl) [1/s^2]
+    double hourglass[Dim] = {};
     // Energy budget (energy_budget.hpp), per unit m_a [W/kg], w = 1/2 for a dynamic partner
     // and 1 for a wall: the pair work sum_b w m_b v_ab . t_ab of the momentum term, its
     // viscous part sum_b w m_b Pi_ab v_ab . grad_a W_ab and the artificial stress's work
@@ -306,33 +317,64 @@ struct ArtificialViscosity {
 // pairs its limiter damps: Pi_ab, handed to the momentum term like Monaghan's, and the largest
 // velocity jump for the Courant limit. The jump is U_L - U_R = -v_ab . x_ab / r of approaching
 // pairs (the paper's), or with `separating` (PhysicsParameters::riemann_pairs) v_ab . x_ab / r
-// of separating pairs, with Pi_ab < 0 (SPHinXsys's sign); either way
-// Pi_ab v_ab . grad_a W_ab >= 0.
+// of separating pairs, with Pi_ab < 0 (SPHinXsys's sign). With `reconstruct`
+// (PhysicsParameters::riemann_reconstruction) the jump is that of the linearly reconstructed
+// velocities at the pair's midpoint, v_ab - (G_a + G_b) x_ab / 2 in place of v_ab (G from the
+// gradient pre-pass), and a pair is damped only where it closes (or opens) itself too, so that
+// either way Pi_ab v_ab . grad_a W_ab >= 0. With the pre-pass it hands that residual on.
 // A boundary partner has no sound speed of its own: the pair uses c_a, with the wall's
 // extrapolated density.
 template <class S>
 struct RiemannDissipation {
-    double eta;   // the limiter's coefficient
-    double sign;  // +1: approaching pairs are damped, -1: separating ones
+    using R = Record<S>;
+    double eta;        // the limiter's coefficient
+    double sign;       // +1: approaching pairs are damped, -1: separating ones
+    bool reconstruct;  // PhysicsParameters::riemann_reconstruction
     double c_a = 0.0, rho_a = 0.0;
+    double grad_a[R::kReconstruction ? S::Dim * S::Dim : 1] = {};
     Vec8 max_jump;
-    RiemannDissipation(double eta_, bool separating) : eta(eta_), sign(separating ? -1.0 : 1.0) {}
+    RiemannDissipation(double eta_, bool separating, bool reconstruct_)
+        : eta(eta_), sign(separating ? -1.0 : 1.0), reconstruct(reconstruct_) {}
     void begin(const ParticleA<S>& a) {
-        c_a = a.at(Record<S>::sound_speed);
-        rho_a = a.at(Record<S>::rho);
+        c_a = a.at(R::sound_speed);
+        rho_a = a.at(R::rho);
+        if constexpr (R::kReconstruction)
+            for (int k = 0; k < S::Dim * S::Dim; ++k) grad_a[k] = a.at(R::grad_v + k);
         max_jump = kernel::splat<Vec8>(0.0);
+    }
+    // (v_ab - (G_a + G_b) x_ab / 2) . x_ab, the reconstructed jump's numerator; hands on
+    // the residual v_ab - (G_a + G_b) x_ab / 2.
+    template <class P>
+    Vec8 reconstructed_vr(P& pair) const {
+        constexpr int Dim = S::Dim;
+        Vec8 vr = kernel::splat<Vec8>(0.0);
+        for (int i = 0; i < Dim; ++i) {
+            Vec8 dv = pair.dv[i];
+            for (int j = 0; j < Dim; ++j)
+                dv -= 0.5 * (grad_a[i * Dim + j] + pair.field(R::grad_v + i * Dim + j)) *
+                      pair.dx[j];
+            pair.dv_residual[i] = dv;
+            vr += dv * pair.dx[i];
+        }
+        return vr;
     }
     template <class P>
     void add(P& pair) {
-        using R = Record<S>;
         const Vec8 zero = kernel::splat<Vec8>(0.0);
         const Vec8 c_b = pair.wall ? zero + c_a : pair.field(R::sound_speed);
-        const Vec8 closing = sign * pair.vr;  // < 0 for the damped pairs
+        Vec8 closing = sign * pair.vr;  // < 0 for the damped pairs
+        Mask8 damped = pair.inside && closing < 0.0;
+        if constexpr (R::kReconstruction) {
+            const Vec8 closing_reconstructed = sign * reconstructed_vr(pair);
+            if (reconstruct) {
+                closing = closing_reconstructed;
+                damped = damped && closing < 0.0;
+            }
+        }
         // The jump, regularised as nu (eq. 36): -closing r / (r^2 + eps h^2) = -nu / h_ab.
         const Vec8 jump = -closing * pair.r * pair.rho_sum * pair.inv;
         const Vec8 pi_damped =
             pair_terms::riemann_pi(eta, c_a, c_b, rho_a, Vec8(pair.field(R::rho)), jump);
-        const Mask8 damped = pair.inside && closing < 0.0;
         pair.pi = damped ? sign * pi_damped : zero;
         const Vec8 larger = max_jump < jump ? jump : max_jump;  // std::max(max_jump, jump)
         max_jump = damped ? larger : max_jump;
@@ -441,6 +483,39 @@ struct DensityDiffusion {
     }
     void rows(const Vec8** r) const { r[0] = &sum; }
     void take(const double* s, PairSums<S::Dim>& out) const { out.density_diffusion = s[0]; }
+};
+
+// The hourglass control's sum (PhysicsParameters::hourglass_control):
+// sum_b V_b F_ab (v_ab - (G_a + G_b) x_ab / 2) over the dynamic partners of a's own body, with
+// the residual handed on by RiemannDissipation; finish_particle turns it into the rate of a's
+// hourglass acceleration. Off: adds nothing.
+template <class S>
+struct HourglassControl {
+    using R = Record<S>;
+    static constexpr int Dim = S::Dim;
+    static constexpr int kRows = Dim;
+    bool on;
+    double body_a = 0.0;
+    Vec8 sum[Dim];
+    explicit HourglassControl(bool on_) : on(on_) {}
+    void begin(const ParticleA<S>& a) {
+        body_a = a.at(R::body);
+        for (auto& c : sum) c = kernel::splat<Vec8>(0.0);
+    }
+    template <class P>
+    void add(P& pair) {
+        if (!on) return;
+        const Vec8 zero = kernel::splat<Vec8>(0.0);
+        const Mask8 same_body = pair.inside && !pair.wall && pair.field(R::body) == body_a;
+        const Vec8 weight = same_body ? pair.field(R::volume) * pair.kf.gradient : zero;
+        for (int d = 0; d < Dim; ++d) sum[d] += weight * pair.dv_residual[d];
+    }
+    void rows(const Vec8** r) const {
+        for (int d = 0; d < Dim; ++d) r[d] = &sum[d];
+    }
+    void take(const double* s, PairSums<Dim>& out) const {
+        for (int d = 0; d < Dim; ++d) out.hourglass[d] = s[d];
+    }
 };
 
 // Momentum (eq. 37): m_b [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab, or

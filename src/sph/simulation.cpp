@@ -532,11 +532,25 @@ void Simulation::validate_setup() const {
             "physics: riemann_stress_jump is part of the Riemann solver; dissipation is "
             "'monaghan'");
     if (physics_.riemann_stress_jump &&
-        std::any_of(materials_.begin(), materials_.end(),
-                    [](const Material& m) { return m.kernel_correction; }))
+        (physics_.riemann_reconstruction || physics_.hourglass_control > 0.0 ||
+         std::any_of(materials_.begin(), materials_.end(),
+                     [](const Material& m) { return m.kernel_correction; })))
         throw std::invalid_argument(
-            "physics: riemann_stress_jump reads the pair's stress, which a material with "
-            "kernel_correction replaces by sigma L in the pair loop");
+            "physics: riemann_stress_jump reads the pair's stress, which the gradient pre-pass "
+            "(kernel_correction, riemann_reconstruction, hourglass_control) replaces by sigma L "
+            "in the pair loop");
+    if (physics_.riemann_reconstruction &&
+        physics_.dissipation != PhysicsParameters::Dissipation::riemann)
+        throw std::invalid_argument(
+            "physics: riemann_reconstruction reconstructs the Riemann solver's jump; dissipation "
+            "is 'monaghan'");
+    if (!(std::isfinite(physics_.hourglass_control) && physics_.hourglass_control >= 0.0))
+        throw std::invalid_argument("physics: hourglass_control must be >= 0");
+    if (physics_.hourglass_control > 0.0 &&
+        physics_.dissipation != PhysicsParameters::Dissipation::riemann)
+        throw std::invalid_argument(
+            "physics: hourglass_control enters the Riemann solver's pair loop; dissipation is "
+            "'monaghan'");
     if (physics_.av_switch && physics_.dissipation != PhysicsParameters::Dissipation::monaghan)
         throw std::invalid_argument(
             "physics: av_switch switches Monaghan's viscosity; dissipation is 'riemann'");
@@ -584,8 +598,23 @@ void Simulation::add_sleep_states() {
     table_.reset();
 }
 
+// With physics.hourglass_control, its accelerations are history columns starting at zero,
+// added once (before a restart's comparison with the checkpoint, which holds them too).
+void Simulation::add_hourglass_columns() {
+    if (!(physics_.hourglass_control > 0.0) || particles_.history.find(kHourglassColumns[0]) >= 0)
+        return;
+    for (int d = 0; d < particles_.dim; ++d)
+        particles_.history.add({kHourglassColumns[d], "m/s^2",
+                                "the hourglass control's acceleration (physics.hourglass_control)",
+                                0.0},
+                               particles_.size());
+    table_.reset();
+    integrator_.reset();
+}
+
 void Simulation::ensure_integrator() {
     add_sleep_states();
+    add_hourglass_columns();
     // Morris & Monaghan's switch keeps its f in a history column, which starts at 1 (full
     // viscosity).
     if (physics_.av_switch && particles_.history.find(kSwitchColumn) < 0) {
@@ -690,6 +719,8 @@ io::Json describe_physics(const PhysicsParameters& pp) {
             j["riemann_pairs"] = riemann_pairs_name(pp.riemann_pairs);
         if (pp.density_diffusion > 0.0) j["density_diffusion"] = pp.density_diffusion;
         if (pp.riemann_stress_jump) j["riemann_stress_jump"] = true;
+        if (pp.riemann_reconstruction) j["riemann_reconstruction"] = "linear";
+        if (pp.hourglass_control > 0.0) j["hourglass_control"] = pp.hourglass_control;
     }
     // The default law of the walls that set none, only when it is not 'bonded' (each wall's
     // law in force is under "bodies"): run.json files written before the option stay
@@ -815,6 +846,7 @@ std::string Simulation::restart(const std::string& run_dir, std::vector<std::str
                                     "(the particles are distributed over the MPI ranks now)");
     validate_setup();
     add_sleep_states();
+    add_hourglass_columns();
     io::LoadedCheckpoint ck = io::RunDirectory::newest_checkpoint(run_dir);
     if (rejected) *rejected = ck.rejected;
     ParticleSet& q = ck.particles;

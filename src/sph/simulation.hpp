@@ -191,6 +191,7 @@ private:
     // Refuses a particle set read from `source` that another setup wrote.
     void check_same_particles(const ParticleSet& q, const std::string& source) const;
     void add_sleep_states();
+    void add_hourglass_columns();
     void ensure_integrator();
     // After a public call: only owned particles stay visible (Python views the arrays).
     void release_halo() { particles_.drop_halo(); }

@@ -24,6 +24,9 @@ gradient pre-pass's values of halo copies come from their owners, Domain::update
 riemann: the collapse of mu(I) soil (its friction and open volume strain, history variables)
 with the Riemann solver's dissipation and its normal-stress jump (physics.dissipation,
 physics.riemann_stress_jump) for 0.3 s.
+hourglass: the corrected case's discs with the Riemann solver, its hourglass control and its
+reconstructed jump (physics.hourglass_control, physics.riemann_reconstruction) for 0.03 s
+(the pre-pass's velocity gradients of halo copies, the control's history columns).
 houlsby: the rigid case with Mohr-Coulomb soil (Rankine cut-off, its tensile plastic strain a
 history variable) of pressure-dependent moduli (elasticity=rs.Houlsby), for 0.03 s.
 unilateral: the rigid case with the unilateral contact of soil and walls
@@ -63,6 +66,21 @@ def corrected():
     sim.physics.av_balsara = True
     rubber = sim.add_material(rs.ElasticSolid("rubber", density=1000.0, youngs_modulus=1e6,
                                               poisson_ratio=0.3, kernel_correction=True))
+    for name, centre, v in (("left", (-0.06, 0.0), 1.0), ("right", (0.06, 0.01), -1.0)):
+        sim.add_body(name, rs.lattice_fill(rs.disc(centre, 0.05), dx), material=rubber,
+                     motion="dynamic", spacing=dx, smoothing_length=2.5 * dx, velocity=(v, 0.0))
+    sim.add_observer("middle", rs.rectangle((-0.02, -0.1), (0.02, 0.1)), material=rubber)
+    return sim, 0.03, 0.01
+
+
+def hourglass():
+    dx = 4e-3
+    sim = rs.Simulation(dim=2)
+    sim.physics.dissipation = "riemann"
+    sim.physics.hourglass_control = 4.0
+    sim.physics.riemann_reconstruction = True
+    rubber = sim.add_material(rs.ElasticSolid("rubber", density=1000.0, youngs_modulus=1e6,
+                                              poisson_ratio=0.3))
     for name, centre, v in (("left", (-0.06, 0.0), 1.0), ("right", (0.06, 0.01), -1.0)):
         sim.add_body(name, rs.lattice_fill(rs.disc(centre, 0.05), dx), material=rubber,
                      motion="dynamic", spacing=dx, smoothing_length=2.5 * dx, velocity=(v, 0.0))
@@ -188,14 +206,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("case",
                     choices=["collapse", "sampler", "sampler3d", "rigid", "split", "bed",
-                             "corrected", "riemann", "houlsby", "porous", "unilateral",
-                             "sleep"])
+                             "corrected", "riemann", "hourglass", "houlsby", "porous",
+                             "unilateral", "sleep"])
     ap.add_argument("--output", required=True)
     args = ap.parse_args()
     sim, end_time, interval = {"collapse": collapse, "sampler": sampler,
                                 "sampler3d": sampler3d, "rigid": rigid, "split": split,
                                 "bed": lambda: bed(args.output),
                                 "corrected": corrected, "riemann": riemann,
+                                "hourglass": hourglass,
                                 "houlsby": houlsby, "porous": porous,
                                 "unilateral": unilateral,
                                 "sleep": lambda: bed(args.output, sleep=True)}[args.case]()

@@ -6,6 +6,7 @@
         [--kernel-correction] [--av-balsara] [--dissipation riemann]
         [--law MohrCoulomb] [--dilatancy-angle 19.8] [--gravity 9.81e-3] [--geostatic]
         [--riemann-pairs separating] [--density-diffusion 0.1] [--riemann-stress-jump]
+        [--riemann-reconstruction] [--hourglass-control 4]
         [--law MuIRheology --grain-diameter 1.5e-3]
 
 Writes the run (snapshots, series.xdmf, diagnostics.csv, run.json) and collapse.png,
@@ -49,6 +50,8 @@ def numerics_text(args):
         ("Riemann dissipation", args.dissipation == "riemann"),
         ("stress jump", args.riemann_stress_jump),
         ("damping separating pairs", args.riemann_pairs == "separating"),
+        ("linear reconstruction", args.riemann_reconstruction),
+        (f"hourglass control {args.hourglass_control:g}", args.hourglass_control > 0.0),
         (f"density diffusion {args.density_diffusion:g}", args.density_diffusion > 0.0),
         (f"d = {args.grain_diameter * 1e3:g} mm", args.law == "MuIRheology")) if flag]
     return ", " + " + ".join(on) if on else ""
@@ -84,6 +87,12 @@ def parser():
                     default="approaching",
                     help="the pairs the Riemann solver's limiter damps (default: approaching, "
                          "Zhang et al. 2017; separating: SPHinXsys's sign)")
+    ap.add_argument("--riemann-reconstruction", action="store_true",
+                    help="the Riemann solver's jump between linearly reconstructed velocities "
+                         "(physics.riemann_reconstruction; off by default)")
+    ap.add_argument("--hourglass-control", type=float, default=0.0,
+                    help="xi of the hourglass control (physics.hourglass_control) with "
+                         "--dissipation riemann (default 0: off)")
     ap.add_argument("--density-diffusion", type=float, default=0.0,
                     help="delta of the delta-SPH density diffusion (Molteni & Colagrossi "
                          "2009) with --dissipation riemann (default 0: off)")
@@ -132,6 +141,8 @@ def build_case(args):
         sim.physics.riemann_limiter = args.riemann_limiter
     sim.physics.av_switch = args.av_switch
     sim.physics.riemann_pairs = args.riemann_pairs
+    sim.physics.riemann_reconstruction = args.riemann_reconstruction
+    sim.physics.hourglass_control = args.hourglass_control
     sim.physics.density_diffusion = args.density_diffusion
     sim.physics.riemann_stress_jump = args.riemann_stress_jump
     if args.wall_contact is not None:
