@@ -42,6 +42,14 @@ def block_on_floor(contact, gravity=0.0, velocity=0.0, adhesion=0.0, floor=None,
     return sim
 
 
+def assert_same_law(a, b):
+    """a and b from runs whose walls act alike but whose pair loops are different compiled
+    variants (with and without WallSeparation): the compiler may fuse a multiply-add in one
+    and not the other (-march=native, FMA), so they agree to rounding, not to the bit. A pair
+    dropped or kept wrongly changes them by 1e-4 or more of their scale."""
+    np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-9 * np.abs(b).max())
+
+
 def block_state(sim):
     soil = np.asarray(sim.body) == 0
     return np.asarray(sim.velocities)[soil], np.asarray(sim.stress)[soil]
@@ -71,15 +79,15 @@ def test_a_launched_block_leaves_the_floor_only_with_unilateral_contact(tmp_path
 
 @pytest.mark.parametrize("default", ("bonded", "unilateral"))
 def test_a_floor_s_own_law_overrides_the_run_s_default(default, tmp_path):
-    """The same launch with the floor's law named on the floor (add_body's contact) is, to the
-    bit, the launch with that law as the run's default, whatever the default."""
+    """The same launch with the floor's law named on the floor (add_body's contact) is, to
+    rounding, the launch with that law as the run's default, whatever the default."""
     for own in ("bonded", "unilateral"):
         sim = block_on_floor(default, velocity=LAUNCH, floor=dict(contact=own))
         sim.run(0.05, output_dir=str(tmp_path / f"{default}_{own}"), progress_interval=0)
         v, s = block_state(sim)
         v_ref, s_ref = block_state(launched(own, tmp_path))
-        np.testing.assert_array_equal(v, v_ref)
-        np.testing.assert_array_equal(s, s_ref)
+        assert_same_law(v, v_ref)
+        assert_same_law(s, s_ref)
         run = json.loads((tmp_path / f"{default}_{own}" / "run.json").read_text())
         assert run["bodies"][1].get("contact", "bonded") == own
 
@@ -97,8 +105,8 @@ def test_a_floor_s_adhesion_holds_the_block_as_the_default_s_does(tmp_path):
 def test_an_adhesion_above_every_stress_is_the_bonded_contact(tmp_path):
     v_bonded, s_bonded = block_state(launched("bonded", tmp_path))
     v_glued, s_glued = block_state(launched("unilateral", tmp_path, adhesion=1e12))
-    np.testing.assert_array_equal(v_glued, v_bonded)
-    np.testing.assert_array_equal(s_glued, s_bonded)
+    assert_same_law(v_glued, v_bonded)
+    assert_same_law(s_glued, s_bonded)
 
 
 def settled(contact, tmp_path, **soil):
@@ -126,8 +134,8 @@ def test_a_compressed_contact_is_the_bonded_one(tmp_path):
     (u_b, v_b, s_b), (u_u, v_u, s_u) = (settled(c, tmp_path, cohesion=0.0)
                                         for c in ("bonded", "unilateral"))
     assert np.abs(u_b).max() > DX / 2  # it slumps
-    np.testing.assert_array_equal(u_u, u_b)
-    np.testing.assert_array_equal(s_u, s_b)
+    assert_same_law(u_u, u_b)
+    assert_same_law(s_u, s_b)
 
 
 def test_bad_contact_options_are_named(tmp_path):
@@ -168,11 +176,11 @@ def test_tension_cut_keeps_a_block_at_rest_and_a_compressed_contact(tmp_path):
     # As with 'unilateral': only the bottom corners, in tension for a moment after the
     # geostatic start, leave the floor (measured: 0.2 % of the weight).
     assert np.abs(s_c - s_b).max() < 5e-3 * weight
-    # The cohesionless slump: every floor pair compressed, to the bit bonded.
+    # The cohesionless slump: every floor pair compressed, bonded to rounding.
     (u_b, _, s_b), (u_c, _, s_c) = (settled(c, tmp_path / "slump", cohesion=0.0)
                                     for c in ("bonded", "tension_cut"))
-    np.testing.assert_array_equal(u_c, u_b)
-    np.testing.assert_array_equal(s_c, s_b)
+    assert_same_law(u_c, u_b)
+    assert_same_law(s_c, s_b)
 
 
 def test_tension_cut_keeps_the_floor_s_no_slip_grip(tmp_path):
