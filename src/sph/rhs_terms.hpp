@@ -431,10 +431,15 @@ struct RiemannStressJump {
                 snn_b += ee * pair.field(R::stress + slot);
             }
         const Vec8 rho_b = pair.field(R::rho);
+        // A wall partner has no sound speed of its own: c_a, with the wall's extrapolated
+        // density and stress.
+        const Vec8 c_b = pair.wall ? zero + z_a / rho_a : pair.field(R::sound_speed);
         const Vec8 jump = (snn_b * rho_b * rho_b - snn_a * (rho_a * rho_a)) /
-                          (0.5 * (z_a + rho_b * pair.field(R::sound_speed)));
-        const Vec8 du = pair.inside && !pair.wall ? jump : zero;  // (P_a - P_b) / Zbar
-        const Vec8 dw_dr = pair.kf.gradient * pair.r;
+                          (0.5 * (z_a + rho_b * c_b));
+        const Vec8 du = pair.inside ? jump : zero;  // (P_a - P_b) / Zbar
+        // e . grad_a W: zero for a wall pair out of contact (WallSeparation clears its grad).
+        Vec8 dw_dr = zero;
+        for (int d = 0; d < Dim; ++d) dw_dr += e[d] * pair.grad[d];
         for (int d = 0; d < Dim; ++d) pair.dv_strain[d] += du * e[d];
         div += pair.field(R::volume) * du * dw_dr;
         loss += pair.m_b * du * dw_dr * snn_a;
