@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark: the cost per particle-step of each constitutive and wall law on the soil collapse.
+"""Benchmark: the cost per particle-step of each constitutive law, wall law and dissipation scheme
+on the soil collapse.
 
 The paper-resolution collapse (validation/soil_collapse, 2 926 soil particles) is built once
 per variant below, all in one process; the variants then advance in turn, a burst of --steps
@@ -20,6 +21,10 @@ Drucker-Prager, walls 'tension_cut'):
                (validation/pressure_stiffness's law)
   porous       rs.PorousDruckerPrager with the regolith of validation/compaction_front
                (porosity 0.431, epsilon-alpha crush curve) in place of the aluminium bars
+  riemann      the Riemann solver's dissipation (physics.dissipation 'riemann', limiter 3) in
+               place of Monaghan's viscosity
+  stress_jump  the Riemann solver with its normal-stress jump (physics.riemann_stress_jump)
+  MuIRheology_stress_jump  mu(I) with the Riemann solver and its normal-stress jump
 """
 import argparse
 import statistics
@@ -33,7 +38,8 @@ from regosph.examples import soil_collapse
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "validation" / "compaction_front"))
 
-VARIANTS = ("default", "bonded", "MohrCoulomb", "MuIRheology", "Houlsby", "porous")
+VARIANTS = ("default", "bonded", "MohrCoulomb", "MuIRheology", "Houlsby", "porous", "riemann",
+            "stress_jump", "MuIRheology_stress_jump")
 
 
 def material(variant):
@@ -49,17 +55,12 @@ def material(variant):
 
 def build(variant):
     """The collapse of one variant, its thread count fixed to OMP_NUM_THREADS."""
-    law = variant if variant in ("MohrCoulomb", "MuIRheology") else "DruckerPrager"
-    own = material(variant)
-    if own is None:
-        sim = soil_collapse.build(law=law)
-    else:
-        replace = soil_collapse.soil_material
-        soil_collapse.soil_material = lambda *a, **k: own
-        try:
-            sim = soil_collapse.build()
-        finally:
-            soil_collapse.soil_material = replace
+    law = "MuIRheology" if variant.startswith("MuIRheology") else (
+        "MohrCoulomb" if variant == "MohrCoulomb" else "DruckerPrager")
+    riemann = variant in ("riemann", "stress_jump", "MuIRheology_stress_jump")
+    sim = soil_collapse.build(law=law, material=material(variant),
+                              dissipation="riemann" if riemann else "monaghan")
+    sim.physics.riemann_stress_jump = variant.endswith("stress_jump")
     if variant == "bonded":
         sim.physics.wall_contact = "bonded"
     sim.integrator.tune_threads = False
@@ -91,13 +92,13 @@ def main():
         for v in order:
             seconds[v].append(burst(sims[v], args.steps))
     print(f"{len(variants)} variants, {args.rounds} rounds of {args.steps} steps")
-    print(f"{'variant':<12} {'median M p-s/s':>15} {'fastest':>9} {'time / default':>15}")
+    print(f"{'variant':<24} {'median M p-s/s':>15} {'fastest':>9} {'time / default':>15}")
     for v in variants:
         rates = [particles[v] * args.steps / s / 1e6 for s in seconds[v]]
         ratio = statistics.median(
             (s / particles[v]) / (d / particles["default"])
             for s, d in zip(seconds[v], seconds["default"]))
-        print(f"{v:<12} {statistics.median(rates):>15.3f} {max(rates):>9.3f} {ratio:>15.3f}")
+        print(f"{v:<24} {statistics.median(rates):>15.3f} {max(rates):>9.3f} {ratio:>15.3f}")
 
 
 if __name__ == "__main__":

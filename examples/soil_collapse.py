@@ -77,7 +77,7 @@ def soil_material(law="DruckerPrager", dilatancy_angle=None, grain_diameter=GRAI
 def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, depth=None,
           kernel_correction=False, av_balsara=False, dissipation="monaghan",
           law="DruckerPrager", dilatancy_angle=None, gravity=GRAVITY, geostatic=False,
-          grain_diameter=GRAIN_DIAMETER, mu_i_rise=MU_I_RISE):
+          grain_diameter=GRAIN_DIAMETER, mu_i_rise=MU_I_RISE, material=None):
     """The collapse setup at the given particle spacing [m]: plane strain, or with depth [m]
     the block extruded in z between two fixed side walls (examples/soil_collapse_3d.py).
 
@@ -91,6 +91,8 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
     gravity [m/s^2]: its magnitude (the experiment's 9.81).
     geostatic: the block starts at rest in its own weight, as behind the gate before its
     release (rs.geostatic_stress, Jaky's K0 = 1 - sin phi); otherwise stress-free (the paper's).
+    material: a soil material of one's own in place of soil_material's (law, dilatancy_angle,
+    grain_diameter, mu_i_rise, viscosity_sound_speed and kernel_correction then unused).
     """
     if not (math.isfinite(spacing) and spacing > 0.0):
         raise ValueError(f"spacing = {spacing!r} m must be a positive, finite length")
@@ -105,9 +107,11 @@ def build(spacing=PAPER_SPACING, viscosity_sound_speed=VISCOSITY_SOUND_SPEED, de
     sim.physics.av_balsara = av_balsara
     sim.physics.dissipation = dissipation
 
-    soil = sim.add_material(soil_material(law, dilatancy_angle, grain_diameter, mu_i_rise,
-                                          viscosity_sound_speed=viscosity_sound_speed,
-                                          kernel_correction=kernel_correction))
+    if material is None:
+        material = soil_material(law, dilatancy_angle, grain_diameter, mu_i_rise,
+                                 viscosity_sound_speed=viscosity_sound_speed,
+                                 kernel_correction=kernel_correction)
+    soil = sim.add_material(material)
     wall = sim.add_material(rs.Rigid("wall", density=SOIL["density"]))
 
     # Whole particles only: floor(L / spacing) columns and rows (77 x 38 at the paper's spacing).

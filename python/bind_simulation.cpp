@@ -90,7 +90,8 @@ void bind_options(py::module_& m) {
                        "The Riemann solver's normal-stress jump: each pair's interface velocity "
                        "moves by (P_a - P_b) / Zbar along the pair (P = -e . sigma . e, Zbar the "
                        "mean acoustic impedance), which enters the continuity and the strain "
-                       "rate; with dissipation = 'riemann' only (docs/guide/physics.md).");
+                       "rate of particles whose material can yield; with dissipation = "
+                       "'riemann' only (docs/guide/physics.md).");
     physics.def_readwrite("riemann_reconstruction", &PhysicsParameters::riemann_reconstruction,
                           "True: the Riemann solver's velocity jump between each side's linear "
                           "reconstruction at the pair's midpoint (each particle's corrected "

@@ -62,6 +62,7 @@ MaterialTable::MaterialTable(const std::vector<Material>& mats, int dim,
         // the partners change and an accumulated acceleration holds the flow back
         // (docs/guide/physics.md).
         shear_modulus.push_back(plastic(m) ? 0.0 : regosph::shear_modulus(m));
+        can_yield.push_back(plastic(m) ? 1 : 0);
         any_artificial_stress = any_artificial_stress || artificial_stress.back() > 0.0;
         any_xsph = any_xsph || xsph.back() > 0.0;
         any_kernel_correction = any_kernel_correction || m.kernel_correction;
@@ -248,6 +249,8 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
             std::copy(row + prepass_velocity_gradient(Dim),
                       row + prepass_velocity_gradient(Dim) + Dim * Dim, rec + R::grad_v);
             rec[R::body] = p.body[i];
+            for (int t = 0; t < R::kTensor; ++t)
+                rec[R::plain_stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
         }
     } else
         for (int t = 0; t < R::kTensor; ++t)
@@ -326,7 +329,7 @@ namespace vectorised {
 // padding begin (NeighbourList::margin_blocks).
 template <class S>
 [[gnu::always_inline]] inline PairSums<S::Dim> gather(
-    const StagedParticles& st, const MaterialTable& mt, std::size_t a,
+    const StagedParticles& st, const MaterialTable& mt, std::size_t a, int material_a,
     std::span<const std::uint32_t> partners, std::size_t margin_blocks,
     const PhysicsParameters& pp, const rhs::LoadSink& sink) {
     constexpr int Dim = S::Dim;
@@ -349,7 +352,8 @@ template <class S>
         rhs::when<S::Unilateral>(rhs::WallSeparation<S>(walls)),
         std::make_tuple(rhs::Continuity<S>{}),
         rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
-        rhs::when<S::Riemann && !S::Prepass>(rhs::RiemannStressJump<S>(pp.riemann_stress_jump)),
+        rhs::when<S::Riemann>(rhs::RiemannStressJump<S>(pp.riemann_stress_jump &&
+                                                        mt.can_yield[material_a])),
         std::make_tuple(rhs::VelocityGradient<S>{}),
         rhs::when<!S::Riemann>(rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
         rhs::when<S::Riemann>(rhs::RiemannDissipation<S>(
@@ -639,7 +643,8 @@ template <class S>
                                  &mine.shares, S::Loads ? request->wall_friction.data() : nullptr,
                                  S::Loads ? request->wall_friction.size() : 0, p.body.data(),
                                  any_slip};
-        const PairSums<Dim> s = vectorised::gather<S>(st, mt, a, nl.partners(a), nl.margin_blocks(a), pp, sink);
+        const PairSums<Dim> s = vectorised::gather<S>(st, mt, a, p.material[a], nl.partners(a),
+                                                      nl.margin_blocks(a), pp, sink);
         const bool corrected = S::Prepass && mt.kernel_correction[p.material[a]];
         finish_particle<Dim, S::Xsph, S::Walls, S::Riemann>(
             p, mt, pp, a, s, corrected ? st.prepass.data() + a * prepass_stride(Dim) : nullptr,

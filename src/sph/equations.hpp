@@ -76,7 +76,8 @@ struct PhysicsParameters {
     // runs with the Riemann solver's dissipation only (DensityDiffusion, rhs_terms.hpp).
     double density_diffusion = 0.0;
     // The Riemann solver's normal-stress jump (RiemannStressJump, rhs_terms.hpp): the pair's
-    // interface velocity moves by (P_a - P_b) / Zbar along the pair, P = -e . sigma . e.
+    // interface velocity moves by (P_a - P_b) / Zbar along the pair, P = -e . sigma . e; for
+    // particles of materials that can yield (MaterialTable::can_yield).
     bool riemann_stress_jump = false;
     // The soil's contact with the walls, tools and bodies that do not name their own
     // (Body::interface; InterfaceLaw, body_loads.hpp): 'tension_cut' (the soil separates
@@ -153,6 +154,9 @@ struct MaterialTable {
     // can yield: no hourglass control).
     int hourglass_column[3] = {-1, -1, -1};
     std::vector<double> shear_modulus;
+    // Whether each material can yield (1): the Riemann solver's stress jump acts on these
+    // only (rhs::RiemannStressJump).
+    std::vector<std::uint8_t> can_yield;
 };
 
 // Per-particle quantities the pair loop reads, staged once per evaluation so that the loop

@@ -91,8 +91,12 @@ struct Record {
     static constexpr bool kReconstruction = S::Prepass && S::Riemann;
     static constexpr int grad_v = kReconstruction ? balsara + 1 : -1;
     static constexpr int body = kReconstruction ? grad_v + Dim * Dim : -1;  // Body index
+    // sigma / rho^2 packed as without the pre-pass (RiemannStressJump reads it): `stress`
+    // itself, or with the pre-pass (which holds sigma L there) a copy after the body index.
+    static constexpr int plain_stress = kReconstruction ? body + 1 : S::Prepass ? -1 : stress;
     static constexpr int size = stress + kStress + (S::ArtStress ? kTensor : 0) +
-                                (S::Prepass ? 1 : 0) + (kReconstruction ? Dim * Dim + 1 : 0);
+                                (S::Prepass ? 1 : 0) +
+                                (kReconstruction ? Dim * Dim + 1 + kTensor : 0);
     static constexpr int stride = (size + 7) / 8 * 8;
     static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
     static_assert(x + Dim <= 8 && h < 8 && rho < 8, "the first pass reads x, h and rho");
@@ -396,9 +400,14 @@ struct RiemannDissipation {
 // h grad sigma) is left almost alone. Not limited (the velocity-jump part is). Its work on the
 // stress, sum_b m_b dU (dW/dr) e . (sigma_a / rho_a^2) . e per unit m_a, is a loss
 // (sum over the pairs of -(P_a - P_b)^2 dW/dr / (Zbar rho^2) >= 0), handed to the budget with
-// the scheme's (PairSums::viscous). Between dynamic particles only (a wall's extrapolated
-// stress is its neighbours' mean); not with the gradient pre-pass, whose record holds
-// sigma L / rho^2 (Simulation refuses the combination).
+// the scheme's (PairSums::viscous). A wall partner enters with its extrapolated density and
+// stress and a's sound speed (it has none of its own): a particle pressed harder than the wall
+// extrapolates from its neighbours relaxes towards them, as against a soil partner; without it
+// a wall row's jump is balanced on one side only. Not across a wall pair that WallSeparation
+// frees or leaves stress-free. Only for a particle a whose material can yield (`on`): in an
+// elastic solid the jump damps the waves like a viscosity of order rho c h
+// (docs/guide/physics.md); the solids' remedy is the hourglass control. Reads sigma / rho^2
+// (Record::plain_stress), with or without the gradient pre-pass.
 template <class S>
 struct RiemannStressJump {
     static constexpr int Dim = S::Dim;
@@ -410,7 +419,7 @@ struct RiemannStressJump {
     Vec8 div, loss;
     explicit RiemannStressJump(bool on_) : on(on_) {}
     void begin(const ParticleA<S>& a) {
-        for (int t = 0; t < R::kTensor; ++t) sa[t] = a.at(R::stress + t);
+        for (int t = 0; t < R::kTensor; ++t) sa[t] = a.at(R::plain_stress + t);
         rho_a = a.at(R::rho);
         z_a = rho_a * a.at(R::sound_speed);
         div = loss = kernel::splat<Vec8>(0.0);
@@ -428,15 +437,13 @@ struct RiemannStressJump {
                 const int slot = pair_terms::packed_slot<Dim>[i][j];
                 const Vec8 ee = e[i] * e[j];
                 snn_a += ee * sa[slot];
-                snn_b += ee * pair.field(R::stress + slot);
+                snn_b += ee * pair.field(R::plain_stress + slot);
             }
         const Vec8 rho_b = pair.field(R::rho);
-        // A wall partner has no sound speed of its own: c_a, with the wall's extrapolated
-        // density and stress.
         const Vec8 c_b = pair.wall ? zero + z_a / rho_a : pair.field(R::sound_speed);
         const Vec8 jump = (snn_b * rho_b * rho_b - snn_a * (rho_a * rho_a)) /
                           (0.5 * (z_a + rho_b * c_b));
-        const Vec8 du = pair.inside ? jump : zero;  // (P_a - P_b) / Zbar
+        const Vec8 du = pair.inside && !pair.stress_free ? jump : zero;  // (P_a - P_b) / Zbar
         // e . grad_a W: zero for a wall pair out of contact (WallSeparation clears its grad).
         Vec8 dw_dr = zero;
         for (int d = 0; d < Dim; ++d) dw_dr += e[d] * pair.grad[d];

@@ -521,42 +521,26 @@ void Simulation::validate_setup() const {
         throw std::invalid_argument("physics: riemann_limiter must be > 0");
     if (!(std::isfinite(physics_.density_diffusion) && physics_.density_diffusion >= 0.0))
         throw std::invalid_argument("physics: density_diffusion must be >= 0");
-    if (physics_.density_diffusion > 0.0 &&
-        physics_.dissipation != PhysicsParameters::Dissipation::riemann)
-        throw std::invalid_argument(
-            "physics: density_diffusion enters the Riemann solver's pair loop; dissipation is "
-            "'monaghan'");
-    if (physics_.riemann_stress_jump &&
-        physics_.dissipation != PhysicsParameters::Dissipation::riemann)
-        throw std::invalid_argument(
-            "physics: riemann_stress_jump is part of the Riemann solver; dissipation is "
-            "'monaghan'");
-    if (physics_.riemann_stress_jump &&
-        (physics_.riemann_reconstruction || physics_.hourglass_control > 0.0 ||
-         std::any_of(materials_.begin(), materials_.end(),
-                     [](const Material& m) { return m.kernel_correction; })))
-        throw std::invalid_argument(
-            "physics: riemann_stress_jump reads the pair's stress, which the gradient pre-pass "
-            "(kernel_correction, riemann_reconstruction, hourglass_control) replaces by sigma L "
-            "in the pair loop");
-    if (physics_.riemann_reconstruction &&
-        physics_.dissipation != PhysicsParameters::Dissipation::riemann)
-        throw std::invalid_argument(
-            "physics: riemann_reconstruction reconstructs the Riemann solver's jump; dissipation "
-            "is 'monaghan'");
+    // An option of one scheme's pair loop, asked for with the other scheme.
+    const auto scheme_option = [&](bool asked, const char* option,
+                                   PhysicsParameters::Dissipation scheme) {
+        if (asked && physics_.dissipation != scheme)
+            throw std::invalid_argument(
+                std::string("physics: ") + option + " is part of " +
+                (scheme == PhysicsParameters::Dissipation::riemann ? "the Riemann solver"
+                                                                    : "Monaghan's viscosity") +
+                "; dissipation is '" + dissipation_name(physics_.dissipation) + "'");
+    };
+    constexpr auto riemann = PhysicsParameters::Dissipation::riemann;
+    constexpr auto monaghan = PhysicsParameters::Dissipation::monaghan;
+    scheme_option(physics_.density_diffusion > 0.0, "density_diffusion", riemann);
+    scheme_option(physics_.riemann_stress_jump, "riemann_stress_jump", riemann);
+    scheme_option(physics_.riemann_reconstruction, "riemann_reconstruction", riemann);
     if (!(std::isfinite(physics_.hourglass_control) && physics_.hourglass_control >= 0.0))
         throw std::invalid_argument("physics: hourglass_control must be >= 0");
-    if (physics_.hourglass_control > 0.0 &&
-        physics_.dissipation != PhysicsParameters::Dissipation::riemann)
-        throw std::invalid_argument(
-            "physics: hourglass_control enters the Riemann solver's pair loop; dissipation is "
-            "'monaghan'");
-    if (physics_.av_switch && physics_.dissipation != PhysicsParameters::Dissipation::monaghan)
-        throw std::invalid_argument(
-            "physics: av_switch switches Monaghan's viscosity; dissipation is 'riemann'");
-    if (physics_.av_balsara && physics_.dissipation != PhysicsParameters::Dissipation::monaghan)
-        throw std::invalid_argument(
-            "physics: av_balsara switches Monaghan's viscosity; dissipation is 'riemann'");
+    scheme_option(physics_.hourglass_control > 0.0, "hourglass_control", riemann);
+    scheme_option(physics_.av_switch, "av_switch", monaghan);
+    scheme_option(physics_.av_balsara, "av_balsara", monaghan);
     if (!(std::isfinite(physics_.wall_adhesion) && physics_.wall_adhesion >= 0.0))
         throw std::invalid_argument("physics: wall_adhesion must be >= 0 [Pa]");
     if (physics_.sleep && !positive(physics_.sleep_speed))

@@ -146,7 +146,7 @@ def measure(sim, angle_deg, length, spacing, rough=True):
     along x (2 cm bins) with where it stays within 5 % of the window's. The thickness is the
     particles' volume per unit length, h = sum(m / rho) / window, and phi = mass / (rho_s
     volume) its solid fraction: the weight above the base, which sets the pressure, is then
-    exact (the layer's density drifts under shear; the theory is given at both phi_s and the
+    exact (the layer's density may change under shear; the theory is given at both phi_s and the
     measured phi). On the rough base the teeth's half row counts: h is measured from y = 0."""
     dynamic = sim.kind == rs.KIND_DYNAMIC
     x, u = sim.positions[dynamic], sim.velocities[dynamic, 0]
