@@ -72,12 +72,14 @@ inline T viscosity_pi(double alpha, double beta, double c_a, T c_b, T nu, T deno
 // speed, below cbar / eta, the acoustic impedance's linear damping above. The caller passes
 // the jump regularised as Monaghan's nu (-v_ab . x_ab r / (r^2 + eps h^2)) and sets Pi_ab = 0
 // for receding pairs.
+// inv_zc: 1 / ((rho_a c_a + rho_b c_b) (c_a + c_b)), the pair's one division (PairBlock), which
+// the stress jump shares.
 template <class T>
-inline T riemann_pi(double eta, double c_a, T c_b, double rho_a, T rho_b, T jump) {
+inline T riemann_pi(double eta, double c_a, T c_b, T jump, T inv_zc) {
     const T c_sum = c_a + c_b;
     const T limited = jump * c_sum < 2.0 * eta * jump * jump ? jump * c_sum
                                                             : 2.0 * eta * jump * jump;
-    return 2.0 * c_a * c_b * limited / ((rho_a * c_a + rho_b * c_b) * c_sum);
+    return 2.0 * c_a * c_b * limited * inv_zc;
 }
 
 // Momentum (eq. 37) per unit m_b: [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab

@@ -160,6 +160,10 @@ struct PairBlock {
     kernel::PairFactors<Vec8> kf;
     Vec8 grad[Dim], dv[Dim], vr, dv_dot_grad;
     Mask8 wall;          // the partner is a boundary particle (false in runs without walls)
+    // With the Riemann solver: the partner's sound speed (a wall partner, which has none of
+    // its own, takes c_a), 1 / ((rho_a c_a + rho_b c_b) (c_a + c_b)) and 1 / r, from the
+    // first pass's one division (one_div) where it can serve.
+    Vec8 c_b, inv_zc, inv_r;
     // Handed on: the relative velocity that enters the strain rate (WallProjection projects it
     // on a slip wall's normal) and the partner's wall law mu_wall, the viscosity Pi_ab, the
     // momentum term t per unit m_b, the artificial stress's weight f^n and term, and whether
@@ -198,6 +202,12 @@ struct PairBlock {
             wall = field(R::kind) == static_cast<double>(ParticleKind::boundary);
         else
             wall = zero != zero;
+        if constexpr (S::Riemann) {
+            const double c_a = a.at(R::sound_speed);
+            c_b = wall ? zero + c_a : field(R::sound_speed);
+            inv_zc = 1.0 / ((a.at(R::rho) * c_a + field(R::rho) * c_b) * (c_a + c_b));
+            inv_r = one_div * (h_ab * denom * rho_sum);
+        }
         mu_wall = zero - 1.0;
         pi = zero;
         fn = zero;
@@ -334,14 +344,13 @@ struct RiemannDissipation {
     double eta;        // the limiter's coefficient
     double sign;       // +1: approaching pairs are damped, -1: separating ones
     bool reconstruct;  // PhysicsParameters::riemann_reconstruction
-    double c_a = 0.0, rho_a = 0.0;
+    double c_a = 0.0;
     double grad_a[R::kReconstruction ? S::Dim * S::Dim : 1] = {};
     Vec8 max_jump;
     RiemannDissipation(double eta_, bool separating, bool reconstruct_)
         : eta(eta_), sign(separating ? -1.0 : 1.0), reconstruct(reconstruct_) {}
     void begin(const ParticleA<S>& a) {
         c_a = a.at(R::sound_speed);
-        rho_a = a.at(R::rho);
         if constexpr (R::kReconstruction)
             for (int k = 0; k < S::Dim * S::Dim; ++k) grad_a[k] = a.at(R::grad_v + k);
         max_jump = kernel::splat<Vec8>(0.0);
@@ -365,7 +374,6 @@ struct RiemannDissipation {
     template <class P>
     void add(P& pair) {
         const Vec8 zero = kernel::splat<Vec8>(0.0);
-        const Vec8 c_b = pair.wall ? zero + c_a : pair.field(R::sound_speed);
         Vec8 closing = sign * pair.vr;  // < 0 for the damped pairs
         Mask8 damped = pair.inside && closing < 0.0;
         if constexpr (R::kReconstruction) {
@@ -377,8 +385,7 @@ struct RiemannDissipation {
         }
         // The jump, regularised as nu (eq. 36): -closing r / (r^2 + eps h^2) = -nu / h_ab.
         const Vec8 jump = -closing * pair.r * pair.rho_sum * pair.inv;
-        const Vec8 pi_damped =
-            pair_terms::riemann_pi(eta, c_a, c_b, rho_a, Vec8(pair.field(R::rho)), jump);
+        const Vec8 pi_damped = pair_terms::riemann_pi(eta, c_a, pair.c_b, jump, pair.inv_zc);
         pair.pi = damped ? sign * pi_damped : zero;
         const Vec8 larger = max_jump < jump ? jump : max_jump;  // std::max(max_jump, jump)
         max_jump = damped ? larger : max_jump;
@@ -415,22 +422,21 @@ struct RiemannStressJump {
     using R = Record<S>;
     bool on;
     double sa[R::kTensor];
-    double rho_a = 0.0, z_a = 0.0;
+    double rho_a = 0.0, c_a = 0.0;
     Vec8 div, loss;
     explicit RiemannStressJump(bool on_) : on(on_) {}
     void begin(const ParticleA<S>& a) {
         for (int t = 0; t < R::kTensor; ++t) sa[t] = a.at(R::plain_stress + t);
         rho_a = a.at(R::rho);
-        z_a = rho_a * a.at(R::sound_speed);
+        c_a = a.at(R::sound_speed);
         div = loss = kernel::splat<Vec8>(0.0);
     }
     template <class P>
     void add(P& pair) {
         if (!on) return;
         const Vec8 zero = kernel::splat<Vec8>(0.0);
-        const Vec8 inv_r = 1.0 / pair.r;
         Vec8 e[Dim];
-        for (int d = 0; d < Dim; ++d) e[d] = pair.dx[d] * inv_r;
+        for (int d = 0; d < Dim; ++d) e[d] = pair.dx[d] * pair.inv_r;
         Vec8 snn_a = zero, snn_b = zero;  // e . (sigma / rho^2) . e
         for (int i = 0; i < Dim; ++i)
             for (int j = 0; j < Dim; ++j) {
@@ -440,9 +446,9 @@ struct RiemannStressJump {
                 snn_b += ee * pair.field(R::plain_stress + slot);
             }
         const Vec8 rho_b = pair.field(R::rho);
-        const Vec8 c_b = pair.wall ? zero + z_a / rho_a : pair.field(R::sound_speed);
-        const Vec8 jump = (snn_b * rho_b * rho_b - snn_a * (rho_a * rho_a)) /
-                          (0.5 * (z_a + rho_b * c_b));
+        // 1 / Zbar = 2 / (rho_a c_a + rho_b c_b).
+        const Vec8 inv_zbar = 2.0 * (c_a + pair.c_b) * pair.inv_zc;
+        const Vec8 jump = (snn_b * rho_b * rho_b - snn_a * (rho_a * rho_a)) * inv_zbar;
         const Vec8 du = pair.inside && !pair.stress_free ? jump : zero;  // (P_a - P_b) / Zbar
         // e . grad_a W: zero for a wall pair out of contact (WallSeparation clears its grad).
         Vec8 dw_dr = zero;
