@@ -699,8 +699,10 @@ struct Composition {
     void add(P& pair) {
         std::apply([&](auto&... t) { (t.add(pair), ...); }, terms);
     }
+    // Inlined into the pair loop: out of line (GCC's choice once the Riemann solver's rows are
+    // there) it is a call through the PLT per particle.
     template <int Dim>
-    void take(PairSums<Dim>& out) {
+    [[gnu::always_inline]] void take(PairSums<Dim>& out) {
         alignas(64) double lanes[kRows > 0 ? kRows : 1][kBlock];
         const double* ptr[kRows > 0 ? kRows : 1];
         double sums[kRows > 0 ? kRows : 1];
