@@ -85,7 +85,8 @@ void bind_options(py::module_& m) {
                "Lagrangian solvers pass (docs/validation/collapse.md).");
     physics.def_readwrite("density_diffusion", &PhysicsParameters::density_diffusion,
                        "delta [-] of the delta-SPH density diffusion (Molteni & Colagrossi "
-                       "2009), 0 = off (default); with dissipation = 'riemann' only.");
+                       "2009), 0 = off (default); with dissipation = 'riemann' only, between "
+                       "particles of one material that can yield.");
     physics.def_readwrite("riemann_stress_jump", &PhysicsParameters::riemann_stress_jump,
                        "The Riemann solver's normal-stress jump: each pair's interface velocity "
                        "moves by (P_a - P_b) / Zbar along the pair (P = -e . sigma . e, Zbar the "

@@ -240,7 +240,7 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
                                : body < st.normal_limit.size() ? st.normal_limit[body]
                                                                : st.default_normal_limit;
     }
-    if constexpr (S::Xsph) rec[R::material] = mat;
+    if constexpr (R::kMaterial) rec[R::material] = mat;
     if constexpr (S::Loads) rec[R::wall_mu] = -1.0;  // stage_load_body: the walls' law
     if constexpr (S::Prepass) {
         const double* row = st.prepass.data() + i * prepass_stride(Dim);
@@ -360,7 +360,8 @@ template <class S>
             pp.riemann_limiter,
             pp.riemann_pairs == PhysicsParameters::RiemannPairs::separating,
             pp.riemann_reconstruction)),
-        rhs::when<S::Riemann>(rhs::DensityDiffusion<S>(pp.density_diffusion)),
+        rhs::when<S::Riemann>(rhs::DensityDiffusion<S>(
+            mt.can_yield[material_a] ? pp.density_diffusion : 0.0)),
         rhs::when<R::kReconstruction>(rhs::HourglassControl<S>(pp.hourglass_control > 0.0)),
         rhs::when<S::ArtStress>(rhs::ArtificialStress<S>(mt.artificial_stress_power, fn_pow)),
         std::make_tuple(rhs::Momentum<S>{}, rhs::PairWork<S>{}),

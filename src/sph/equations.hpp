@@ -73,7 +73,8 @@ struct PhysicsParameters {
     // SPHinXsys (xi = 4 there).
     double hourglass_control = 0.0;
     // delta of the delta-SPH density diffusion (Molteni & Colagrossi 2009) [-], 0 = off; in
-    // runs with the Riemann solver's dissipation only (DensityDiffusion, rhs_terms.hpp).
+    // runs with the Riemann solver's dissipation only, between particles of one material that
+    // can yield (DensityDiffusion, rhs_terms.hpp).
     double density_diffusion = 0.0;
     // The Riemann solver's normal-stress jump (RiemannStressJump, rhs_terms.hpp): the pair's
     // interface velocity moves by (P_a - P_b) / Zbar along the pair, P = -e . sigma . e; for
@@ -154,8 +155,8 @@ struct MaterialTable {
     // can yield: no hourglass control).
     int hourglass_column[3] = {-1, -1, -1};
     std::vector<double> shear_modulus;
-    // Whether each material can yield (1): the Riemann solver's stress jump acts on these
-    // only (rhs::RiemannStressJump).
+    // Whether each material can yield (1): the Riemann solver's stress jump and the density
+    // diffusion act on these only (rhs::RiemannStressJump, rhs::DensityDiffusion).
     std::vector<std::uint8_t> can_yield;
 };
 

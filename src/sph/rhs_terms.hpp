@@ -76,9 +76,10 @@ struct Record {
     static constexpr int normal_limit = S::Unilateral ? sound_speed + 3 : -1;
     static constexpr int after_kind = sound_speed + 1 + (S::Walls ? 1 : 0) +
                                       (S::Unilateral ? 2 : 0);
-    // Material index, for XSPH (neighbours of the same material).
-    static constexpr int material = S::Xsph ? after_kind : -1;
-    static constexpr int after_material = after_kind + (S::Xsph ? 1 : 0);
+    // Material index, for XSPH and the density diffusion (neighbours of the same material).
+    static constexpr bool kMaterial = S::Xsph || S::Riemann;
+    static constexpr int material = kMaterial ? after_kind : -1;
+    static constexpr int after_material = after_kind + (kMaterial ? 1 : 0);
     // Wall law of a boundary partner in runs with loads: mu_w >= 0 of a free-slip (0) or
     // Coulomb wall, -1 for a no-slip wall and for dynamic particles.
     static constexpr int wall_mu = S::Loads ? after_material : -1;
@@ -471,20 +472,25 @@ struct RiemannStressJump {
 // eq. 9): D_a = 2 delta h cbar sum_b V_b (rho_a - rho_b) x_ab . grad_a W_ab / r^2, with the
 // smoothing length h = h_ab / 2 of the cubic spline whose support is h_ab, cbar_ab the pair's
 // mean sound speed and r^2 regularised as in eq. 36 (denom). Antisymmetric in a and b, so that
-// sum_a V_a D_a = 0; zero for a uniform density. Between dynamic particles only (a wall's
-// extrapolated density is no neighbour's). Its rate is added to the density rate
+// sum_a V_a D_a = 0; zero for a uniform density. Between dynamic particles of one material
+// that can yield (`on`): a wall's extrapolated density is no neighbour's, a density jump
+// between materials is real, and in an elastic solid, whose stress is integrated, the
+// diffused density is a volume change the stress never sees (the discs of
+// validation/disc_contact lose 18 % of their energy by 5 ms with delta = 0.1, 0.4 % without
+// it). Its rate is added to the density rate
 // (finish_particle); it does no work on the velocities.
 template <class S>
 struct DensityDiffusion {
     static constexpr int kRows = 1;
-    double delta;
-    double c_a = 0.0, rho_a = 0.0;
+    double delta;  // 0 where a's material cannot yield
+    double c_a = 0.0, rho_a = 0.0, material_a = 0.0;
     Vec8 sum;
     explicit DensityDiffusion(double delta_) : delta(delta_) {}
     void begin(const ParticleA<S>& a) {
         sum = kernel::splat<Vec8>(0.0);
         rho_a = a.at(Record<S>::rho);
         c_a = a.at(Record<S>::sound_speed);
+        material_a = a.at(Record<S>::material);
     }
     template <class P>
     void add(P& pair) {
@@ -495,9 +501,11 @@ struct DensityDiffusion {
         for (int d = 0; d < S::Dim; ++d) x_dot_grad += pair.dx[d] * pair.grad[d];
         // 2 delta (h_ab / 2) (c_a + c_b) / 2 = delta h_ab (c_a + c_b) / 2.
         const Vec8 coefficient = 0.5 * delta * pair.h_ab * (c_a + pair.field(R::sound_speed));
+        // 1 / denom = rho_sum / (denom rho_sum).
         const Vec8 term = coefficient * pair.field(R::volume) * (rho_a - pair.field(R::rho)) *
-                          x_dot_grad / pair.denom;
-        sum += pair.wall ? zero : term;
+                          x_dot_grad * (pair.rho_sum * pair.inv);
+        const Mask8 same_material = !pair.wall && pair.field(R::material) == material_a;
+        sum += same_material ? term : zero;
     }
     void rows(const Vec8** r) const { r[0] = &sum; }
     void take(const double* s, PairSums<S::Dim>& out) const { out.density_diffusion = s[0]; }

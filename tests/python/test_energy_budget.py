@@ -247,15 +247,16 @@ def test_riemann_stress_jump_relaxes_particle_noise(tmp_path):
     assert left[False, False] > 0.9 and left[True, False] < 0.3 and left[True, True] < 0.3
 
 
-def test_riemann_stress_jump_leaves_elastic_solids_alone(tmp_path):
-    """The stress jump acts on materials that can yield only: the elastic discs' impact is the
-    same to the bit with and without it."""
+def test_stress_jump_and_density_diffusion_leave_elastic_solids_alone(tmp_path):
+    """The stress jump and the density diffusion act on materials that can yield only: the
+    elastic discs' impact is the same to the bit with and without them."""
     states = []
-    for jump in (False, True):
+    for on in (False, True):
         sim = discs()
         sim.physics.dissipation = "riemann"
-        sim.physics.riemann_stress_jump = jump
-        sim.run(1e-3, output_dir=str(tmp_path / f"jump{int(jump)}"), progress_interval=0)
+        sim.physics.riemann_stress_jump = on
+        sim.physics.density_diffusion = 0.1 if on else 0.0
+        sim.run(1e-3, output_dir=str(tmp_path / f"on{int(on)}"), progress_interval=0)
         states.append((np.asarray(sim.velocities), np.asarray(sim.stress)))
     np.testing.assert_array_equal(states[0][0], states[1][0])
     np.testing.assert_array_equal(states[0][1], states[1][1])

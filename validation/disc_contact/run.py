@@ -58,6 +58,8 @@ def simulation(args):
             sim.physics.riemann_reconstruction = True
         if args.hourglass_control > 0.0:
             sim.physics.hourglass_control = args.hourglass_control
+        sim.physics.density_diffusion = args.density_diffusion
+        sim.physics.riemann_stress_jump = args.riemann_stress_jump
     mat = sim.add_material(rs.ElasticSolid("rubber", density=DENSITY, youngs_modulus=YOUNGS,
                                            poisson_ratio=POISSON))
     return sim, mat
@@ -139,15 +141,24 @@ def main(argv=None):
     ap.add_argument("--riemann-limiter", type=float, default=3.0)
     ap.add_argument("--riemann-reconstruction", action="store_true")
     ap.add_argument("--hourglass-control", type=float, default=0.0)
+    ap.add_argument("--density-diffusion", type=float, default=0.0,
+                    help="delta of delta-SPH's density diffusion (physics.density_diffusion)")
+    ap.add_argument("--riemann-stress-jump", action="store_true",
+                    help="the Riemann solver's stress jump (acts on materials that can yield "
+                         "only: none here)")
     ap.add_argument("--inviscid", action="store_true",
                     help="with --dissipation monaghan: alpha = beta = 0, no dissipation")
     ap.add_argument("--csv", type=Path)
     args = ap.parse_args(argv)
     if args.inviscid and args.dissipation != "monaghan":
         ap.error("--inviscid sets Monaghan's alpha and beta: with --dissipation monaghan")
+    if args.dissipation != "riemann" and (args.density_diffusion > 0.0 or args.riemann_stress_jump):
+        ap.error("--density-diffusion and --riemann-stress-jump: with --dissipation riemann")
     options = {"dissipation": "none" if args.inviscid else args.dissipation, "riemann_limiter": args.riemann_limiter,
                "riemann_reconstruction": args.riemann_reconstruction,
-               "hourglass_control": args.hourglass_control}
+               "hourglass_control": args.hourglass_control,
+               "density_diffusion": args.density_diffusion,
+               "riemann_stress_jump": args.riemann_stress_jump}
     for setup in args.setups:
         for spacing in args.spacing:
             row = {**options, **(ovalling if setup == "ovalling" else discs)(args, spacing)}
