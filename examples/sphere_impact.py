@@ -87,7 +87,7 @@ def bed_dir(runs_dir, gravity, spacing):
 
 
 def run_cases(runs_dir, cases, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
-              diameter=DIAMETER, jobs=1):
+              diameter=DIAMETER, jobs=1, options=()):
     """The impacts of `cases` into <runs_dir>/<name>, for the studies in validation/.
 
     cases: dicts with name, gravity [m/s^2], sphere_density [kg/m^3], end_time [s] and either
@@ -95,7 +95,9 @@ def run_cases(runs_dir, cases, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
     (one per gravity, <runs_dir>/bed_g<gravity>_dx<spacing>) are prepared here first; the runs
     go through regosph.sweep as this script's command line: finished runs are skipped, a
     stopped one continues from its checkpoint (every 10 wall minutes), and jobs > 1 runs that
-    many at once, one process each. Returns the run directories that finished, in case order.
+    many at once, one process each; `options`: more of this script's options for every run
+    (the dissipation's, run_control.dissipation_command_line). Returns the run directories that
+    finished, in case order.
     """
     for g in sorted({c["gravity"] for c in cases}, reverse=True):
         ensure_bed(bed_dir(runs_dir, g, spacing), spacing, bed_depth, bed_radius, g)
@@ -113,7 +115,7 @@ def run_cases(runs_dir, cases, *, spacing=0.005, bed_depth=0.1, bed_radius=0.08,
     command = [sys.executable, os.path.abspath(__file__), "--output", "{output}",
                "--spacing", repr(spacing), "--bed-depth", repr(bed_depth),
                "--bed-radius", repr(bed_radius), "--diameter", repr(diameter),
-               "--checkpoint-minutes", "10"]
+               "--checkpoint-minutes", "10", *options]
     sweep.run_sweep(command, rows, runs_dir, name="case",
                     resume_args=["--restart"], jobs=jobs)
     return [os.path.join(runs_dir, c["name"]) for c in cases
@@ -160,12 +162,14 @@ def analyse(run_dir):
 
 def study_arguments(doc, out_default):
     """The options the impact studies share: --runs-dir, --out, --spacing (2.5 mm: ~10
-    particles across the ball), --jobs."""
+    particles across the ball), --jobs and the dissipation's (run_control; run_cases passes
+    them on as options=run_control.dissipation_command_line(args))."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--runs-dir", required=True)
     ap.add_argument("--out", default=str(out_default))
     ap.add_argument("--spacing", type=float, default=0.0025, help="[m]")
     sweep.add_jobs_argument(ap)
+    run_control.add_dissipation_arguments(ap)
     return ap
 
 
@@ -182,6 +186,7 @@ def main():
     ap.add_argument("--bed-depth", type=float, default=0.1, help="[m]")
     ap.add_argument("--bed-radius", type=float, default=0.08, help="[m]")
     ap.add_argument("--bed", required=True, help="prepared bed directory (made if missing)")
+    run_control.add_dissipation_arguments(ap)
     run_control.add_arguments(ap, end_time=0.15)
     args = ap.parse_args()
     speed = args.speed if args.speed is not None else math.sqrt(2 * args.gravity * args.drop_height)
@@ -191,6 +196,7 @@ def main():
         ensure_bed(args.bed, args.spacing, args.bed_depth, args.bed_radius, args.gravity)
         sim = build(args.bed, speed, args.spacing, args.bed_depth, args.bed_radius,
                     args.gravity, args.diameter, args.sphere_density)
+        run_control.apply_dissipation(sim, args)
         return sim, metadata(speed, args.spacing, args.bed_depth, args.gravity, args.diameter,
                              args.sphere_density, drop_height)
     return run_control.build_and_run(make, args, diagnostics_every=5)

@@ -44,6 +44,69 @@ def add_arguments(ap, end_time=None):
                     help="wall minutes between checkpoints")
 
 
+def add_dissipation_arguments(ap, dissipation="monaghan"):
+    """The pair dissipation's options (docs/guide/physics.md), each a field of sim.physics:
+    --dissipation (default `dissipation`), --riemann-limiter, --riemann-pairs,
+    --riemann-stress-jump, --density-diffusion, --riemann-reconstruction, --hourglass-control,
+    --av-switch, --av-balsara. apply_dissipation sets them."""
+    ap.add_argument("--dissipation", choices=("monaghan", "riemann"), default=dissipation,
+                    help="the pair dissipation: Monaghan's artificial viscosity or the Riemann "
+                         f"solver of Zhang et al. 2017 (physics.dissipation; default {dissipation})")
+    ap.add_argument("--riemann-limiter", type=float, default=None,
+                    help="eta of the Riemann solver's limiter (default: physics.riemann_limiter, "
+                         "Zhang et al.'s 3)")
+    ap.add_argument("--riemann-pairs", choices=("approaching", "separating"),
+                    default="approaching",
+                    help="the pairs the Riemann solver's limiter damps (default: approaching, "
+                         "Zhang et al. 2017; separating: SPHinXsys's sign)")
+    ap.add_argument("--riemann-stress-jump", action="store_true",
+                    help="the Riemann solver's normal-stress jump on materials that can yield "
+                         "(physics.riemann_stress_jump)")
+    ap.add_argument("--density-diffusion", type=float, default=0.0,
+                    help="delta of the delta-SPH density diffusion (Molteni & Colagrossi 2009) "
+                         "on materials that can yield (physics.density_diffusion; 0: off)")
+    ap.add_argument("--riemann-reconstruction", action="store_true",
+                    help="the Riemann solver's jump between linearly reconstructed velocities "
+                         "(physics.riemann_reconstruction)")
+    ap.add_argument("--hourglass-control", type=float, default=0.0,
+                    help="xi of the hourglass control on materials that cannot yield "
+                         "(physics.hourglass_control; 0: off)")
+    ap.add_argument("--av-switch", action="store_true",
+                    help="Morris & Monaghan's (1997) switch on the artificial viscosity "
+                         "(physics.av_switch)")
+    ap.add_argument("--av-balsara", action="store_true",
+                    help="Balsara's switch on the artificial viscosity (physics.av_balsara)")
+
+
+def apply_dissipation(sim, args):
+    """Sets sim.physics from add_dissipation_arguments' options (run.json records them)."""
+    physics = sim.physics
+    physics.dissipation = args.dissipation
+    if args.riemann_limiter is not None:
+        physics.riemann_limiter = args.riemann_limiter
+    physics.riemann_pairs = args.riemann_pairs
+    physics.riemann_stress_jump = args.riemann_stress_jump
+    physics.density_diffusion = args.density_diffusion
+    physics.riemann_reconstruction = args.riemann_reconstruction
+    physics.hourglass_control = args.hourglass_control
+    physics.av_switch = args.av_switch
+    physics.av_balsara = args.av_balsara
+
+
+def dissipation_command_line(args):
+    """add_dissipation_arguments' options of `args` as a command line (for runs that a study
+    starts as processes)."""
+    line = ["--dissipation", args.dissipation, "--riemann-pairs", args.riemann_pairs,
+            "--density-diffusion", repr(args.density_diffusion),
+            "--hourglass-control", repr(args.hourglass_control)]
+    if args.riemann_limiter is not None:
+        line += ["--riemann-limiter", repr(args.riemann_limiter)]
+    for flag in ("riemann_stress_jump", "riemann_reconstruction", "av_switch", "av_balsara"):
+        if getattr(args, flag):
+            line.append("--" + flag.replace("_", "-"))
+    return line
+
+
 def thread_choice(summary):
     """What the thread tuner chose (IntegratorOptions.tune_threads), as the end of the run's
     line: '' when it did not choose."""

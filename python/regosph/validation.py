@@ -192,8 +192,12 @@ def dissipation_line(physics):
     extra = "".join(
         text for text, on in (
             (f", damps {physics.get('riemann_pairs')} pairs", "riemann_pairs" in physics),
+            (", stress jump", physics.get("riemann_stress_jump", False)),
             (f", density diffusion delta {physics.get('density_diffusion', 0.0):.3g}",
-             "density_diffusion" in physics)) if on)
+             "density_diffusion" in physics),
+            (", linear reconstruction", "riemann_reconstruction" in physics),
+            (f", hourglass control {physics.get('hourglass_control', 0.0):.3g}",
+             "hourglass_control" in physics)) if on)
     return (f"{physics['dissipation']} (limiter "
             f"{physics.get('riemann_limiter', float('nan')):.3g}{extra})")
 

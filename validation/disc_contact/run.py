@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import regosph as rs
+from regosph import run_control
 
 RADIUS = 0.015                       # m
 DENSITY, YOUNGS, POISSON = 1000.0, 1e6, 0.3
@@ -49,17 +50,9 @@ def add_disc(sim, mat, name, centre, spacing, velocity=(0.0, 0.0)):
 
 def simulation(args):
     sim = rs.Simulation(dim=2)
-    sim.physics.dissipation = args.dissipation
+    run_control.apply_dissipation(sim, args)
     if args.inviscid:
         sim.physics.av_alpha = sim.physics.av_beta = 0.0
-    if args.dissipation == "riemann":
-        sim.physics.riemann_limiter = args.riemann_limiter
-        if args.riemann_reconstruction:
-            sim.physics.riemann_reconstruction = True
-        if args.hourglass_control > 0.0:
-            sim.physics.hourglass_control = args.hourglass_control
-        sim.physics.density_diffusion = args.density_diffusion
-        sim.physics.riemann_stress_jump = args.riemann_stress_jump
     mat = sim.add_material(rs.ElasticSolid("rubber", density=DENSITY, youngs_modulus=YOUNGS,
                                            poisson_ratio=POISSON))
     return sim, mat
@@ -137,24 +130,16 @@ def main(argv=None):
     ap.add_argument("--spacing", type=float, nargs="+", default=[1.5e-3, 0.75e-3])
     ap.add_argument("--setups", nargs="+", choices=["ovalling", "discs"],
                     default=["ovalling", "discs"])
-    ap.add_argument("--dissipation", choices=["monaghan", "riemann"], default="riemann")
-    ap.add_argument("--riemann-limiter", type=float, default=3.0)
-    ap.add_argument("--riemann-reconstruction", action="store_true")
-    ap.add_argument("--hourglass-control", type=float, default=0.0)
-    ap.add_argument("--density-diffusion", type=float, default=0.0,
-                    help="delta of delta-SPH's density diffusion (physics.density_diffusion)")
-    ap.add_argument("--riemann-stress-jump", action="store_true",
-                    help="the Riemann solver's stress jump (acts on materials that can yield "
-                         "only: none here)")
+    run_control.add_dissipation_arguments(ap, dissipation="riemann")
     ap.add_argument("--inviscid", action="store_true",
                     help="with --dissipation monaghan: alpha = beta = 0, no dissipation")
     ap.add_argument("--csv", type=Path)
     args = ap.parse_args(argv)
     if args.inviscid and args.dissipation != "monaghan":
         ap.error("--inviscid sets Monaghan's alpha and beta: with --dissipation monaghan")
-    if args.dissipation != "riemann" and (args.density_diffusion > 0.0 or args.riemann_stress_jump):
-        ap.error("--density-diffusion and --riemann-stress-jump: with --dissipation riemann")
-    options = {"dissipation": "none" if args.inviscid else args.dissipation, "riemann_limiter": args.riemann_limiter,
+    options = {"dissipation": "none" if args.inviscid else args.dissipation,
+               "riemann_limiter": (args.riemann_limiter if args.riemann_limiter is not None
+                                   else rs.Simulation(dim=2).physics.riemann_limiter),
                "riemann_reconstruction": args.riemann_reconstruction,
                "hourglass_control": args.hourglass_control,
                "density_diffusion": args.density_diffusion,

@@ -20,7 +20,7 @@ import math
 import sys
 from pathlib import Path
 
-from regosph import post, validation
+from regosph import post, run_control, validation
 from regosph.examples import sphere_impact as si
 
 HERE = Path(__file__).resolve().parent
@@ -163,7 +163,8 @@ def main():
     todo = [{"name": name, "gravity": g, "speed": v, "sphere_density": si.STEEL,
              "end_time": args.end_time if args.end_time else END_TIME * math.sqrt(G0 / g)}
             for name, g, v in cases(args.gravities, not args.no_murdoch)]
-    runs = si.run_cases(args.runs_dir, todo, spacing=args.spacing, jobs=args.jobs)
+    runs = si.run_cases(args.runs_dir, todo, spacing=args.spacing, jobs=args.jobs,
+                        options=run_control.dissipation_command_line(args))
     if not si.all_finished(runs, todo, args.runs_dir):
         return 2
     rows = [si.analyse(d) for d in runs]

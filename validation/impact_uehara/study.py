@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from regosph import post, validation
+from regosph import post, run_control, validation
 from regosph.examples import sphere_impact as si
 
 HERE = Path(__file__).resolve().parent
@@ -58,7 +58,8 @@ def main():
     cases = [{"name": f"h{h:g}_{name}", "gravity": 9.81, "drop_height": h,
               "sphere_density": DENSITIES[name], "end_time": args.end_time}
              for name in args.spheres for h in args.drop_heights]
-    runs = si.run_cases(args.runs_dir, cases, spacing=args.spacing, jobs=args.jobs)
+    runs = si.run_cases(args.runs_dir, cases, spacing=args.spacing, jobs=args.jobs,
+                        options=run_control.dissipation_command_line(args))
     if not si.all_finished(runs, cases, args.runs_dir):
         return 2
     rows = [si.analyse(d) for d in runs]

@@ -71,31 +71,7 @@ def parser():
     ap.add_argument("--kernel-correction", action="store_true",
                     help="the soil uses the kernel gradient correction (docs/guide/physics.md; "
                          "off by default)")
-    ap.add_argument("--av-balsara", action="store_true",
-                    help="Balsara's switch on the artificial viscosity (off by default)")
-    ap.add_argument("--av-switch", action="store_true",
-                    help="Morris & Monaghan's (1997) switch on the artificial viscosity (off by "
-                         "default)")
-    ap.add_argument("--dissipation", choices=("monaghan", "riemann"), default="monaghan",
-                    help="the pair dissipation: Monaghan's artificial viscosity (default, the "
-                         "paper's) or the Riemann solver of Zhang et al. 2017 (README "
-                         "'Numerics')")
-    ap.add_argument("--riemann-limiter", type=float, default=None,
-                    help="eta of the Riemann solver's limiter (default: physics.riemann_limiter, "
-                         "Zhang et al.'s 3)")
-    ap.add_argument("--riemann-pairs", choices=("approaching", "separating"),
-                    default="approaching",
-                    help="the pairs the Riemann solver's limiter damps (default: approaching, "
-                         "Zhang et al. 2017; separating: SPHinXsys's sign)")
-    ap.add_argument("--riemann-reconstruction", action="store_true",
-                    help="the Riemann solver's jump between linearly reconstructed velocities "
-                         "(physics.riemann_reconstruction; off by default)")
-    ap.add_argument("--hourglass-control", type=float, default=0.0,
-                    help="xi of the hourglass control (physics.hourglass_control) with "
-                         "--dissipation riemann (default 0: off)")
-    ap.add_argument("--density-diffusion", type=float, default=0.0,
-                    help="delta of the delta-SPH density diffusion (Molteni & Colagrossi "
-                         "2009) with --dissipation riemann (default 0: off)")
+    run_control.add_dissipation_arguments(ap)
     ap.add_argument("--law", choices=soil_collapse.LAWS, default="DruckerPrager",
                     help="the soil's strength law: Drucker-Prager with the plane-strain "
                          "constants (default, the paper's), Mohr-Coulomb (exact in plane "
@@ -108,9 +84,6 @@ def parser():
                     help="mu(I)'s grain diameter d [m] (default 1.5e-3, the larger bars)")
     ap.add_argument("--dilatancy-angle", type=float, default=None,
                     help="dilatancy angle psi [deg] (default: the paper's 0)")
-    ap.add_argument("--riemann-stress-jump", action="store_true",
-                    help="the Riemann solver's normal-stress jump (physics.riemann_stress_jump; "
-                         "with --dissipation riemann)")
     ap.add_argument("--gravity", type=float, default=soil_collapse.GRAVITY,
                     help="gravity [m/s^2] (default 9.81; at g/1000 scale --end-time by "
                          "sqrt(1000))")
@@ -137,14 +110,7 @@ def build_case(args):
                               gravity=args.gravity, geostatic=args.geostatic,
                               grain_diameter=args.grain_diameter,
                               mu_i_rise=args.mu_i_rise)
-    if args.riemann_limiter is not None:
-        sim.physics.riemann_limiter = args.riemann_limiter
-    sim.physics.av_switch = args.av_switch
-    sim.physics.riemann_pairs = args.riemann_pairs
-    sim.physics.riemann_reconstruction = args.riemann_reconstruction
-    sim.physics.hourglass_control = args.hourglass_control
-    sim.physics.density_diffusion = args.density_diffusion
-    sim.physics.riemann_stress_jump = args.riemann_stress_jump
+    run_control.apply_dissipation(sim, args)
     if args.wall_contact is not None:
         sim.physics.wall_contact = args.wall_contact
     metadata = {"setup": "soil_collapse validation", "spacing_m": repr(args.spacing),
