@@ -348,25 +348,26 @@ template <class S>
     rhs::SlipWalls<Dim> walls;
     if constexpr (S::Loads) walls = rhs::slip_walls<S>(rec, pa.rec, partners, sink.any_slip);
     rhs::WallSums<Dim> wall_sums;
-    auto terms = rhs::compose(std::tuple_cat(
-        rhs::when<S::Unilateral>(rhs::WallSeparation<S>(walls)),
-        std::make_tuple(rhs::Continuity<S>{}),
-        rhs::when<S::Loads>(rhs::WallProjection<S>(walls)),
-        rhs::when<S::Riemann>(rhs::RiemannStressJump<S>(pp.riemann_stress_jump &&
-                                                        mt.can_yield[material_a])),
-        std::make_tuple(rhs::VelocityGradient<S>{}),
-        rhs::when<!S::Riemann>(rhs::ArtificialViscosity<S>(pp.av_alpha, pp.av_beta)),
-        rhs::when<S::Riemann>(rhs::RiemannDissipation<S>(
+    auto terms = rhs::compose(
+        rhs::term_if<S::Unilateral, rhs::WallSeparation<S>>(walls),
+        rhs::term<rhs::Continuity<S>>(),
+        rhs::term_if<S::Loads, rhs::WallProjection<S>>(walls),
+        rhs::term_if<S::Riemann, rhs::RiemannStressJump<S>>(pp.riemann_stress_jump &&
+                                                            mt.can_yield[material_a]),
+        rhs::term<rhs::VelocityGradient<S>>(),
+        rhs::term_if<!S::Riemann, rhs::ArtificialViscosity<S>>(pp.av_alpha, pp.av_beta),
+        rhs::term_if<S::Riemann, rhs::RiemannDissipation<S>>(
             pp.riemann_limiter,
             pp.riemann_pairs == PhysicsParameters::RiemannPairs::separating,
-            pp.riemann_reconstruction)),
-        rhs::when<S::Riemann>(rhs::DensityDiffusion<S>(
-            mt.can_yield[material_a] ? pp.density_diffusion : 0.0)),
-        rhs::when<R::kReconstruction>(rhs::HourglassControl<S>(pp.hourglass_control > 0.0)),
-        rhs::when<S::ArtStress>(rhs::ArtificialStress<S>(mt.artificial_stress_power, fn_pow)),
-        std::make_tuple(rhs::Momentum<S>{}, rhs::PairWork<S>{}),
-        rhs::when<S::Xsph>(rhs::Xsph<S>{}),
-        rhs::when<S::Loads>(rhs::WallFriction<S>(rec, sink, walls, wall_sums))));
+            pp.riemann_reconstruction),
+        rhs::term_if<S::Riemann, rhs::DensityDiffusion<S>>(
+            mt.can_yield[material_a] ? pp.density_diffusion : 0.0),
+        rhs::term_if<R::kReconstruction, rhs::HourglassControl<S>>(pp.hourglass_control > 0.0),
+        rhs::term_if<S::ArtStress, rhs::ArtificialStress<S>>(mt.artificial_stress_power,
+                                                             fn_pow),
+        rhs::term<rhs::Momentum<S>>(), rhs::term<rhs::PairWork<S>>(),
+        rhs::term_if<S::Xsph, rhs::Xsph<S>>(),
+        rhs::term_if<S::Loads, rhs::WallFriction<S>>(rec, sink, walls, wall_sums));
     terms.begin(pa);
 
     const bool pow_weights = S::ArtStress && mt.artificial_stress_power == 0;

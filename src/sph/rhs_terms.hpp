@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "core/particles.hpp"
 #include "sph/kernel.hpp"
@@ -685,6 +687,40 @@ constexpr int rows_of() {
         return 0;
 }
 
+// The terms of a Composition, each built in place by its maker (TermMaker): a term is returned
+// as a prvalue straight into its member, never copied. Copies of the accumulators (several
+// hundred bytes per particle) cost a few per cent of the pair loop.
+template <class... Terms>
+struct TermList {
+    template <class F>
+    void each(F&&) {}
+};
+template <class Head, class... Rest>
+struct TermList<Head, Rest...> {
+    Head head;
+    TermList<Rest...> rest;
+    template <class Make, class... Makes>
+        requires(std::remove_cvref_t<Make>::kArguments > 0)
+    explicit TermList(Make&& make, Makes&&... makes)
+        : head(make()), rest(std::forward<Makes>(makes)...) {}
+    // A term without arguments is default-initialised, not zeroed: its begin() sets its sums.
+    template <class Make, class... Makes>
+        requires(std::remove_cvref_t<Make>::kArguments == 0)
+    explicit TermList(Make&&, Makes&&... makes) : rest(std::forward<Makes>(makes)...) {}
+    template <class F>
+    [[gnu::always_inline]] void each(F&& f) {
+        f(head);
+        rest.each(f);
+    }
+    template <class T>
+    T& get() {
+        if constexpr (std::is_same_v<T, Head>)
+            return head;
+        else
+            return rest.template get<T>();
+    }
+};
+
 // A run's terms, in the order they run within a block. The lane sums of all of them are added
 // in one call (lane_sums), each row on its own: the order of the rows changes no result.
 // rows() and take() are optional: a term that only hands values on has neither.
@@ -692,20 +728,23 @@ template <class... Terms>
 struct Composition {
     // The terms themselves, not references: accumulators that nothing else points at stay in
     // registers across the blocks.
-    std::tuple<Terms...> terms;
+    TermList<Terms...> terms;
     static constexpr int kRows = (rows_of<Terms>() + ... + 0);
+
+    template <class... Makes>
+    explicit Composition(Makes&&... makes) : terms(std::forward<Makes>(makes)...) {}
 
     template <class T>
     T& get() {
-        return std::get<T>(terms);
+        return terms.template get<T>();
     }
 
     void begin(const auto& a) {
-        std::apply([&](auto&... t) { (t.begin(a), ...); }, terms);
+        terms.each([&](auto& t) { t.begin(a); });
     }
     template <class P>
     void add(P& pair) {
-        std::apply([&](auto&... t) { (t.add(pair), ...); }, terms);
+        terms.each([&](auto& t) { t.add(pair); });
     }
     // Inlined into the pair loop: out of line (GCC's choice once the Riemann solver's rows are
     // there) it is a call through the PLT per particle.
@@ -715,7 +754,7 @@ struct Composition {
         const double* ptr[kRows > 0 ? kRows : 1];
         double sums[kRows > 0 ? kRows : 1];
         int at = 0;
-        const auto store_rows = [&](auto& t) {
+        terms.each([&](auto& t) {
             using T = std::remove_cvref_t<decltype(t)>;
             if constexpr (rows_of<T>() > 0) {
                 const Vec8* rows[rows_of<T>()];
@@ -725,31 +764,59 @@ struct Composition {
                     ptr[at] = lanes[at];
                 }
             }
-        };
-        std::apply([&](auto&... t) { (store_rows(t), ...); }, terms);
+        });
         if constexpr (kRows > 0) lane_sums(ptr, sums);
         at = 0;
-        const auto take_rows = [&](auto& t) {
+        terms.each([&](auto& t) {
             using T = std::remove_cvref_t<decltype(t)>;
             if constexpr (requires { t.take(sums, out); }) t.take(sums + at, out);
             at += rows_of<T>();
-        };
-        std::apply([&](auto&... t) { (take_rows(t), ...); }, terms);
+        });
     }
 };
 
-// compose(std::tuple_cat(std::make_tuple(a, b), when<Flag>(c), ...)): the terms in that
-// order, c only where Flag holds; get<T>() reaches a term afterwards.
-template <class... Terms>
-Composition<Terms...> compose(std::tuple<Terms...> terms) {
-    return Composition<Terms...>{std::move(terms)};
+// The maker of a term T from its constructor's arguments (an lvalue by reference, a
+// temporary by value): Composition builds T in place from it.
+template <class T, class... Args>
+struct TermMaker {
+    using Term = T;
+    static constexpr std::size_t kArguments = sizeof...(Args);
+    std::tuple<Args...> args;
+    T operator()() {
+        return std::apply([](auto&... a) { return T(a...); }, args);
+    }
+};
+template <class T, class... Args>
+TermMaker<T, Args...> term(Args&&... args) {
+    return {std::tuple<Args...>(std::forward<Args>(args)...)};
 }
-template <bool On, class Term>
-auto when(Term&& t) {
+// term<T>(args...) where On holds, no term otherwise.
+template <bool On, class T, class... Args>
+auto term_if(Args&&... args) {
     if constexpr (On)
-        return std::make_tuple(std::forward<Term>(t));
+        return std::make_tuple(term<T>(std::forward<Args>(args)...));
     else
         return std::tuple<>();
+}
+
+template <class T, class... Args>
+std::tuple<TermMaker<T, Args...>> as_makers(TermMaker<T, Args...> m) {
+    return {m};
+}
+template <class... Makers>
+std::tuple<Makers...> as_makers(std::tuple<Makers...> m) {
+    return m;
+}
+
+// compose(term<A>(...), term_if<Flag, B>(...), ...): the terms in that order, B only where
+// Flag holds, each built in place; get<T>() reaches a term afterwards.
+template <class... Pieces>
+auto compose(Pieces... pieces) {
+    return std::apply(
+        [](auto&&... m) {
+            return Composition<typename std::remove_cvref_t<decltype(m)>::Term...>(m...);
+        },
+        std::tuple_cat(as_makers(pieces)...));
 }
 
 }  // namespace regosph::rhs

@@ -74,7 +74,7 @@ std::array<double, 2> walk(const Cloud& c, std::size_t a, std::size_t margin_blo
     const double* rec = c.rec.data();
     const rhs::ParticleA<S> pa{rec + a * R::stride};
     const double xa[2] = {pa.at(R::x), pa.at(R::x + 1)}, va[2] = {pa.at(R::v), pa.at(R::v + 1)};
-    auto terms = rhs::compose(std::make_tuple(rhs::Continuity<S>{}, Shepard{}));
+    auto terms = rhs::compose(rhs::term<rhs::Continuity<S>>(), rhs::term<Shepard>());
     terms.begin(pa);
     traversal::walk_pairs<2, R, rhs::PairGeometry>(
         rec, list, std::min(margin_blocks, list.size()), xa, pa.at(R::h),
