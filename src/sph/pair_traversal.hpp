@@ -38,6 +38,12 @@ inline Vec8 load8(const double* lanes) {
     return v;
 }
 inline void store8(double* lanes, const Vec8& v) { std::memcpy(lanes, &v, sizeof v); }
+// Whether m holds in any lane.
+inline bool any_lane(const Mask8& m) {
+    long bits = 0;
+    for (int k = 0; k < kBlock; ++k) bits |= m[k];
+    return bits != 0;
+}
 
 // ---- Records ------------------------------------------------------------------------------
 // A record holds the fields of one particle that its partners read, one double each, at the

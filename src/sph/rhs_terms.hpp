@@ -163,6 +163,8 @@ struct PairBlock {
     kernel::PairFactors<Vec8> kf;
     Vec8 grad[Dim], dv[Dim], vr, dv_dot_grad;
     Mask8 wall;          // the partner is a boundary particle (false in runs without walls)
+    // Some lane's partner is: most blocks have none, and the walls' terms leave those alone.
+    bool any_wall;
     // With the Riemann solver: the partner's sound speed (a wall partner, which has none of
     // its own, takes c_a), 1 / ((rho_a c_a + rho_b c_b) (c_a + c_b)) and 1 / r, from the
     // first pass's one division (one_div) where it can serve.
@@ -205,6 +207,7 @@ struct PairBlock {
             wall = field(R::kind) == static_cast<double>(ParticleKind::boundary);
         else
             wall = zero != zero;
+        any_wall = S::Walls && traversal::any_lane(wall);
         if constexpr (S::Riemann) {
             const double c_a = a.at(R::sound_speed);
             c_b = wall ? zero + c_a : field(R::sound_speed);

@@ -208,6 +208,7 @@ struct WallSeparation {
     }
     template <class P>
     void add(P& pair) {
+        if (!pair.any_wall) return;  // no wall pair to free or cut
         const Vec8 zero = kernel::splat<Vec8>(0.0);
         // r^2 sigma_nn: along the pair, x_ab . (s_a + s_b) . x_ab, s = sigma / rho^2 (sigma L /
         // rho^2 with the pre-pass).
@@ -266,6 +267,7 @@ struct WallProjection {
     void begin(const ParticleA<S>&) {}
     template <class P>
     void add(P& pair) {
+        if (!pair.any_wall) return;  // mu_wall stays -1, dv_strain dv
         const Vec8 none = kernel::splat<Vec8>(-1.0);
         pair.mu_wall = pair.inside && pair.wall ? pair.field(Record<S>::wall_mu) : none;
         Vec8 normal[Dim];
@@ -306,6 +308,8 @@ struct WallFriction {
     }
     template <class P>
     void add(P& pair) {
+        // Loads are collected from boundary partners only, and slip walls are boundaries.
+        if (!pair.any_wall) return;
         BlockForces<Dim> f;
         traversal::store8(f.mass, pair.m_b);
         traversal::store8(f.weight, Vec8(pair.m_b * pair.fn));
