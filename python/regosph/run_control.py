@@ -14,6 +14,7 @@ write its output (a full disk, an unwritable directory; the last good checkpoint
 128 + signal when interrupted by SIGTERM/SIGINT (a checkpoint was written). Each error is one
 line "error: ..." on stderr.
 """
+import argparse
 import sys
 
 from .ranks import is_root
@@ -91,6 +92,21 @@ def apply_dissipation(sim, args):
     physics.hourglass_control = args.hourglass_control
     physics.av_switch = args.av_switch
     physics.av_balsara = args.av_balsara
+
+
+def dissipation_options(**settings):
+    """add_dissipation_arguments' options at their defaults with `settings` changed (argparse's
+    names: dissipation="riemann", riemann_stress_jump=True, ...): a study's case as its command
+    line would give it, for apply_dissipation."""
+    ap = argparse.ArgumentParser()
+    add_dissipation_arguments(ap)
+    options = ap.parse_args([])
+    for key, value in settings.items():
+        if not hasattr(options, key):
+            raise ValueError(f"dissipation_options: no option {key!r} (add_dissipation_arguments "
+                             f"has {', '.join(sorted(vars(options)))})")
+        setattr(options, key, value)
+    return options
 
 
 def dissipation_command_line(args):

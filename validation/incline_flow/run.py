@@ -2,8 +2,10 @@
 """Steady uniform flow of a mu(I) layer down a rough incline (2D plane strain): one angle.
 
     /usr/bin/python3 validation/incline_flow/run.py --angle 26 [--dissipation riemann]
-        [--riemann-stress-jump] [--spacing 1e-3] [--length 0.6] [--end-time 0.25] [--smooth-base]
-        [--output runs/incline_26]
+        [--riemann-stress-jump] [--density-diffusion 0.1] [...] [--spacing 1e-3] [--length 0.6]
+        [--end-time 0.25] [--smooth-base] [--output runs/incline_26]
+
+The dissipation's options are those of every run script (run_control.add_dissipation_arguments).
 
 Theory: the local mu(I) rheology (Jop, Forterre & Pouliquen 2005, J. Fluid Mech. 541, 167;
 2006, Nature 441, 727; GDR MiDi 2004, Eur. Phys. J. E 14, 341). In a layer of thickness h at
@@ -44,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 import regosph as rs
-from regosph import validation
+from regosph import run_control, validation
 
 G = 9.81  # [m/s^2]
 # Glass beads of Jop, Forterre & Pouliquen (2005, 2006).
@@ -99,19 +101,17 @@ def beads():
                           grain_diameter=GRAIN_DIAMETER, grain_density=GRAIN_DENSITY)
 
 
-def build(angle_deg, spacing, length, end_time, dissipation="monaghan", rough=True,
-          stress_jump=False):
+def build(angle_deg, spacing, length, end_time, options=None, rough=True):
     """The layer on its base in the incline's frame (x down the slope, y normal to it), with
-    the uniform flow's velocity and stress. rough: the base's roughness, wall particles taking
-    every other place of the layer's first row (see the module's text). stress_jump: the
-    Riemann solver's normal-stress jump (physics.riemann_stress_jump). Returns the
-    Simulation."""
+    the uniform flow's velocity and stress. options: the dissipation's
+    (run_control.dissipation_options; None: the defaults). rough: the base's roughness, wall
+    particles taking every other place of the layer's first row (see the module's text).
+    Returns the Simulation."""
     inertial_number(angle_deg)  # refuses angles without steady flow
     theta = math.radians(angle_deg)
     sim = rs.Simulation(dim=2)
     sim.physics.gravity = (G * math.sin(theta), -G * math.cos(theta))
-    sim.physics.dissipation = dissipation
-    sim.physics.riemann_stress_jump = stress_jump
+    run_control.apply_dissipation(sim, options or run_control.dissipation_options())
     layer = sim.add_material(beads())
     wall = sim.add_material(rs.Rigid("base", density=PHI_S * GRAIN_DENSITY))
     h = 2.5 * spacing
@@ -195,16 +195,22 @@ def measure(sim, angle_deg, length, spacing, rough=True):
                 tail_m=float(x[:, 0].min()), front_m=float(x[:, 0].max()))
 
 
-def scheme_name(dissipation, stress_jump):
-    """The numerical scheme of a run, as the study's tables name it."""
-    return dissipation + (" + stress jump" if stress_jump else "")
+def scheme_name(options):
+    """The numerical scheme of a run (run_control.dissipation_options), as the study's tables
+    name it."""
+    return options.dissipation + "".join(
+        text for text, on in ((" + stress jump", options.riemann_stress_jump),
+                              (f" + density diffusion {options.density_diffusion:g}",
+                               options.density_diffusion > 0.0)) if on)
 
 
-def run_case(angle_deg, dissipation="monaghan", spacing=1e-3, length=0.6, end_time=0.25,
-             output=None, rough=True, stress_jump=False):
+def run_case(angle_deg, options=None, spacing=1e-3, length=0.6, end_time=0.25, output=None,
+             rough=True):
     """Build, run in two halves (the window's mean at both shows whether the flow is steady)
-    and measure. Returns the result dict, the numerical share over the whole run included."""
-    sim = build(angle_deg, spacing, length, end_time, dissipation, rough, stress_jump)
+    and measure. options: the dissipation's (run_control.dissipation_options; None: the
+    defaults). Returns the result dict, the numerical share over the whole run included."""
+    options = options or run_control.dissipation_options()
+    sim = build(angle_deg, spacing, length, end_time, options, rough)
     scheme = total = 0.0
     halves, steps, wall = [], 0, 0.0
     for t in (end_time / 2, end_time):
@@ -216,7 +222,7 @@ def run_case(angle_deg, dissipation="monaghan", spacing=1e-3, length=0.6, end_ti
         halves.append(measure(sim, angle_deg, length, spacing, rough))
     result = halves[-1]
     share = validation.DissipationShare(scheme, total)
-    result.update(dissipation=dissipation, scheme=scheme_name(dissipation, stress_jump),
+    result.update(dissipation=options.dissipation, scheme=scheme_name(options),
                   spacing_m=spacing, length_m=length,
                   end_time_s=end_time, rough_base=rough,
                   half_time_mean_m_s=halves[0]["mean_velocity_m_s"],
@@ -228,9 +234,7 @@ def run_case(angle_deg, dissipation="monaghan", spacing=1e-3, length=0.6, end_ti
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--angle", type=float, required=True, help="incline angle [deg]")
-    ap.add_argument("--dissipation", choices=("monaghan", "riemann"), default="monaghan")
-    ap.add_argument("--riemann-stress-jump", action="store_true",
-                    help="the Riemann solver's normal-stress jump (physics.riemann_stress_jump)")
+    run_control.add_dissipation_arguments(ap)
     ap.add_argument("--spacing", type=float, default=1e-3, help="particle spacing [m]")
     ap.add_argument("--length", type=float, default=0.6, help="initial layer length [m]")
     ap.add_argument("--end-time", type=float, default=0.25, help="simulated time [s]")
@@ -240,9 +244,8 @@ def main(argv=None):
                                      "results.json)")
     args = ap.parse_args(argv)
     try:
-        result = run_case(args.angle, args.dissipation, args.spacing, args.length,
-                          args.end_time, args.output, rough=not args.smooth_base,
-                          stress_jump=args.riemann_stress_jump)
+        result = run_case(args.angle, args, args.spacing, args.length, args.end_time,
+                          args.output, rough=not args.smooth_base)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

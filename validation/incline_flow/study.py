@@ -16,12 +16,14 @@ import sys
 from pathlib import Path
 
 import run as incline
-from regosph import validation
+from regosph import run_control, validation
 
-# (dissipation, stress jump); the required checks are those of the last, the complete
-# Riemann solver.
-SCHEMES = (("monaghan", False), ("riemann", False), ("riemann", True))
-REQUIRED = incline.scheme_name(*SCHEMES[-1])
+# The dissipation of each scheme (run_control.dissipation_options); the required checks are
+# those of the last, the complete Riemann solver.
+SCHEMES = tuple(run_control.dissipation_options(**settings) for settings in (
+    {"dissipation": "monaghan"}, {"dissipation": "riemann"},
+    {"dissipation": "riemann", "riemann_stress_jump": True}))
+REQUIRED = incline.scheme_name(SCHEMES[-1])
 TOLERANCE = 0.10  # on beta
 
 
@@ -32,7 +34,7 @@ def inferred_h_stop(row):
 
 def checks_of(rows):
     checks = []
-    for scheme in (incline.scheme_name(*s) for s in SCHEMES):
+    for scheme in (incline.scheme_name(s) for s in SCHEMES):
         mine = sorted((r for r in rows if r["scheme"] == scheme),
                       key=lambda r: r["angle_deg"])
         worst = max(mine, key=lambda r: abs(r["beta"] / incline.BETA - 1.0))
@@ -120,12 +122,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
     rows = []
     for angle in incline.ANGLES_DEG:
-        for dissipation, jump in SCHEMES:
-            name = incline.scheme_name(dissipation, jump)
+        for options in SCHEMES:
+            name = incline.scheme_name(options)
             out = (str(Path(args.runs_dir) / f"{name.replace(' + ', '_').replace(' ', '_')}"
                                              f"_{angle:g}") if args.runs_dir else None)
             try:
-                rows.append(incline.run_case(angle, dissipation, output=out, stress_jump=jump))
+                rows.append(incline.run_case(angle, options, output=out))
             except RuntimeError as e:
                 print(f"error: {angle:g} deg {name}: {e}", file=sys.stderr)
                 return 3
