@@ -219,56 +219,57 @@ std::optional<InterfaceLaw> interface_arguments(const std::optional<std::string>
     return law;
 }
 
+// Simulation.add_body: a body from positions or from a Shape, its motion, rigid-body data,
+// wall law and interface checked first, each error naming the body.
+int add_body(Simulation& s, const std::string& name, const py::object& positions,
+             const py::object& material, const std::string& motion, double spacing,
+             double smoothing_length, const py::object& velocity,
+             std::optional<geometry::Kinematics> kinematics, std::optional<double> mass,
+             const py::object& centre, const py::object& inertia,
+             const py::object& angular_velocity, const py::object& force, const py::object& torque,
+             const std::string& force_frame, const std::string& torque_frame,
+             const py::object& fixed_dofs, const py::object& wall_friction,
+             const py::object& origin, std::optional<std::string> lattice,
+             std::optional<std::string> contact, std::optional<double> adhesion) {
+    const std::string where = "body '" + name + "': ";
+    const bool boundary = boundary_motion(motion);  // refuses unknown names first
+    const std::optional<geometry::RigidSpec> rigid =
+        rigid_spec(motion, mass, centre, inertia, angular_velocity, force, torque,
+                   force_frame, torque_frame, fixed_dofs, where);
+    const double mu = to_wall_friction(wall_friction, where + "wall_friction");
+    check_wall_friction(boundary, mu, where);
+    const std::optional<InterfaceLaw> interface =
+        interface_arguments(contact, adhesion, boundary, where);
+    const int m = to_material_index(s, material, where + "material");
+    const geometry::Point v = to_vec3(velocity, where + "velocity");
+    int index = 0;
+    if (py::isinstance<geometry::Shape>(positions)) {
+        BodyFill fill{positions.cast<geometry::ShapePtr>(),
+                      origin.is_none() ? geometry::Point{0, 0, 0}
+                                       : to_vec3(origin, where + "origin"),
+                      to_lattice(lattice)};
+        index = s.add_filled_body(name, m, motion, fill, spacing, smoothing_length, v,
+                                  kinematics, rigid);
+    } else {
+        if (!origin.is_none() || lattice)
+            throw std::invalid_argument(where + "origin and lattice go with a shape, "
+                                        "not with positions");
+        index = s.add_body(name, m, motion,
+                           to_points(positions.cast<DoubleArray>(), s.dim(),
+                                     where + "positions"),
+                           spacing, smoothing_length, v, kinematics, rigid);
+    }
+    if (mu >= 0.0) s.set_wall_friction(index, mu);
+    if (interface) s.set_interface(index, *interface);
+    return index;
+}
+
 void bind_setup(py::class_<Simulation>& sim) {
     sim.def(py::init<int>(), py::arg("dim"))
         .def_property_readonly("dim", &Simulation::dim)
         .def("add_material", &Simulation::add_material, py::arg("material"),
              "Add a material; returns its index.")
-        .def(
-            "add_body",
-            [](Simulation& s, const std::string& name, const py::object& positions,
-               const py::object& material, const std::string& motion, double spacing,
-               double smoothing_length,
-               const py::object& velocity, std::optional<geometry::Kinematics> kinematics,
-               std::optional<double> mass, const py::object& centre, const py::object& inertia,
-               const py::object& angular_velocity, const py::object& force,
-               const py::object& torque, const std::string& force_frame,
-               const std::string& torque_frame, const py::object& fixed_dofs,
-               const py::object& wall_friction, const py::object& origin,
-               std::optional<std::string> lattice, std::optional<std::string> contact,
-               std::optional<double> adhesion) {
-                const std::string where = "body '" + name + "': ";
-                const bool boundary = boundary_motion(motion);  // refuses unknown names first
-                const std::optional<geometry::RigidSpec> rigid =
-                    rigid_spec(motion, mass, centre, inertia, angular_velocity, force, torque,
-                               force_frame, torque_frame, fixed_dofs, where);
-                const double mu = to_wall_friction(wall_friction, where + "wall_friction");
-                check_wall_friction(boundary, mu, where);
-                const std::optional<InterfaceLaw> interface =
-                    interface_arguments(contact, adhesion, boundary, where);
-                const int m = to_material_index(s, material, where + "material");
-                const geometry::Point v = to_vec3(velocity, where + "velocity");
-                int index = 0;
-                if (py::isinstance<geometry::Shape>(positions)) {
-                    BodyFill fill{positions.cast<geometry::ShapePtr>(),
-                                  origin.is_none() ? geometry::Point{0, 0, 0}
-                                                   : to_vec3(origin, where + "origin"),
-                                  to_lattice(lattice)};
-                    index = s.add_filled_body(name, m, motion, fill, spacing, smoothing_length, v,
-                                              kinematics, rigid);
-                } else {
-                    if (!origin.is_none() || lattice)
-                        throw std::invalid_argument(where + "origin and lattice go with a shape, "
-                                                    "not with positions");
-                    index = s.add_body(name, m, motion,
-                                       to_points(positions.cast<DoubleArray>(), s.dim(),
-                                                 where + "positions"),
-                                       spacing, smoothing_length, v, kinematics, rigid);
-                }
-                if (mu >= 0.0) s.set_wall_friction(index, mu);
-                if (interface) s.set_interface(index, *interface);
-                return index;
-            },
+        .def("add_body", &add_body,
             py::arg("name"), py::arg("positions"), py::kw_only(), py::arg("material"),
             py::arg("motion"), py::arg("spacing"), py::arg("smoothing_length"),
             py::arg("velocity") = py::make_tuple(0.0, 0.0, 0.0),

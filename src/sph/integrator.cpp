@@ -400,23 +400,33 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
             particle_error_[a] = kind[a] == ParticleKind::dynamic ? e : 0.0;
             worst = std::max(worst, particle_error_[a]);
         }
-        for (std::size_t a = first; a < last; ++a) {
-            correction_loss_[a] = 0.0;
-            if (kind[a] != ParticleKind::dynamic) continue;
-            const bool now = corrected[a - first] != 0;
-            if (now || predictor_corrected_[a]) {
-                SymTensor sigma;
-                for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
-                correction_loss_[a] = correction_work(mt.materials[p.material[a]],
-                                                      mt.history_columns[p.material[a]], start, a,
-                                                      dt, sigma, p);
-            }
-            p.yielding[a] = (k2_.yielding[a] || now) ? 1 : 0;
-        }
+        correction_losses(p, mt, start, kind, corrected.data(), first, last, dt);
     });
     if (save) start_saved_ = true;
     if (!final) return 0.0;
     return mpi::max(worst) / opt_.tolerance;  // the step is the same on every rank
+}
+
+// The corrector's chunk [first, last): each dynamic particle's correction work (correction_loss_,
+// correction_work) where Bui's correction changed its stress at either stage (corrected: at
+// this one, per particle from first), and its yielding flag; zero loss elsewhere.
+void AdaptiveHeun::correction_losses(ParticleSet& p, const MaterialTable& mt,
+                                     const StartState& start, const ParticleKind* kind,
+                                     const std::uint8_t* corrected, std::size_t first,
+                                     std::size_t last, double dt) {
+    for (std::size_t a = first; a < last; ++a) {
+        correction_loss_[a] = 0.0;
+        if (kind[a] != ParticleKind::dynamic) continue;
+        const bool now = corrected[a - first] != 0;
+        if (now || predictor_corrected_[a]) {
+            SymTensor sigma;
+            for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
+            correction_loss_[a] = correction_work(mt.materials[p.material[a]],
+                                                  mt.history_columns[p.material[a]], start, a, dt,
+                                                  sigma, p);
+        }
+        p.yielding[a] = (k2_.yielding[a] || now) ? 1 : 0;
+    }
 }
 
 // Energy budget: in a step where Bui's corrections changed a particle's stress (at either

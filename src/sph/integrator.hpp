@@ -180,6 +180,9 @@ private:
     double stage_update(ParticleSet& p, const MaterialTable& mt, const parallel::Partition& part,
                         double dt, bool final);
     struct StartState;  // pointers to the step start of what correction_work reads
+    void correction_losses(ParticleSet& p, const MaterialTable& mt, const StartState& start,
+                           const ParticleKind* kind, const std::uint8_t* corrected,
+                           std::size_t first, std::size_t last, double dt);
     double correction_work(const Material& material, const std::vector<int>& columns,
                            const StartState& start, std::size_t a, double dt,
                            const SymTensor& sigma, const ParticleSet& p) const;
