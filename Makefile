@@ -37,7 +37,7 @@ build-python: configure
 run: build-python
 	$(ENV) $(PYTHON) validation/soil_collapse/run.py --output $(RUN_DIR) --overwrite
 
-# The tests run two at a time (the Python suite, the longest, first); meanwhile the sanitizer
+# The tests run two at a time (the longest Python files first); meanwhile the sanitizer
 # build compiles at the lowest priority, on what CPU time the tests leave idle (its log is shown
 # only if it fails), and its tests run after them.
 test: build
