@@ -2,9 +2,11 @@
 reader (Xdmf3ReaderS, through pvpython, headless), its legacy reader and meshio open with one
 vertex cell per particle and every field; snapshots store the body and material names;
 scripts/paraview_views.py builds the usual views' pipeline. A small 2D block: seconds."""
+import contextlib
 import os
 import shutil
 import signal
+import socket
 import subprocess
 
 import h5py
@@ -80,17 +82,33 @@ def test_the_paraview_views_script_names_the_stress_components(run_dir, tmp_path
     assert lo == pytest.approx(snap["stress_yy"].min(), rel=1e-5)
 
 
-@pytest.fixture
-def x_display():
-    """A virtual X server of the test's own: Xvfb writes its display number to -displayfd
-    once it accepts connections (no race with a fixed wait), and -ac needs no cookie, so
-    nothing depends on the environment's HOME, XAUTHORITY or the display numbers in use."""
-    server = subprocess.Popen([XVFB, "-displayfd", "1", "-ac", "-nolisten", "tcp", "-screen",
-                               "0", "1280x1024x24"], stdout=subprocess.PIPE,
+def display_is_free(number):
+    """No X server of this file system (lock file or socket) and none of this network namespace
+    (libxcb connects to the abstract socket @/tmp/.X11-unix/X<n> before the file one, so a server
+    of another container on the same host can answer a display number that is free here)."""
+    if os.path.exists(f"/tmp/.X{number}-lock") or os.path.exists(f"/tmp/.X11-unix/X{number}"):
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(f"\0/tmp/.X11-unix/X{number}")
+        except OSError:
+            return True
+    return False
+
+
+@contextlib.contextmanager
+def virtual_display(rng):
+    """A virtual X server of the test's own on a free display number drawn at random (two test
+    runs on one host do not pick the same): -displayfd writes the number once the server accepts
+    connections (no race with a fixed wait), and -ac needs no cookie, so nothing depends on the
+    environment's HOME, XAUTHORITY or DISPLAY."""
+    number = next(n for n in rng.permutation(np.arange(100, 1000)) if display_is_free(n))
+    server = subprocess.Popen([XVFB, f":{number}", "-displayfd", "1", "-ac", "-nolisten", "tcp",
+                               "-screen", "0", "1280x1024x24"], stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True)
     try:
-        number = server.stdout.readline().strip()
-        assert number.isdigit(), f"Xvfb did not start (exit status {server.poll()})"
+        ready = server.stdout.readline().strip()
+        assert ready == str(number), f"Xvfb :{number} did not start (exit status {server.poll()})"
         yield f":{number}"
     finally:
         server.terminate()
@@ -99,17 +117,20 @@ def x_display():
 
 @pytest.mark.skipif(PVPYTHON is None or XVFB is None,
                     reason="pvpython (Debian's paraview) or Xvfb (xvfb) is not installed")
-def test_the_paraview_views_script_draws_pictures_headless(run_dir, tmp_path, x_display):
-    env = dict(os.environ, DISPLAY=x_display)
-    env.pop("XAUTHORITY", None)
+def test_the_paraview_views_script_draws_pictures_headless(run_dir, tmp_path):
     command = [PVPYTHON, str(REPO / "scripts" / "paraview_views.py"), str(run_dir),
                "--out", str(tmp_path), "--fields", "speed", "material"]
-    out = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
-    # VTK's first GLX window on Xvfb's software renderer was refused once in three CI runs
-    # (SIGABRT in vtkXOpenGLRenderWindow::CreateAWindow, before anything was read or drawn): a
-    # second attempt, not a second chance for the script's own errors.
-    if out.returncode == -signal.SIGABRT and "CreateAWindow" in out.stderr:
-        out = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    rng = np.random.default_rng()
+    for attempt in range(3):
+        with virtual_display(rng) as display:
+            env = dict(os.environ, DISPLAY=display)
+            env.pop("XAUTHORITY", None)
+            out = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+        # VTK's GLX window refused before anything was read or drawn (SIGABRT in
+        # vtkXOpenGLRenderWindow::CreateAWindow, "bad X server connection"; seen in CI runs
+        # only): a new server on another display, not a second chance for the script's errors.
+        if not (out.returncode == -signal.SIGABRT and "CreateAWindow" in out.stderr):
+            break
     assert out.returncode == 0, out.stderr[:1500] + "\n...\n" + out.stderr[-1500:]
     plt = pytest.importorskip("matplotlib.pyplot")
     for field in ("speed", "material"):
