@@ -26,6 +26,8 @@ Drucker-Prager, walls 'tension_cut'):
   stress_jump  the Riemann solver with its normal-stress jump (physics.riemann_stress_jump)
   density_diffusion  the Riemann solver, its stress jump and delta-SPH's density diffusion
                (physics.density_diffusion = 0.1)
+  reconstruction  density_diffusion's scheme with the solids' remedy: the linear
+               reconstruction and the hourglass control (xi = 4), so the gradient pre-pass
   MuIRheology_stress_jump  mu(I) with the Riemann solver and its normal-stress jump
 """
 import argparse
@@ -41,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "validation" / "compaction_front"))
 
 VARIANTS = ("default", "bonded", "MohrCoulomb", "MuIRheology", "Houlsby", "porous", "riemann",
-            "stress_jump", "density_diffusion", "MuIRheology_stress_jump")
+            "stress_jump", "density_diffusion", "reconstruction", "MuIRheology_stress_jump")
 
 
 def material(variant):
@@ -59,12 +61,16 @@ def build(variant):
     """The collapse of one variant, its thread count fixed to OMP_NUM_THREADS."""
     law = "MuIRheology" if variant.startswith("MuIRheology") else (
         "MohrCoulomb" if variant == "MohrCoulomb" else "DruckerPrager")
-    riemann = variant in ("riemann", "stress_jump", "density_diffusion", "MuIRheology_stress_jump")
+    riemann = variant in ("riemann", "stress_jump", "density_diffusion", "reconstruction", "MuIRheology_stress_jump")
     sim = soil_collapse.build(law=law, material=material(variant),
                               dissipation="riemann" if riemann else "monaghan")
-    sim.physics.riemann_stress_jump = variant.endswith(("stress_jump", "density_diffusion"))
-    if variant == "density_diffusion":
+    sim.physics.riemann_stress_jump = variant.endswith(
+        ("stress_jump", "density_diffusion", "reconstruction"))
+    if variant in ("density_diffusion", "reconstruction"):
         sim.physics.density_diffusion = 0.1
+    if variant == "reconstruction":  # and the hourglass control: the solids' remedy
+        sim.physics.riemann_reconstruction = True
+        sim.physics.hourglass_control = 4.0
     if variant == "bonded":
         sim.physics.wall_contact = "bonded"
     sim.integrator.tune_threads = False

@@ -17,6 +17,7 @@ line "error: ..." on stderr.
 import argparse
 import sys
 
+from . import _core
 from .ranks import is_root
 from ._core import BlowUpError
 
@@ -45,33 +46,50 @@ def add_arguments(ap, end_time=None):
                     help="wall minutes between checkpoints")
 
 
-def add_dissipation_arguments(ap, dissipation="monaghan"):
-    """The pair dissipation's options (docs/guide/physics.md), each a field of sim.physics:
-    --dissipation (default `dissipation`), --riemann-limiter, --riemann-pairs,
-    --riemann-stress-jump, --density-diffusion, --riemann-reconstruction, --hourglass-control,
-    --av-switch, --av-balsara. apply_dissipation sets them."""
+def physics_defaults():
+    """The dissipation options' defaults, as the core library chooses them (PhysicsParameters)."""
+    physics = _core.Simulation(2).physics
+    return argparse.Namespace(**{name: getattr(physics, name) for name in (
+        "dissipation", "riemann_limiter", "riemann_pairs", "riemann_stress_jump",
+        "density_diffusion", "riemann_reconstruction", "hourglass_control")})
+
+
+def add_dissipation_arguments(ap, dissipation=None):
+    """The pair dissipation's options (docs/guide/physics.md), each a field of sim.physics at its
+    default: --dissipation (default `dissipation`, else the physics default),
+    --riemann-limiter, --riemann-pairs, --[no-]riemann-stress-jump, --density-diffusion,
+    --[no-]riemann-reconstruction, --hourglass-control, --av-switch, --av-balsara.
+    apply_dissipation sets them."""
+    default = physics_defaults()
+    dissipation = dissipation or default.dissipation
+    on_off = argparse.BooleanOptionalAction
     ap.add_argument("--dissipation", choices=("monaghan", "riemann"), default=dissipation,
-                    help="the pair dissipation: Monaghan's artificial viscosity or the Riemann "
-                         f"solver of Zhang et al. 2017 (physics.dissipation; default {dissipation})")
-    ap.add_argument("--riemann-limiter", type=float, default=None,
-                    help="eta of the Riemann solver's limiter (default: physics.riemann_limiter, "
-                         "Zhang et al.'s 3)")
+                    help="the pair dissipation: Monaghan's artificial viscosity (the paper's) "
+                         "or the Riemann solver of Zhang et al. 2017, whose options follow "
+                         f"(physics.dissipation; default {dissipation})")
+    ap.add_argument("--riemann-limiter", type=float, default=default.riemann_limiter,
+                    help="eta of the Riemann solver's limiter (physics.riemann_limiter; default "
+                         f"{default.riemann_limiter:g}, Zhang et al.'s)")
     ap.add_argument("--riemann-pairs", choices=("approaching", "separating"),
-                    default="approaching",
-                    help="the pairs the Riemann solver's limiter damps (default: approaching, "
-                         "Zhang et al. 2017; separating: SPHinXsys's sign)")
-    ap.add_argument("--riemann-stress-jump", action="store_true",
+                    default=default.riemann_pairs,
+                    help="the pairs the Riemann solver's limiter damps (default "
+                         f"{default.riemann_pairs}; approaching: Zhang et al. 2017; separating: "
+                         "SPHinXsys's sign)")
+    ap.add_argument("--riemann-stress-jump", action=on_off, default=default.riemann_stress_jump,
                     help="the Riemann solver's normal-stress jump on materials that can yield "
                          "(physics.riemann_stress_jump)")
-    ap.add_argument("--density-diffusion", type=float, default=0.0,
+    ap.add_argument("--density-diffusion", type=float, default=default.density_diffusion,
                     help="delta of the delta-SPH density diffusion (Molteni & Colagrossi 2009) "
-                         "on materials that can yield (physics.density_diffusion; 0: off)")
-    ap.add_argument("--riemann-reconstruction", action="store_true",
+                         "on materials that can yield (physics.density_diffusion; default "
+                         f"{default.density_diffusion:g}; 0: off)")
+    ap.add_argument("--riemann-reconstruction", action=on_off,
+                    default=default.riemann_reconstruction,
                     help="the Riemann solver's jump between linearly reconstructed velocities "
                          "(physics.riemann_reconstruction)")
-    ap.add_argument("--hourglass-control", type=float, default=0.0,
+    ap.add_argument("--hourglass-control", type=float, default=default.hourglass_control,
                     help="xi of the hourglass control on materials that cannot yield "
-                         "(physics.hourglass_control; 0: off)")
+                         f"(physics.hourglass_control; default {default.hourglass_control:g}; "
+                         "0: off)")
     ap.add_argument("--av-switch", action="store_true",
                     help="Morris & Monaghan's (1997) switch on the artificial viscosity "
                          "(physics.av_switch)")
@@ -83,8 +101,7 @@ def apply_dissipation(sim, args):
     """Sets sim.physics from add_dissipation_arguments' options (run.json records them)."""
     physics = sim.physics
     physics.dissipation = args.dissipation
-    if args.riemann_limiter is not None:
-        physics.riemann_limiter = args.riemann_limiter
+    physics.riemann_limiter = args.riemann_limiter
     physics.riemann_pairs = args.riemann_pairs
     physics.riemann_stress_jump = args.riemann_stress_jump
     physics.density_diffusion = args.density_diffusion
@@ -112,12 +129,13 @@ def dissipation_options(**settings):
 def dissipation_command_line(args):
     """add_dissipation_arguments' options of `args` as a command line (for runs that a study
     starts as processes)."""
-    line = ["--dissipation", args.dissipation, "--riemann-pairs", args.riemann_pairs,
+    line = ["--dissipation", args.dissipation, "--riemann-limiter", repr(args.riemann_limiter),
+            "--riemann-pairs", args.riemann_pairs,
             "--density-diffusion", repr(args.density_diffusion),
             "--hourglass-control", repr(args.hourglass_control)]
-    if args.riemann_limiter is not None:
-        line += ["--riemann-limiter", repr(args.riemann_limiter)]
-    for flag in ("riemann_stress_jump", "riemann_reconstruction", "av_switch", "av_balsara"):
+    for flag in ("riemann_stress_jump", "riemann_reconstruction"):
+        line.append(("--" if getattr(args, flag) else "--no-") + flag.replace("_", "-"))
+    for flag in ("av_switch", "av_balsara"):
         if getattr(args, flag):
             line.append("--" + flag.replace("_", "-"))
     return line

@@ -555,6 +555,16 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
     const double courant = signal > 0.0 ? pp.courant * p.h[a] / signal
                                         : std::numeric_limits<double>::infinity();
     out.dt_limit[a] = std::min(courant, r.dt_limit);
+    if (hourglass) {
+        // The control is a spring on the hourglass modes: a mode v_b = -v_a of a's partners
+        // oscillates at omega^2 = 2 xi (mu / rho) |sum_b V_b F_ab|, and the explicit Heun step
+        // lets it grow from omega dt ~ 1 (the 1D wave of tests/cpp/test_elastic.cpp grew at
+        // omega dt = 1.2 and was stable at 0.9): dt <= 2 C / omega, 0.6 / omega at C = 0.3.
+        const double omega2 = 2.0 * pp.hourglass_control * mt.shear_modulus[mat] / p.rho[a] *
+                              std::abs(s.hourglass_stiffness);
+        if (omega2 > 0.0)
+            out.dt_limit[a] = std::min(out.dt_limit[a], 2.0 * pp.courant / std::sqrt(omega2));
+    }
 }
 
 // Particles per claim of the pair loop (~0.3-5 us each).

@@ -231,8 +231,11 @@ struct PairSums {
     double max_nu = 0.0;           // max |nu_ab| (Riemann: max jump) of approaching pairs [m/s]
     double xsph[Dim] = {};         // sum_b (m_b / rhobar_ab) (v_b - v_a) W_ab, same material [m/s]
     double density_diffusion = 0.0;  // delta-SPH's D_a (DensityDiffusion) [kg/(m^3 s)]
-    // sum_b V_b F_ab (v_ab - (G_a + G_b) x_ab / 2) over a's own body (HourglassControl) [1/s^2]
+    // sum_b V_b F_ab (v_ab - (G_a + G_b) x_ab / 2) over a's own body (HourglassControl) [1/s^2],
+    // and sum_b V_b F_ab over the same partners, the control's stiffness per unit xi mu / rho
+    // [1/m^2] (negative: F_ab = (1 / r) dW / dr < 0)
     double hourglass[Dim] = {};
+    double hourglass_stiffness = 0.0;
     // Energy budget (energy_budget.hpp), per unit m_a [W/kg], w = 1/2 for a dynamic partner
     // and 1 for a wall: the pair work sum_b w m_b v_ab . t_ab of the momentum term, its
     // viscous part sum_b w m_b Pi_ab v_ab . grad_a W_ab and the artificial stress's work
@@ -411,9 +414,10 @@ struct RiemannDissipation {
 // rho_b c_b) / 2. A particle pressed harder than its neighbour expands against it: particle-
 // scale stress noise relaxes at the acoustic rate, while a smooth stress field (jumps of order
 // h grad sigma) is left almost alone. Not limited (the velocity-jump part is). Its work on the
-// stress, sum_b m_b dU (dW/dr) e . (sigma_a / rho_a^2) . e per unit m_a, is a loss
-// (sum over the pairs of -(P_a - P_b)^2 dW/dr / (Zbar rho^2) >= 0), handed to the budget with
-// the scheme's (PairSums::viscous). A wall partner enters with its extrapolated density and
+// stress, sum_b m_b dU (dW/dr) e . (sigma_a / rho_a^2) . e per unit m_a (with the kernel
+// correction sigma_a L_a, as in a's corrected strain rate), is a loss (sum over the pairs of
+// -(P_a - P_b)^2 dW/dr / (Zbar rho^2) >= 0), handed to the budget with the scheme's
+// (PairSums::viscous). A wall partner enters with its extrapolated density and
 // stress and a's sound speed (it has none of its own): a particle pressed harder than the wall
 // extrapolates from its neighbours relaxes towards them, as against a soil partner; without it
 // a wall row's jump is balanced on one side only. Not across a wall pair that WallSeparation
@@ -428,11 +432,13 @@ struct RiemannStressJump {
     using R = Record<S>;
     bool on;
     double sa[R::kTensor];
+    double sm[R::kStress];  // a's stress as the momentum term reads it (sigma L / rho^2)
     double rho_a = 0.0, c_a = 0.0;
     Vec8 div, loss;
     explicit RiemannStressJump(bool on_) : on(on_) {}
     void begin(const ParticleA<S>& a) {
         for (int t = 0; t < R::kTensor; ++t) sa[t] = a.at(R::plain_stress + t);
+        for (int t = 0; t < R::kStress; ++t) sm[t] = a.at(R::stress + t);
         rho_a = a.at(R::rho);
         c_a = a.at(R::sound_speed);
         div = loss = kernel::splat<Vec8>(0.0);
@@ -457,11 +463,19 @@ struct RiemannStressJump {
         const Vec8 jump = (snn_b * rho_b * rho_b - snn_a * (rho_a * rho_a)) * inv_zbar;
         const Vec8 du = pair.inside && !pair.stress_free ? jump : zero;  // (P_a - P_b) / Zbar
         // e . grad_a W: zero for a wall pair out of contact (WallSeparation clears its grad).
-        Vec8 dw_dr = zero;
+        // The loss is the jump's share of a's stress power, so with the stress as the momentum
+        // term has it: e . (sigma_a L_a / rho_a^2) . grad_a W under the kernel correction
+        // (the strain rate is then corrected too), snn_a dW/dr otherwise.
+        Vec8 dw_dr = zero, e_s_grad = zero;
         for (int d = 0; d < Dim; ++d) dw_dr += e[d] * pair.grad[d];
+        for (int i = 0; i < Dim; ++i)
+            for (int j = 0; j < Dim; ++j) {
+                const int slot = S::Prepass ? i * Dim + j : pair_terms::packed_slot<Dim>[i][j];
+                e_s_grad += e[i] * sm[slot] * pair.grad[j];
+            }
         for (int d = 0; d < Dim; ++d) pair.dv_strain[d] += du * e[d];
         div += pair.field(R::volume) * du * dw_dr;
-        loss += pair.m_b * du * dw_dr * snn_a;
+        loss += pair.m_b * du * e_s_grad;
     }
     void rows(const Vec8** r) const {
         r[0] = &div;
@@ -516,18 +530,19 @@ struct DensityDiffusion {
     void take(const double* s, PairSums<S::Dim>& out) const { out.density_diffusion = s[0]; }
 };
 
-// The hourglass control's sum (PhysicsParameters::hourglass_control):
+// The hourglass control's sums (PhysicsParameters::hourglass_control):
 // sum_b V_b F_ab (v_ab - (G_a + G_b) x_ab / 2) over the dynamic partners of a's own body, with
-// the residual handed on by RiemannDissipation; finish_particle turns it into the rate of a's
-// hourglass acceleration. Off: adds nothing.
+// the residual handed on by RiemannDissipation, and sum_b V_b F_ab over the same partners;
+// finish_particle turns the first into the rate of a's hourglass acceleration and the second
+// into the control's step limit. Off: adds nothing.
 template <class S>
 struct HourglassControl {
     using R = Record<S>;
     static constexpr int Dim = S::Dim;
-    static constexpr int kRows = Dim;
+    static constexpr int kRows = Dim + 1;
     bool on;
     double body_a = 0.0;
-    Vec8 sum[Dim];
+    Vec8 sum[Dim + 1];
     explicit HourglassControl(bool on_) : on(on_) {}
     void begin(const ParticleA<S>& a) {
         body_a = a.at(R::body);
@@ -540,12 +555,14 @@ struct HourglassControl {
         const Mask8 same_body = pair.inside && !pair.wall && pair.field(R::body) == body_a;
         const Vec8 weight = same_body ? pair.field(R::volume) * pair.kf.gradient : zero;
         for (int d = 0; d < Dim; ++d) sum[d] += weight * pair.dv_residual[d];
+        sum[Dim] += weight;
     }
     void rows(const Vec8** r) const {
-        for (int d = 0; d < Dim; ++d) r[d] = &sum[d];
+        for (int d = 0; d <= Dim; ++d) r[d] = &sum[d];
     }
     void take(const double* s, PairSums<Dim>& out) const {
         for (int d = 0; d < Dim; ++d) out.hourglass[d] = s[d];
+        out.hourglass_stiffness = s[Dim];
     }
 };
 

@@ -42,6 +42,7 @@ Simulation elastic_block(int dim, std::array<int, 3> n, double dx, bool correcte
                  : geometry::box({0, 0, 0}, {n[0] * dx, n[1] * dx, n[2] * dx});
     sim.add_body("block", mat, "dynamic", geometry::lattice_fill(*shape, dx), dx, 2.5 * dx);
     sim.physics().gravity = {0.0, 0.0, 0.0};
+    sim.physics().dissipation = PhysicsParameters::Dissipation::monaghan;  // Balsara's switch's
     return sim;
 }
 

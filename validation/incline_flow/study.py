@@ -21,8 +21,9 @@ from regosph import run_control, validation
 # The dissipation of each scheme (run_control.dissipation_options); the required checks are
 # those of the last, the complete Riemann solver.
 SCHEMES = tuple(run_control.dissipation_options(**settings) for settings in (
-    {"dissipation": "monaghan"}, {"dissipation": "riemann"},
-    {"dissipation": "riemann", "riemann_stress_jump": True}))
+    {"dissipation": "monaghan"},
+    {"dissipation": "riemann", "riemann_stress_jump": False, "density_diffusion": 0.0},
+    {"dissipation": "riemann", "riemann_stress_jump": True, "density_diffusion": 0.0}))
 REQUIRED = incline.scheme_name(SCHEMES[-1])
 TOLERANCE = 0.10  # on beta
 
