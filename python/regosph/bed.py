@@ -56,6 +56,9 @@ from .post.run import Run
 
 REST_ENERGY_FRACTION = 1e-6   # residual kinetic energy / elastic strain energy
 RELAXATION_DISSIPATION = "monaghan"  # the dissipation of the kinetic damping's steps
+# The kinetic damping's physics options: RELAXATION_DISSIPATION, without the Riemann solver's.
+RIEMANN_OPTIONS = dict(dissipation=RELAXATION_DISSIPATION, riemann_stress_jump=False,
+                       density_diffusion=0.0, riemann_reconstruction=False, hourglass_control=0.0)
 REST_SPEED_FRACTION = 1e-3    # residual max speed / (g H / c_p)
 REPORT_FILE = "bed.json"
 PROFILE_FILE = "bed_profile.csv"
@@ -241,13 +244,16 @@ def relax_with_kinetic_damping(sim, energy_tolerance, max_steps, progress_interv
     Prints a progress line every progress_interval wall seconds (0: never; rank 0 only).
     Returns steps, resets, the last peak, the simulated time it took, the particle-steps
     integrated, the wakes and the dissipation it stepped with."""
-    dissipation = sim.physics.dissipation
-    sim.physics.dissipation = RELAXATION_DISSIPATION
+    physics = sim.physics
+    saved = {name: getattr(physics, name) for name in RIEMANN_OPTIONS}
+    for name, value in RIEMANN_OPTIONS.items():  # the Riemann solver's own are Monaghan's errors
+        setattr(physics, name, value)
     try:
         relaxation = dict(sim.relax_with_kinetic_damping(energy_tolerance, max_steps, 1.0,
                                                          progress_interval))
     finally:
-        sim.physics.dissipation = dissipation
+        for name, value in saved.items():
+            setattr(physics, name, value)
     return dict(relaxation, dissipation=RELAXATION_DISSIPATION)
 
 
