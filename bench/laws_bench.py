@@ -61,7 +61,8 @@ def build(variant):
     """The collapse of one variant, its thread count fixed to OMP_NUM_THREADS."""
     law = "MuIRheology" if variant.startswith("MuIRheology") else (
         "MohrCoulomb" if variant == "MohrCoulomb" else "DruckerPrager")
-    riemann = variant in ("riemann", "stress_jump", "density_diffusion", "reconstruction", "MuIRheology_stress_jump")
+    riemann = variant in ("riemann", "stress_jump", "density_diffusion", "reconstruction",
+                          "MuIRheology_stress_jump")
     sim = soil_collapse.build(law=law, material=material(variant),
                               dissipation="riemann" if riemann else "monaghan")
     sim.physics.riemann_stress_jump = variant.endswith(

@@ -55,11 +55,13 @@ from .post.bed import bed_stress_profile, column_depth, up_direction
 from .post.run import Run
 
 REST_ENERGY_FRACTION = 1e-6   # residual kinetic energy / elastic strain energy
-RELAXATION_DISSIPATION = "monaghan"  # the dissipation of the kinetic damping's steps
-# The kinetic damping's physics options: RELAXATION_DISSIPATION, without the Riemann solver's.
-RIEMANN_OPTIONS = dict(dissipation=RELAXATION_DISSIPATION, riemann_stress_jump=False,
-                       density_diffusion=0.0, riemann_reconstruction=False, hourglass_control=0.0)
 REST_SPEED_FRACTION = 1e-3    # residual max speed / (g H / c_p)
+RELAXATION_DISSIPATION = "monaghan"  # the dissipation of the kinetic damping's steps
+# The physics options the kinetic damping steps with: RELAXATION_DISSIPATION, and the Riemann
+# solver's options off (under Monaghan's viscosity they are errors).
+RELAXATION_PHYSICS = dict(dissipation=RELAXATION_DISSIPATION, riemann_stress_jump=False,
+                          density_diffusion=0.0, riemann_reconstruction=False,
+                          hourglass_control=0.0)
 REPORT_FILE = "bed.json"
 PROFILE_FILE = "bed_profile.csv"
 _BED_MOTIONS = ("dynamic", "fixed")
@@ -245,8 +247,8 @@ def relax_with_kinetic_damping(sim, energy_tolerance, max_steps, progress_interv
     Returns steps, resets, the last peak, the simulated time it took, the particle-steps
     integrated, the wakes and the dissipation it stepped with."""
     physics = sim.physics
-    saved = {name: getattr(physics, name) for name in RIEMANN_OPTIONS}
-    for name, value in RIEMANN_OPTIONS.items():  # the Riemann solver's own are Monaghan's errors
+    saved = {name: getattr(physics, name) for name in RELAXATION_PHYSICS}
+    for name, value in RELAXATION_PHYSICS.items():
         setattr(physics, name, value)
     try:
         relaxation = dict(sim.relax_with_kinetic_damping(energy_tolerance, max_steps, 1.0,

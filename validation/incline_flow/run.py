@@ -198,7 +198,7 @@ def measure(sim, angle_deg, length, spacing, rough=True):
 def scheme_name(options):
     """The numerical scheme of a run (run_control.dissipation_options), as the study's tables
     name it."""
-    if options.dissipation == "monaghan":  # the Riemann solver's options are inert
+    if options.dissipation == "monaghan":  # the Riemann solver's options do not apply
         return options.dissipation
     return options.dissipation + "".join(
         text for text, on in ((" + stress jump", options.riemann_stress_jump),
