@@ -432,7 +432,7 @@ struct RiemannStressJump {
     using R = Record<S>;
     bool on;
     double sa[R::kTensor];
-    double sm[R::kStress];  // a's stress as the momentum term reads it (sigma L / rho^2)
+    double sm[R::kStress];  // a's stress as the momentum term reads it (with the pre-pass)
     double rho_a = 0.0, c_a = 0.0;
     Vec8 div, loss;
     explicit RiemannStressJump(bool on_) : on(on_) {}
@@ -466,13 +466,14 @@ struct RiemannStressJump {
         // The loss is the jump's share of a's stress power, so with the stress as the momentum
         // term has it: e . (sigma_a L_a / rho_a^2) . grad_a W under the kernel correction
         // (the strain rate is then corrected too), snn_a dW/dr otherwise.
-        Vec8 dw_dr = zero, e_s_grad = zero;
+        Vec8 dw_dr = zero;
         for (int d = 0; d < Dim; ++d) dw_dr += e[d] * pair.grad[d];
-        for (int i = 0; i < Dim; ++i)
-            for (int j = 0; j < Dim; ++j) {
-                const int slot = S::Prepass ? i * Dim + j : pair_terms::packed_slot<Dim>[i][j];
-                e_s_grad += e[i] * sm[slot] * pair.grad[j];
-            }
+        Vec8 e_s_grad = snn_a * dw_dr;  // grad_a W = e dW/dr
+        if constexpr (S::Prepass) {
+            e_s_grad = zero;
+            for (int i = 0; i < Dim; ++i)
+                for (int j = 0; j < Dim; ++j) e_s_grad += e[i] * sm[i * Dim + j] * pair.grad[j];
+        }
         for (int d = 0; d < Dim; ++d) pair.dv_strain[d] += du * e[d];
         div += pair.field(R::volume) * du * dw_dr;
         loss += pair.m_b * du * e_s_grad;
