@@ -84,7 +84,8 @@ def add_dissipation_arguments(ap, dissipation=None):
                          f"{default.density_diffusion:g}; 0: off)")
     ap.add_argument("--riemann-reconstruction", action=on_off,
                     default=default.riemann_reconstruction,
-                    help="the Riemann solver's jump between linearly reconstructed velocities "
+                    help="the Riemann solver's jumps between linearly reconstructed velocities "
+                         "(and stresses, with the stress jump) "
                          "(physics.riemann_reconstruction)")
     ap.add_argument("--hourglass-control", type=float, default=default.hourglass_control,
                     help="xi of the hourglass control on materials that cannot yield "

@@ -151,7 +151,7 @@ template <int Dim>
 constexpr std::size_t kStageChunk = 256;
 
 // Monaghan's artificial stress R (artificial_stress, elastic_solid.hpp) of a chunk of particles
-// of the staging pass, in the record's components (Record::kComponent): art[t][i - first].
+// of the staging pass, in the record's slots (pair_terms::packed_component): art[t][i - first].
 template <int Dim>
 using ChunkArtificialStress = std::array<std::array<double, kStageChunk>, pair_terms::kPackedSize<Dim>>;
 
@@ -187,7 +187,6 @@ void stage_artificial_stress(const ParticleSet& p, const MaterialTable& mt, std:
     if constexpr (Dim == 2) {
         vectorised::plane_artificial_stress(p, mt, first, last, art);
     } else {
-        constexpr int kComponent[6] = {XX, YY, ZZ, XY, XZ, YZ};
         for (std::size_t i = first; i < last; ++i) {
             const double eps = mt.artificial_stress[p.material[i]];
             SymTensor r{};
@@ -196,7 +195,7 @@ void stage_artificial_stress(const ParticleSet& p, const MaterialTable& mt, std:
                 for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][i];
                 r = artificial_stress(eps, sigma, p.rho[i], Dim);
             }
-            for (int t = 0; t < 6; ++t) art[t][i - first] = r[kComponent[t]];
+            for (int t = 0; t < 6; ++t) art[t][i - first] = r[pair_terms::packed_component<Dim>[t]];
         }
     }
 }
@@ -250,11 +249,15 @@ void write_record(const ParticleSet& p, const MaterialTable& mt, std::size_t i, 
                       row + prepass_velocity_gradient(Dim) + Dim * Dim, rec + R::grad_v);
             rec[R::body] = p.body[i];
             for (int t = 0; t < R::kTensor; ++t)
-                rec[R::plain_stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
+                rec[R::plain_stress + t] =
+                    p.stress[pair_terms::packed_component<Dim>[t]][i] * inv_rho * inv_rho;
+            std::copy(row + prepass_stress_gradient(Dim),
+                      row + prepass_stress_gradient(Dim) + Dim * R::kTensor, rec + R::grad_stress);
         }
     } else
         for (int t = 0; t < R::kTensor; ++t)
-            rec[R::stress + t] = p.stress[R::kComponent[t]][i] * inv_rho * inv_rho;
+            rec[R::stress + t] =
+                p.stress[pair_terms::packed_component<Dim>[t]][i] * inv_rho * inv_rho;
     if constexpr (!S::ArtStress) return;
     for (int t = 0; t < R::kTensor; ++t) rec[R::art + t] = 0.0;
     const double eps = mt.artificial_stress[mat];
@@ -352,8 +355,8 @@ template <class S>
         rhs::term_if<S::Unilateral, rhs::WallSeparation<S>>(walls),
         rhs::term<rhs::Continuity<S>>(),
         rhs::term_if<S::Loads, rhs::WallProjection<S>>(walls),
-        rhs::term_if<S::Riemann, rhs::RiemannStressJump<S>>(pp.riemann_stress_jump &&
-                                                            mt.can_yield[material_a]),
+        rhs::term_if<S::Riemann, rhs::RiemannStressJump<S>>(
+            pp.riemann_stress_jump && mt.can_yield[material_a], pp.riemann_reconstruction),
         rhs::term<rhs::VelocityGradient<S>>(),
         rhs::term_if<!S::Riemann, rhs::ArtificialViscosity<S>>(pp.av_alpha, pp.av_beta),
         rhs::term_if<S::Riemann, rhs::RiemannDissipation<S>>(

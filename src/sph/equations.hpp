@@ -59,7 +59,9 @@ struct PhysicsParameters {
     // The limiter's velocity jump from each side's linear reconstruction at the pair's
     // midpoint, v_a - G_a x_ab / 2 and v_b + G_b x_ab / 2 with each particle's velocity gradient
     // G from the gradient pre-pass (MUSCL; RiemannDissipation), in place of v_a and v_b: a
-    // linear velocity field has no jump, particle-scale motion keeps its own.
+    // linear velocity field has no jump, particle-scale motion keeps its own. With
+    // riemann_stress_jump, the normal-stress jump likewise from the stresses reconstructed
+    // with each particle's stress gradient (RiemannStressJump).
     bool riemann_reconstruction = false;
     // xi of the hourglass control [-], 0 = off; with dissipation = 'riemann' (HourglassControl,
     // rhs_terms.hpp): each dynamic particle carries an acceleration a_hg (history columns

@@ -4,6 +4,7 @@
 
 #include "parallel/threads.hpp"
 #include "sph/kernel.hpp"
+#include "sph/pair_terms.hpp"
 #include "sph/pair_selection.hpp"
 
 namespace regosph {
@@ -12,17 +13,24 @@ namespace {
 
 // M_a and the plain velocity gradient G_a of eq. 38 (both with the weights m_b / rho_a) of
 // dynamic particle a over its interacting partners, in blocks of kBlock lanes added like the
-// pair loop's (lane_sums: the same on any number of threads and ranks).
-template <int Dim>
+// pair loop's (lane_sums: the same on any number of threads and ranks). With `Stress`, also
+// the plain stress gradient S_tk = sum_b (m_b / rho_a) (sigma_t,b - sigma_t,a) d_k W_ab (t a
+// packed slot).
+template <int Dim, bool Stress>
 void moment_sums(const ParticleSet& p, std::size_t a, std::span<const std::uint32_t> partners,
-                 double (&M)[Dim][Dim], double (&G)[Dim][Dim]) {
-    double xa[Dim], va[Dim];
+                 double (&M)[Dim][Dim], double (&G)[Dim][Dim],
+                 double (&S)[pair_terms::kPackedSize<Dim>][Dim]) {
+    constexpr int kTensor = pair_terms::kPackedSize<Dim>;
+    constexpr int kSums = 2 * Dim * Dim + (Stress ? kTensor * Dim : 0);
+    double xa[Dim], va[Dim], sa[kTensor];
     for (int d = 0; d < Dim; ++d) {
         xa[d] = p.x[d][a];
         va[d] = p.v[d][a];
     }
+    for (int t = 0; t < kTensor; ++t) sa[t] = p.stress[pair_terms::packed_component<Dim>[t]][a];
     const double h_a = p.h[a];
     double m_lane[Dim][Dim][kBlock] = {}, g_lane[Dim][Dim][kBlock] = {};
+    double s_lane[Stress ? kTensor : 1][Dim][kBlock] = {};
     for (std::size_t base = 0; base < partners.size(); base += kBlock) {
 #pragma omp simd
         for (std::size_t k = 0; k < kBlock; ++k) {
@@ -44,16 +52,23 @@ void moment_sums(const ParticleSet& p, std::size_t a, std::span<const std::uint3
                     m_lane[i][j][k] -= grad_i * dx[j];  // x_b - x_a = -dx
                     g_lane[j][i][k] += (p.v[j][b] - va[j]) * grad_i;
                 }
+                if constexpr (Stress)
+                    for (int t = 0; t < kTensor; ++t)
+                        s_lane[t][i][k] +=
+                            (p.stress[pair_terms::packed_component<Dim>[t]][b] - sa[t]) * grad_i;
             }
         }
     }
-    const double* rows[2 * Dim * Dim];
+    const double* rows[kSums];
     for (int i = 0; i < Dim; ++i)
         for (int j = 0; j < Dim; ++j) {
             rows[i * Dim + j] = m_lane[i][j];
             rows[Dim * Dim + i * Dim + j] = g_lane[i][j];
         }
-    double sums[2 * Dim * Dim];
+    if constexpr (Stress)
+        for (int t = 0; t < kTensor; ++t)
+            for (int j = 0; j < Dim; ++j) rows[2 * Dim * Dim + t * Dim + j] = s_lane[t][j];
+    double sums[kSums];
     lane_sums(rows, sums);
     const double inv_rho = 1.0 / p.rho[a];
     for (int i = 0; i < Dim; ++i)
@@ -61,16 +76,20 @@ void moment_sums(const ParticleSet& p, std::size_t a, std::span<const std::uint3
             M[i][j] = sums[i * Dim + j] * inv_rho;
             G[i][j] = sums[Dim * Dim + i * Dim + j] * inv_rho;
         }
+    if constexpr (Stress)
+        for (int t = 0; t < kTensor; ++t)
+            for (int j = 0; j < Dim; ++j) S[t][j] = sums[2 * Dim * Dim + t * Dim + j] * inv_rho;
 }
 
-// G <- G L^T, the corrected velocity gradient.
-template <int Dim>
-void corrected_gradient(const double (&L)[Dim][Dim], double (&G)[Dim][Dim]) {
-    double GL[Dim][Dim] = {};
-    for (int i = 0; i < Dim; ++i)
+// G <- G L^T, the corrected gradient of a field with Rows components (the velocity's, Rows =
+// Dim; the stress's, Rows = its packed slots).
+template <int Dim, int Rows>
+void corrected_gradient(const double (&L)[Dim][Dim], double (&G)[Rows][Dim]) {
+    double GL[Rows][Dim] = {};
+    for (int i = 0; i < Rows; ++i)
         for (int j = 0; j < Dim; ++j)
             for (int k = 0; k < Dim; ++k) GL[i][j] += G[i][k] * L[j][k];
-    for (int i = 0; i < Dim; ++i)
+    for (int i = 0; i < Rows; ++i)
         for (int j = 0; j < Dim; ++j) G[i][j] = GL[i][j];
 }
 
@@ -81,6 +100,8 @@ template <int Dim>
 void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialTable& mt,
                   const PhysicsParameters& pp, std::vector<double>& out) {
     constexpr int stride = prepass_stride(Dim);
+    constexpr int kTensor = pair_terms::kPackedSize<Dim>;
+    const bool stress_gradient = pp.riemann_reconstruction && pp.riemann_stress_jump;
     const std::size_t n = p.owned(), n_all = p.size();
     out.resize(n_all * stride);
     // The particles of the step's partition (NeighbourList::partition), each thread its own
@@ -98,8 +119,11 @@ void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialT
                         k == Dim * Dim || (k < Dim * Dim && k % (Dim + 1) == 0) ? 1.0 : 0.0;
                 if (a >= n || p.kind[a] != ParticleKind::dynamic) continue;
                 const int mat = p.material[a];
-                double M[Dim][Dim], G[Dim][Dim], L[Dim][Dim];
-                moment_sums<Dim>(p, a, nl.partners(a), M, G);
+                double M[Dim][Dim], G[Dim][Dim], L[Dim][Dim], S[kTensor][Dim];
+                if (stress_gradient)
+                    moment_sums<Dim, true>(p, a, nl.partners(a), M, G, S);
+                else
+                    moment_sums<Dim, false>(p, a, nl.partners(a), M, G, S);
                 const bool corrected = mt.kernel_correction[mat] && correction_matrix<Dim>(M, L);
                 double* const o = out.data() + a * stride;
                 if (corrected) {
@@ -108,11 +132,18 @@ void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialT
                     corrected_gradient<Dim>(L, G);
                 }
                 if (pp.riemann_reconstruction || pp.hourglass_control > 0.0) {
-                    double Gr[Dim][Dim];  // with a's own correction, whatever its material's
+                    // With a's own correction, whatever its material's.
+                    double Gr[Dim][Dim];
                     std::copy(&G[0][0], &G[0][0] + Dim * Dim, &Gr[0][0]);
-                    if (!corrected && correction_matrix<Dim>(M, L)) corrected_gradient<Dim>(L, Gr);
+                    const bool own = corrected || correction_matrix<Dim>(M, L);
+                    if (own && !corrected) corrected_gradient<Dim>(L, Gr);
                     std::copy(&Gr[0][0], &Gr[0][0] + Dim * Dim,
                               o + prepass_velocity_gradient(Dim));
+                    if (stress_gradient) {
+                        if (own) corrected_gradient<Dim>(L, S);
+                        std::copy(&S[0][0], &S[0][0] + kTensor * Dim,
+                                  o + prepass_stress_gradient(Dim));
+                    }
                 }
                 if (pp.av_balsara)
                     o[Dim * Dim] = balsara_factor<Dim>(G, mt.viscosity_speed[mat], p.h[a]);

@@ -47,6 +47,11 @@
 //   (whether or not its material applies the kernel correction elsewhere; L = I where M_a
 //   fails the criterion above), exact for every linear velocity field, at free surfaces too,
 //   so that the reconstructed jump of a linear field is zero there as well. Walls keep G = 0.
+//   With the stress jump too (PhysicsParameters::riemann_stress_jump), each dynamic
+//   particle's stress gradient, d sigma_t / d x_j = sum_k S_tk L_jk with
+//   S_tk = sum_b (m_b / rho_a) (sigma_t,b - sigma_t,a) d_k W_ab and the same L_a, so that the
+//   jump of the reconstructed normal stresses (RiemannStressJump) of a linear stress field is
+//   zero at free surfaces too: there the geostatic gradient alone would drive the plain jump.
 #pragma once
 
 #include <cmath>
@@ -64,11 +69,14 @@ inline constexpr double kMaxCorrectionNorm = 10.0;
 // 1e-4 with the conventional h, half regosph's support radius).
 inline constexpr double kBalsaraEpsilon = 1e-4;
 
-// Per particle, stride 2 dim^2 + 1 doubles: L (row-major), then Balsara's f (1 without the
-// switch), then the velocity gradient G_ij = d v_i / d x_j [1/s] of the Riemann solver's
-// reconstruction (row-major; zero without it).
-constexpr int prepass_stride(int dim) { return 2 * dim * dim + 1; }
+// Per particle, stride 2 dim^2 + 1 + dim p doubles (p = 3 packed stress components in 2D,
+// 6 in 3D: pair_terms::packed_slot): L (row-major), then Balsara's f (1 without the switch),
+// then the velocity gradient G_ij = d v_i / d x_j [1/s] of the Riemann solver's
+// reconstruction (row-major; zero without it), then the stress gradient d sigma_t / d x_j
+// [Pa/m] at t dim + j (t a packed slot; zero without the stress jump's reconstruction).
+constexpr int prepass_stride(int dim) { return 2 * dim * dim + 1 + dim * (dim == 2 ? 3 : 6); }
 constexpr int prepass_velocity_gradient(int dim) { return dim * dim + 1; }
+constexpr int prepass_stress_gradient(int dim) { return 2 * dim * dim + 1; }
 
 // L = M^-1 when M passes the criterion above (returns true), else L = I (returns false).
 template <int Dim>

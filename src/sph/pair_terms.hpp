@@ -27,6 +27,9 @@ inline constexpr int packed_slot[3][3] = {
     {0, Dim == 2 ? 2 : 3, 4}, {Dim == 2 ? 2 : 3, 1, 5}, {4, 5, 2}};
 template <int Dim>
 inline constexpr int kPackedSize = Dim == 2 ? 3 : 6;
+// The TensorComponent (core/particles.hpp: XX 0, YY 1, ZZ 2, XY 3, XZ 4, YZ 5) of each slot.
+template <int Dim>
+inline constexpr int packed_component[6] = {0, 1, Dim == 2 ? 3 : 2, 3, 4, 5};
 
 // Continuity (eq. 31): drho_a/dt = rho_a sum_b V_b (v_a - v_b) . grad_a W_ab. The pair's share
 // of the sum, V_b dv . grad [1/s]; the caller multiplies the sum by rho_a.

@@ -97,12 +97,14 @@ struct Record {
     // sigma / rho^2 packed as without the pre-pass (RiemannStressJump reads it): `stress`
     // itself, or with the pre-pass (which holds sigma L there) a copy after the body index.
     static constexpr int plain_stress = kReconstruction ? body + 1 : S::Prepass ? -1 : stress;
+    // The stress gradient of the stress jump's reconstruction, d sigma_t / d x_j at
+    // t * Dim + j, t a packed slot (zero without it) [Pa/m].
+    static constexpr int grad_stress = kReconstruction ? plain_stress + kTensor : -1;
     static constexpr int size = stress + kStress + (S::ArtStress ? kTensor : 0) +
                                 (S::Prepass ? 1 : 0) +
-                                (kReconstruction ? Dim * Dim + 1 + kTensor : 0);
+                                (kReconstruction ? Dim * Dim + 1 + kTensor + Dim * kTensor : 0);
     static constexpr int stride = (size + 7) / 8 * 8;
-    static constexpr int kComponent[6] = {XX, YY, Dim == 2 ? XY : ZZ, XY, XZ, YZ};
-    static_assert(x + Dim <= 8 && h < 8 && rho < 8, "the first pass reads x, h and rho");
+        static_assert(x + Dim <= 8 && h < 8 && rho < 8, "the first pass reads x, h and rho");
 };
 
 // Particle a as the terms see it: its record.
@@ -424,24 +426,56 @@ struct RiemannDissipation {
 // frees or leaves stress-free. Only for a particle a whose material can yield (`on`): in an
 // elastic solid the jump damps the waves like a viscosity of order rho c h
 // (docs/guide/physics.md); the solids' remedy is the hourglass control. Reads sigma / rho^2
-// (Record::plain_stress), with or without the gradient pre-pass.
+// (Record::plain_stress), with or without the gradient pre-pass. With the linear
+// reconstruction (`reconstruct`, PhysicsParameters::riemann_reconstruction) the jump is that
+// of the stresses reconstructed at the pair's midpoint from each side's stress gradient
+// (Record::grad_stress), limited by the plain jump (minmod): a linear stress field has no
+// jump, at a free surface either, where the plain jump of the geostatic gradient is one-sided
+// (tests/cpp/test_equations.cpp).
 template <class S>
 struct RiemannStressJump {
     static constexpr int Dim = S::Dim;
     static constexpr int kRows = 2;
     using R = Record<S>;
+    static constexpr int kGrad = R::kReconstruction ? Dim * R::kTensor : 1;
     bool on;
+    bool reconstruct;  // PhysicsParameters::riemann_reconstruction
     double sa[R::kTensor];
     double sm[R::kStress];  // a's stress as the momentum term reads it (with the pre-pass)
+    double grad_a[kGrad] = {};  // a's stress gradient, with the reconstruction
     double rho_a = 0.0, c_a = 0.0;
     Vec8 div, loss;
-    explicit RiemannStressJump(bool on_) : on(on_) {}
+    RiemannStressJump(bool on_, bool reconstruct_) : on(on_), reconstruct(reconstruct_) {}
     void begin(const ParticleA<S>& a) {
         for (int t = 0; t < R::kTensor; ++t) sa[t] = a.at(R::plain_stress + t);
         for (int t = 0; t < R::kStress; ++t) sm[t] = a.at(R::stress + t);
+        if constexpr (R::kReconstruction)
+            for (int k = 0; k < kGrad; ++k) grad_a[k] = a.at(R::grad_stress + k);
         rho_a = a.at(R::rho);
         c_a = a.at(R::sound_speed);
         div = loss = kernel::splat<Vec8>(0.0);
+    }
+    // P_a - P_b of the stresses reconstructed at the pair's midpoint, sigma_a - (x_ab . grad)
+    // sigma_a / 2 and sigma_b + (x_ab . grad) sigma_b / 2 (a wall partner, which has no
+    // gradient of its own, with a's), in place of sigma_a and sigma_b, from `plain`, the jump
+    // of sigma_a and sigma_b.
+    template <class P>
+    Vec8 reconstructed_jump(P& pair, const Vec8 (&e)[Dim], Vec8 plain) const {
+        Vec8 eet[R::kTensor];  // the weight of each packed slot in e . sigma . e
+        for (int t = 0; t < R::kTensor; ++t) eet[t] = kernel::splat<Vec8>(0.0);
+        for (int i = 0; i < Dim; ++i)
+            for (int j = 0; j < Dim; ++j) eet[pair_terms::packed_slot<Dim>[i][j]] += e[i] * e[j];
+        Vec8 jump = plain;
+        for (int t = 0; t < R::kTensor; ++t) {
+            Vec8 dsigma = kernel::splat<Vec8>(0.0);  // (x_ab . grad) (sigma_a + sigma_b) / 2
+            for (int j = 0; j < Dim; ++j) {
+                const double ga = grad_a[t * Dim + j];
+                const Vec8 gb = pair.field(R::grad_stress + t * Dim + j);
+                dsigma += 0.5 * (ga + (pair.wall ? kernel::splat<Vec8>(ga) : gb)) * pair.dx[j];
+            }
+            jump += eet[t] * dsigma;  // P = -e . sigma . e
+        }
+        return jump;
     }
     template <class P>
     void add(P& pair) {
@@ -458,10 +492,22 @@ struct RiemannStressJump {
                 snn_b += ee * pair.field(R::plain_stress + slot);
             }
         const Vec8 rho_b = pair.field(R::rho);
+        // P_a - P_b, P = -e . sigma . e.
+        Vec8 jump = snn_b * rho_b * rho_b - snn_a * (rho_a * rho_a);
+        if constexpr (R::kReconstruction) {
+            if (reconstruct) {
+                // The smaller of the plain and the reconstructed jump where they agree in sign,
+                // else none (minmod): a linear field has none, noise keeps its own, and the
+                // loss stays >= 0.
+                const Vec8 rec = reconstructed_jump(pair, e, jump);
+                const Vec8 smaller = jump * jump < rec * rec ? jump : rec;
+                jump = jump * rec > 0.0 ? smaller : zero;
+            }
+        }
         // 1 / Zbar = 2 / (rho_a c_a + rho_b c_b).
         const Vec8 inv_zbar = 2.0 * (c_a + pair.c_b) * pair.inv_zc;
-        const Vec8 jump = (snn_b * rho_b * rho_b - snn_a * (rho_a * rho_a)) * inv_zbar;
-        const Vec8 du = pair.inside && !pair.stress_free ? jump : zero;  // (P_a - P_b) / Zbar
+        // (P_a - P_b) / Zbar
+        const Vec8 du = pair.inside && !pair.stress_free ? jump * inv_zbar : zero;
         // e . grad_a W: zero for a wall pair out of contact (WallSeparation clears its grad).
         // The loss is the jump's share of a's stress power, so with the stress as the momentum
         // term has it: e . (sigma_a L_a / rho_a^2) . grad_a W under the kernel correction
