@@ -213,7 +213,12 @@ struct PairBlock {
         if constexpr (S::Riemann) {
             const double c_a = a.at(R::sound_speed);
             c_b = wall ? zero + c_a : field(R::sound_speed);
-            inv_zc = 1.0 / ((a.at(R::rho) * c_a + field(R::rho) * c_b) * (c_a + c_b));
+            // Where every partner has a's sound speed (one material, or its walls), Zc is
+            // c_a^2 (rho_a + rho_b) 2 and 1 / (rho_a + rho_b) = inv denom: no division.
+            if (traversal::any_lane(c_b != c_a))
+                inv_zc = 1.0 / ((a.at(R::rho) * c_a + field(R::rho) * c_b) * (c_a + c_b));
+            else
+                inv_zc = inv * denom * (0.5 / (c_a * c_a));
             inv_r = one_div * (h_ab * denom * rho_sum);
         }
         mu_wall = zero - 1.0;

@@ -22,8 +22,10 @@ its rows next to another rank's particles keep their pair lists, the others have
 meeting head-on with the kernel gradient correction and Balsara's switch, for 0.03 s (the
 gradient pre-pass's values of halo copies come from their owners, Domain::update_halo_values).
 riemann: the collapse of mu(I) soil (its friction and open volume strain, history variables)
-with the Riemann solver's dissipation, its normal-stress jump and the density diffusion
-(physics.dissipation, physics.riemann_stress_jump, physics.density_diffusion) for 0.3 s.
+with the Riemann solver's dissipation, its normal-stress jump from reconstructed stresses and
+the density diffusion (physics.dissipation, physics.riemann_stress_jump,
+physics.riemann_reconstruction, physics.density_diffusion) for 0.3 s (the pre-pass's stress
+gradients of halo copies).
 hourglass: the corrected case's discs with the Riemann solver, its hourglass control and its
 reconstructed jump (physics.hourglass_control, physics.riemann_reconstruction) for 0.03 s
 (the pre-pass's velocity gradients of halo copies, the control's history columns).
@@ -55,6 +57,7 @@ def riemann():
     sim = soil_collapse.build(spacing=2 * soil_collapse.PAPER_SPACING, dissipation="riemann",
                               law="MuIRheology")
     sim.physics.riemann_stress_jump = True
+    sim.physics.riemann_reconstruction = True
     sim.physics.density_diffusion = 0.1
     soil = [m.name for m in sim.materials].index("aluminium bars")
     sim.add_observer("runout", rs.rectangle((0.2, -0.01), (0.7, 0.2)), material=soil)
