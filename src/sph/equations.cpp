@@ -475,6 +475,25 @@ REGOSPH_NO_VECTORISE inline void write_powers(const ParticleSet& p, const Materi
     out.power[kArtificialStressPower][a] = -m_a * s.art_work;
 }
 
+// The hourglass control's history rate (PhysicsParameters::hourglass_control),
+// d a_hg / dt = xi (mu / rho) sum_b V_b F_ab (v_ab - (G_a + G_b) x_ab / 2), and its step
+// limit: the control is a spring on the hourglass modes, a mode v_b = -v_a of a's partners
+// oscillates at omega^2 = 2 xi (mu / rho) |sum_b V_b F_ab|, and the explicit Heun step lets it
+// grow from omega dt ~ 1 (the 1D wave of tests/cpp/test_elastic.cpp grew at omega dt = 1.2
+// and was stable at 0.9): dt <= 2 C / omega, 0.6 / omega at C = 0.3.
+template <int Dim>
+void hourglass_rate_and_limit(const ParticleSet& p, const MaterialTable& mt,
+                              const PhysicsParameters& pp, std::size_t a, const PairSums<Dim>& s,
+                              Derivatives& out) {
+    const double stiffness = pp.hourglass_control * mt.shear_modulus[p.material[a]] / p.rho[a];
+    for (int d = 0; d < Dim; ++d)
+        out.dhistory[static_cast<std::size_t>(mt.hourglass_column[d])][a] =
+            stiffness * s.hourglass[d];
+    const double omega2 = 2.0 * stiffness * std::abs(s.hourglass_stiffness);
+    if (omega2 > 0.0)
+        out.dt_limit[a] = std::min(out.dt_limit[a], 2.0 * pp.courant / std::sqrt(omega2));
+}
+
 // Rates of dynamic particle a from its pair sums: acceleration, position rate, density rate,
 // the material's stress rate with the Jaumann terms, and its Courant limit, given the part of
 // the signal speed without the viscosity's (signal_without_viscosity). `correction`: the
@@ -543,10 +562,6 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
         }
     }
     if (pp.av_switch) switch_rate(p, mt, a, trace(eps), out);
-    if (hourglass)  // PhysicsParameters::hourglass_control
-        for (int d = 0; d < Dim; ++d)
-            out.dhistory[static_cast<std::size_t>(mt.hourglass_column[d])][a] =
-                pp.hourglass_control * mt.shear_modulus[mat] / p.rho[a] * s.hourglass[d];
 
     write_powers<Dim, Walls, Riemann>(p, mt, a, s, sigma, eps, r, out);
 
@@ -558,16 +573,7 @@ void finish_particle(const ParticleSet& p, const MaterialTable& mt, const Physic
     const double courant = signal > 0.0 ? pp.courant * p.h[a] / signal
                                         : std::numeric_limits<double>::infinity();
     out.dt_limit[a] = std::min(courant, r.dt_limit);
-    if (hourglass) {
-        // The control is a spring on the hourglass modes: a mode v_b = -v_a of a's partners
-        // oscillates at omega^2 = 2 xi (mu / rho) |sum_b V_b F_ab|, and the explicit Heun step
-        // lets it grow from omega dt ~ 1 (the 1D wave of tests/cpp/test_elastic.cpp grew at
-        // omega dt = 1.2 and was stable at 0.9): dt <= 2 C / omega, 0.6 / omega at C = 0.3.
-        const double omega2 = 2.0 * pp.hourglass_control * mt.shear_modulus[mat] / p.rho[a] *
-                              std::abs(s.hourglass_stiffness);
-        if (omega2 > 0.0)
-            out.dt_limit[a] = std::min(out.dt_limit[a], 2.0 * pp.courant / std::sqrt(omega2));
-    }
+    if (hourglass) hourglass_rate_and_limit<Dim>(p, mt, pp, a, s, out);
 }
 
 // Particles per claim of the pair loop (~0.3-5 us each).
