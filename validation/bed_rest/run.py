@@ -58,9 +58,9 @@ def measure(name, settings, cohesion, periods, bed_dir, spacing=SPACING):
         setattr(sim.physics, key, value)
     report = rs.prepare_bed(sim, bed_dir, overwrite=True, progress_interval=0)
     height, wave_speed = report["height"], report["wave_speed"]
-    speed_scale = GRAVITY * height / wave_speed
+    speed_scale = report["gravity"] * height / wave_speed
     period = 4.0 * height / wave_speed
-    soil = np.asarray(sim.kind) == 0
+    soil = np.asarray(sim.kind) == rs.KIND_DYNAMIC
     x0 = np.array(sim.positions)
     t0 = sim.time
     speeds = []
@@ -80,9 +80,8 @@ def measure(name, settings, cohesion, periods, bed_dir, spacing=SPACING):
 
 def report_lines(results, periods, spacing):
     lines = ["# Does a bed at rest stay at rest?", "",
-             f"The anchor study's 2D bed (0.5 x 0.45 m, {spacing:g} m spacing, phi 40 deg, "
-             "c 40 Pa), "
-             "prepared by `rs.prepare_bed` and then run on undamped for "
+             f"The anchor study's 2D bed ({anchor_2d.BED_WIDTH:g} x {anchor_2d.BED_DEPTH:g} m, "
+             f"{spacing:g} m spacing, phi {FRICTION_ANGLE:g} deg, c {COHESION:g} Pa), prepared by `rs.prepare_bed` and then run on undamped for "
              f"{periods} periods 4 H/c_p under each setting. Largest soil speed every two "
              f"periods in g H/c_p ({results[0]['speed_scale_m_s']:.3g} m/s; period "
              f"{results[0]['period_s'] * 1e3:.1f} ms); at rest below {REST_SPEED_FRACTION:g}. "
