@@ -78,6 +78,11 @@ void bind_options(py::module_& m) {
     physics.def_readwrite("riemann_limiter", &PhysicsParameters::riemann_limiter,
                        "eta [-] of the Riemann solver's limiter beta = min(eta max(jump, 0) / "
                        "cbar, 1); > 0, default 3 (Zhang et al. 2017).");
+    physics.def_readwrite("riemann_limiter_floor", &PhysicsParameters::riemann_limiter_floor,
+                       "beta_0 [-] of the limiter's floor, beta = max(beta_0, min(eta jump / "
+                       "cbar, 1)), in [0, 1]; 0 (default) = off. Needs riemann_reconstruction: "
+                       "it damps the particle-scale residual beyond the linear velocity field "
+                       "linearly (docs/guide/physics.md).");
     def_choice(physics, "riemann_pairs", &PhysicsParameters::riemann_pairs, &riemann_pairs_name,
                &riemann_pairs_from_name,
                "The pairs the Riemann solver's limiter damps (default 'approaching', Zhang et al. "
@@ -144,6 +149,18 @@ void bind_integrator_options(py::module_& m) {
                                   "change between steps takes effect at the next step "
                                   "(dt_initial only before the first; neighbour_skin and "
                                   "pair_margin at the next neighbour-list build).")
+        .def_property(
+            "scheme",
+            [](const IntegratorOptions& o) { return std::string(time_scheme_name(o.scheme)); },
+            [](IntegratorOptions& o, const std::string& name) {
+                o.scheme = time_scheme_from_name(name);
+            },
+            "The time-stepping method (default 'heun'): 'heun', Heun's second-order method "
+            "(SPEC.md section 5, two right-hand sides per step), or 'ssp_rk3', the third-order "
+            "strong-stability-preserving Runge-Kutta method of Shu & Osher (1988, three per "
+            "step), which does not amplify undamped oscillations as Heun's does: the Riemann "
+            "solver's dissipation keeps a bed at rest only with it (docs/guide/physics.md). "
+            "Both with an embedded Euler error estimate and the same step control.")
         .def_readwrite("tolerance", &IntegratorOptions::tolerance,
                        "Local error tolerance [-] of the step control: a step is rejected when "
                        "the largest |dx|/h, |dv| dt/h or |drho|/rho between the second- and the "

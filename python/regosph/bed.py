@@ -61,7 +61,7 @@ RELAXATION_DISSIPATION = "monaghan"  # the dissipation of the kinetic damping's 
 # solver's options off (under Monaghan's viscosity they are errors).
 RELAXATION_PHYSICS = dict(dissipation=RELAXATION_DISSIPATION, riemann_stress_jump=False,
                           density_diffusion=0.0, riemann_reconstruction=False,
-                          hourglass_control=0.0)
+                          riemann_limiter_floor=0.0, hourglass_control=0.0)
 REPORT_FILE = "bed.json"
 PROFILE_FILE = "bed_profile.csv"
 _BED_MOTIONS = ("dynamic", "fixed")

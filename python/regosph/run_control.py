@@ -47,17 +47,23 @@ def add_arguments(ap, end_time=None):
 
 
 def physics_defaults():
-    """The dissipation options' defaults, as the core library chooses them (PhysicsParameters)."""
-    physics = _core.Simulation(2).physics
-    return argparse.Namespace(**{name: getattr(physics, name) for name in (
-        "dissipation", "riemann_limiter", "riemann_pairs", "riemann_stress_jump",
-        "density_diffusion", "riemann_reconstruction", "hourglass_control")})
+    """The dissipation options' defaults, as the core library chooses them (PhysicsParameters,
+    and IntegratorOptions for the time scheme)."""
+    sim = _core.Simulation(2)
+    physics = sim.physics
+    defaults = {name: getattr(physics, name) for name in (
+        "dissipation", "riemann_limiter", "riemann_limiter_floor", "riemann_pairs",
+        "riemann_stress_jump", "density_diffusion", "riemann_reconstruction",
+        "hourglass_control")}
+    defaults["time_scheme"] = sim.integrator.scheme
+    return argparse.Namespace(**defaults)
 
 
 def add_dissipation_arguments(ap, dissipation=None):
     """The pair dissipation's options (docs/guide/physics.md), each a field of sim.physics at its
     default: --dissipation (default `dissipation`, else the physics default),
-    --riemann-limiter, --riemann-pairs, --[no-]riemann-stress-jump, --density-diffusion,
+    --riemann-limiter, --riemann-limiter-floor, --time-scheme (sim.integrator.scheme, which
+    decides whether the Riemann solver keeps a bed at rest), --riemann-pairs, --[no-]riemann-stress-jump, --density-diffusion,
     --[no-]riemann-reconstruction, --hourglass-control, --av-switch, --av-balsara.
     apply_dissipation sets them."""
     default = physics_defaults()
@@ -70,6 +76,14 @@ def add_dissipation_arguments(ap, dissipation=None):
     ap.add_argument("--riemann-limiter", type=float, default=default.riemann_limiter,
                     help="eta of the Riemann solver's limiter (physics.riemann_limiter; default "
                          f"{default.riemann_limiter:g}, Zhang et al.'s)")
+    ap.add_argument("--riemann-limiter-floor", type=float, default=default.riemann_limiter_floor,
+                    help="beta_0 of the limiter's floor on the reconstructed jump "
+                         "(physics.riemann_limiter_floor; default "
+                         f"{default.riemann_limiter_floor:g}; 0: off)")
+    ap.add_argument("--time-scheme", choices=("heun", "ssp_rk3"), default=default.time_scheme,
+                    help="the time-stepping method (integrator.scheme; default "
+                         f"{default.time_scheme}): Heun's, or SSP-RK3, which does not amplify "
+                         "undamped oscillations")
     ap.add_argument("--riemann-pairs", choices=("approaching", "separating"),
                     default=default.riemann_pairs,
                     help="the pairs the Riemann solver's limiter damps (default "
@@ -103,6 +117,8 @@ def apply_dissipation(sim, args):
     physics = sim.physics
     physics.dissipation = args.dissipation
     physics.riemann_limiter = args.riemann_limiter
+    physics.riemann_limiter_floor = args.riemann_limiter_floor
+    sim.integrator.scheme = args.time_scheme
     physics.riemann_pairs = args.riemann_pairs
     physics.riemann_stress_jump = args.riemann_stress_jump
     physics.density_diffusion = args.density_diffusion
@@ -131,6 +147,8 @@ def dissipation_command_line(args):
     """add_dissipation_arguments' options of `args` as a command line (for runs that a study
     starts as processes)."""
     line = ["--dissipation", args.dissipation, "--riemann-limiter", repr(args.riemann_limiter),
+            "--riemann-limiter-floor", repr(args.riemann_limiter_floor),
+            "--time-scheme", args.time_scheme,
             "--riemann-pairs", args.riemann_pairs,
             "--density-diffusion", repr(args.density_diffusion),
             "--hourglass-control", repr(args.hourglass_control)]

@@ -182,13 +182,16 @@ def material_line(material):
     return f"{material['name']}: {material['model']}" + (f" ({', '.join(shown)})" if shown else "")
 
 
-def dissipation_line(physics):
-    """The numerical dissipation scheme of a run.json's physics section."""
+def dissipation_line(physics, integrator=None):
+    """The numerical dissipation scheme of a run.json's physics section, and with its
+    integrator section the time scheme when it is SSP-RK3."""
+    rk3 = integrator is not None and integrator.get("scheme", "").startswith("SSP-RK3")
+    step = "; SSP-RK3 time steps" if rk3 else ""
     if physics.get("dissipation", "monaghan") == "monaghan":
         return (f"Monaghan artificial viscosity (alpha {physics['av_alpha']:.3g}, "
                 f"beta {physics['av_beta']:.3g}"
                 + (", Balsara switch" if physics.get("av_balsara") else "")
-                + (", Morris-Monaghan switch" if physics.get("av_switch") else "") + ")")
+                + (", Morris-Monaghan switch" if physics.get("av_switch") else "") + ")" + step)
     extra = "".join(
         text for text, on in (
             (f", damps {physics.get('riemann_pairs')} pairs", "riemann_pairs" in physics),
@@ -197,9 +200,11 @@ def dissipation_line(physics):
              "density_diffusion" in physics),
             (", linear reconstruction", "riemann_reconstruction" in physics),
             (f", hourglass control {physics.get('hourglass_control', 0.0):.3g}",
-             "hourglass_control" in physics)) if on)
+             "hourglass_control" in physics),
+            (f", limiter floor {physics.get('riemann_limiter_floor', 0.0):.3g}",
+             "riemann_limiter_floor" in physics)) if on)
     return (f"{physics['dissipation']} (limiter "
-            f"{physics.get('riemann_limiter', float('nan')):.3g}{extra})")
+            f"{physics.get('riemann_limiter', float('nan')):.3g}{extra}){step}")
 
 
 def contact_line(record):
@@ -235,7 +240,8 @@ def physics_section(run_dirs, heading="## Physics"):
             if m["model"] != "Rigid" and line not in materials:
                 materials.append(line)
         for line, seen in ((contact_line(record), contacts),
-                           (dissipation_line(record["physics"]), schemes)):
+                           (dissipation_line(record["physics"], record.get("integrator")),
+                            schemes)):
             if line not in seen:
                 seen.append(line)
     if not materials and not schemes:

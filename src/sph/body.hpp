@@ -122,7 +122,8 @@ public:
 
     void save_start();
     void restore_start();
-    // Stage rates from an evaluation's loads at time t (stage 1 or 2).
+    // Stage rates from an evaluation's loads at time t (stage 1 or 2; 3: SSP-RK3's third,
+    // combined into the second's, integrator.hpp).
     void compute_rates(int stage, const std::vector<BodyLoad>& loads,
                        const std::array<double, 3>& gravity, double t);
     // Predictor (final = false) or corrector, to the state at time t.

@@ -91,7 +91,7 @@ concept BodyMotionKind = requires(const K& k, K& m, const MotionInput& in, const
     { k.regolith_power(load, 0.0, 2) } -> std::same_as<double>;
     m.save_start();
     m.restore_start();
-    m.rates(1, load, gravity, 0.0, 2);  // stage 1 or 2, time t [s]
+    m.rates(1, load, gravity, 0.0, 2);  // stage 1, 2 or 3 (SSP-RK3: into 2), time t [s]
     m.update(0.0, false, 0.0, 2);       // dt [s], corrector?, time of the new state [s]
     { k.error(0.0, 0.0, 2) } -> std::same_as<double>;           // dt [s], h [m]
     { k.step_limit(0.0, 0.0, 0.0, 2) } -> std::same_as<double>;  // courant, h [m], t [s]

@@ -360,7 +360,7 @@ template <class S>
         rhs::term<rhs::VelocityGradient<S>>(),
         rhs::term_if<!S::Riemann, rhs::ArtificialViscosity<S>>(pp.av_alpha, pp.av_beta),
         rhs::term_if<S::Riemann, rhs::RiemannDissipation<S>>(
-            pp.riemann_limiter,
+            pp.riemann_limiter, pp.riemann_limiter_floor,
             pp.riemann_pairs == PhysicsParameters::RiemannPairs::separating,
             pp.riemann_reconstruction),
         rhs::term_if<S::Riemann, rhs::DensityDiffusion<S>>(

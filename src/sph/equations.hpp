@@ -50,6 +50,11 @@ struct PhysicsParameters {
     // eta of the limiter beta = min(eta max(U_L - U_R, 0) / cbar, 1) [-]: 3 in Zhang et al.
     // (2017); SPHinXsys's plastic continuum (Zhang et al. 2024) takes 20 x dim.
     double riemann_limiter = 3.0;
+    // beta_0 of the limiter's floor, beta = max(beta_0, min(eta jump / cbar, 1)) [-], in [0, 1];
+    // 0 = off. With riemann_reconstruction only: the jump is then the particle-scale residual
+    // beyond the linear velocity field, which the floor damps linearly (a dissipation linear
+    // in small jumps keeps a bed at rest, docs/guide/physics.md).
+    double riemann_limiter_floor = 0.0;
     // Which pairs the limiter's jump damps: 'approaching', U_L - U_R = -v_ab . x_ab / r > 0
     // (Zhang, Hu & Adams 2017, eq. 15); 'separating', v_ab . x_ab / r > 0, the sign
     // SPHinXsys's Lagrangian solvers pass (u_jump = (v_i - v_j) . e_ij, e_ij = x_ij / r;

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/name_table.hpp"
 #include "parallel/mpi_env.hpp"
 #include "parallel/threads.hpp"
 #include "sph/boundary.hpp"
@@ -37,6 +38,17 @@ double seconds_since(std::chrono::steady_clock::time_point& start) {
     return s;
 }
 }  // namespace
+
+namespace {
+constexpr std::pair<TimeScheme, const char*> kTimeSchemeNames[] = {
+    {TimeScheme::heun, "heun"}, {TimeScheme::ssp_rk3, "ssp_rk3"}};
+}  // namespace
+
+const char* time_scheme_name(TimeScheme s) { return name_of<TimeScheme>(kTimeSchemeNames, s); }
+
+TimeScheme time_scheme_from_name(const std::string& name) {
+    return from_name<TimeScheme>(kTimeSchemeNames, name, "integrator.scheme", "a time scheme");
+}
 
 void AdaptiveHeun::set_bodies(std::vector<Body>* bodies, int dim,
                               const std::vector<Material>& materials) {
@@ -176,10 +188,10 @@ double AdaptiveHeun::derivatives(ParticleSet& p, const NeighbourList& nl,
     std::vector<InterfaceLaw> interfaces;
     if (bodies)
         for (const Body& b : *bodies) interfaces.push_back(interface_law(b, pp.interface_law()));
-    // Only the staging that k1_ and k2_ share is known to follow every change of the particles
-    // (and the walls' flags say what changed since the last evaluation, whichever staging it
-    // had: after another one, the next of k1_ and k2_ stages every record).
-    const bool own_staging = &out == &k1_ || &out == &k2_;
+    // Only the staging that k1_, k2_ and k3_ share is known to follow every change of the
+    // particles (and the walls' flags say what changed since the last evaluation, whichever
+    // staging it had: after another one, the next of them stages every record).
+    const bool own_staging = &out == &k1_ || &out == &k2_ || &out == &k3_;
     if (!own_staging || !records_current_) out.staged.asleep_staged.clear();
     out.staged.unchanged_walls = quiet_walls_.empty() ? nullptr : quiet_walls_.data();
     compute_derivatives(p, nl, mt, pp, out, request.collect.empty() ? nullptr : &request,
@@ -298,14 +310,16 @@ void AdaptiveHeun::list_stage_arrays(ParticleSet& p, const MaterialTable& mt, bo
         final ? k2_ : k1_, mt.any_plastic, final, stage_arrays_);
 }
 
-namespace {
-// The staged pair-loop records are workspace of one evaluation: k1 and k2 take turns with one
-// set of them (144 bytes per particle less in 3D, which large runs feel).
-void share_staging(Derivatives& next, Derivatives& previous) {
-    if (next.staged.record.empty()) std::swap(next.staged, previous.staged);
+// The staged pair-loop records are workspace of one evaluation: the stages take turns with one
+// set of them (144 bytes per particle less in 3D for each, which large runs feel).
+void AdaptiveHeun::take_staging(Derivatives& next) {
+    if (!next.staged.record.empty()) return;
+    for (Derivatives* other : {&k1_, &k2_, &k3_})
+        if (other != &next && !other->staged.record.empty()) {
+            std::swap(next.staged, other->staged);
+            return;
+        }
 }
-
-}  // namespace
 
 struct AdaptiveHeun::StartState {
     const double* mass;
@@ -314,8 +328,9 @@ struct AdaptiveHeun::StartState {
     std::vector<const double*> history;  // per column of ParticleSet::history
 };
 
-// Predictor (final == false): y = y0 + dt k1. Corrector (final == true):
-// y = y0 + dt/2 (k1 + k2). For every integrated field of the table (list_stage_arrays), each
+// Predictor: y = y0 + dt k1. SSP-RK3's second stage: y = y0 + dt/4 (k1 + k2). Corrector:
+// y = y0 + dt/2 (k1 + k2) (with SSP-RK3, k2 is the combined rate, combine_rates). For every
+// integrated field of the table (list_stage_arrays), each
 // followed by each material's correction (Bui's return mapping for regolith, the equation of
 // state for elastic solids). The corrector returns the error norm divided by the tolerance
 // (+inf if the new state is not finite): the largest step error of the fields that have one
@@ -328,16 +343,19 @@ struct AdaptiveHeun::StartState {
 // at the step start (save_start) in the same region: the saved copy is then in the core's
 // cache when the sweeps read it, and the step opens one parallel region less.
 double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
-                                  const parallel::Partition& part, double dt, bool final) {
+                                  const parallel::Partition& part, double dt, Stage stage) {
     const std::size_t n = p.owned();
     const int dim = p.dim;
-    if (final) {
+    // The second stage is the corrector's sweep over half the step.
+    const bool final = stage != Stage::predictor;
+    const double sweep_dt = stage == Stage::second ? 0.5 * dt : dt;
+    if (stage == Stage::corrector) {
         particle_error_.resize(n);  // written for every particle below
         correction_loss_.resize(n);
-    } else {
-        predictor_corrected_.resize(n);
+    } else if (stage == Stage::predictor) {
+        corrected_before_.resize(n);
     }
-    const bool save = !final && !start_saved_;
+    const bool save = stage == Stage::predictor && !start_saved_;
     if (save) size_start(p);
     list_stage_arrays(p, mt, final);
     StartState start{start_of(p.mass), start_of(p.rho), {}, {}};
@@ -358,9 +376,9 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
         // correction losses are zero.
         if (std::none_of(kind + first, kind + last,
                          [](ParticleKind k) { return k == ParticleKind::dynamic; })) {
-            if (!final) {
-                std::fill_n(predictor_corrected_.begin() + static_cast<std::ptrdiff_t>(first), m, 0);
-            } else {
+            if (stage == Stage::predictor) {
+                std::fill_n(corrected_before_.begin() + static_cast<std::ptrdiff_t>(first), m, 0);
+            } else if (stage == Stage::corrector) {
                 std::fill_n(particle_error_.begin() + static_cast<std::ptrdiff_t>(first), m, 0.0);
                 std::fill_n(correction_loss_.begin() + static_cast<std::ptrdiff_t>(first), m, 0.0);
             }
@@ -369,7 +387,7 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
         // Per particle of the chunk: the largest step error and the count of non-finite
         // values (corrector).
         std::array<double, kUpdateChunk> error{}, not_finite{}, scratch{};
-        sweep_fields(stage_arrays_, kind, p.h.data(), dt, final, first, last, error.data(),
+        sweep_fields(stage_arrays_, kind, p.h.data(), sweep_dt, final, first, last, error.data(),
                      not_finite.data(), scratch.data());
 
         // Each material's correction, over each run of dynamic particles of one material
@@ -385,9 +403,13 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
                                  corrected.data() + (i - first), stress_components(dim));
             });
         });
-        if (!final) {
+        if (stage == Stage::predictor) {
             std::copy(corrected.begin(), corrected.begin() + static_cast<std::ptrdiff_t>(m),
-                      predictor_corrected_.begin() + static_cast<std::ptrdiff_t>(first));
+                      corrected_before_.begin() + static_cast<std::ptrdiff_t>(first));
+            return;
+        }
+        if (stage == Stage::second) {
+            for (std::size_t i = 0; i < m; ++i) corrected_before_[first + i] |= corrected[i];
             return;
         }
         // Error norm of each dynamic particle; +inf where the new state is not finite.
@@ -403,13 +425,14 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
         correction_losses(p, mt, start, kind, corrected.data(), first, last, dt);
     });
     if (save) start_saved_ = true;
-    if (!final) return 0.0;
+    if (stage != Stage::corrector) return 0.0;
     return mpi::max(worst) / opt_.tolerance;  // the step is the same on every rank
 }
 
 // The corrector's chunk [first, last): each dynamic particle's correction work (correction_loss_,
-// correction_work) where Bui's correction changed its stress at either stage (corrected: at
-// this one, per particle from first), and its yielding flag; zero loss elsewhere.
+// correction_work) where Bui's correction changed its stress at any stage (corrected: at this
+// one, per particle from first; corrected_before_: at an earlier one), and its yielding flag;
+// zero loss elsewhere.
 void AdaptiveHeun::correction_losses(ParticleSet& p, const MaterialTable& mt,
                                      const StartState& start, const ParticleKind* kind,
                                      const std::uint8_t* corrected, std::size_t first,
@@ -418,7 +441,7 @@ void AdaptiveHeun::correction_losses(ParticleSet& p, const MaterialTable& mt,
         correction_loss_[a] = 0.0;
         if (kind[a] != ParticleKind::dynamic) continue;
         const bool now = corrected[a - first] != 0;
-        if (now || predictor_corrected_[a]) {
+        if (now || corrected_before_[a]) {
             SymTensor sigma;
             for (int c = 0; c < kSymComponents; ++c) sigma[c] = p.stress[c][a];
             correction_loss_[a] = correction_work(mt.materials[p.material[a]],
@@ -572,6 +595,84 @@ StepReport AdaptiveHeun::step(ParticleSet& p, NeighbourList& nl, const MaterialT
     return report;
 }
 
+double AdaptiveHeun::ssp_rk3_stage(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                                   const PhysicsParameters& pp, double time, double dt,
+                                   double power_1, double power_2) {
+    auto clock = std::chrono::steady_clock::now();
+    const double t2 = time + 0.5 * dt;
+    stage_update(p, mt, nl.partition(p), dt, Stage::second);
+    bodies_.update(0.5 * dt, true, t2);  // the corrector's weights over half the step
+    place(p, t2);
+    times_.updates += seconds_since(clock);
+    take_staging(k3_);
+    evaluate(p, nl, mt, pp, t2, false, k3_);
+    const double power_3 = bodies_.power(k3_.loads, t2);
+    bodies_.compute_rates(3, k3_.loads, pp.gravity, t2);  // combines the bodies' rates
+    clock = std::chrono::steady_clock::now();
+    combine_rates(p, nl.partition(p), dt);
+    times_.updates += seconds_since(clock);
+    return (power_1 + power_2 + 4.0 * power_3) / 3.0 - power_1;
+}
+
+namespace {
+// SSP-RK3's combined rate in Heun's corrector form (TimeScheme): r2 = (r1 + r2 + 4 r3) / 3 - r1.
+void combine(std::vector<double>& r2, const std::vector<double>& r1, const std::vector<double>& r3,
+             std::size_t first, std::size_t last) {
+    last = std::min(last, r2.size());
+#pragma omp simd
+    for (std::size_t a = first; a < last; ++a) r2[a] = (r1[a] + r2[a] + 4.0 * r3[a]) / 3.0 - r1[a];
+}
+}  // namespace
+
+// k2_ := (k1_ + k2_ + 4 k3_) / 3 - k1_ for every integrated field's rate, the energy budget's
+// powers and the loads on the bodies; the yielding flags of either evaluation. Where the
+// position's rate is the velocity (no XSPH), its three values are v0 (the step start), v1 =
+// v0 + dt a1 (the predicted state) and v2 (the second stage's, which the particles hold now):
+// the corrector reads the combined (v1 + 4 v2 - 2 v0) / 3 from the particles' velocity of the
+// integrated particles, which its own velocity sweep then overwrites.
+void AdaptiveHeun::combine_rates(ParticleSet& p, const parallel::Partition& part, double dt) {
+    const std::size_t n = p.owned();
+    const ParticleKind* kind = integrated_kinds_.empty() ? p.kind.data() : integrated_kinds_.data();
+    const bool velocity_is_position_rate = k1_.dx[0].empty();
+    parallel::ChunkQueue chunks(part, n, kUpdateChunk);
+#pragma omp parallel num_threads(part.team())
+    chunks.run([&](std::size_t first, std::size_t last) {
+        for_each_integrated_field(p, [&](const FieldInfo&, auto&, auto rate) {
+            auto& r2 = rate(k2_);
+            const auto& r1 = rate(k1_);
+            const auto& r3 = rate(k3_);
+            using A = std::remove_cvref_t<decltype(r2)>;
+            if constexpr (std::is_same_v<A, std::vector<double>>) {
+                combine(r2, r1, r3, first, last);
+            } else {
+                for (std::size_t c = 0; c < r2.size(); ++c) combine(r2[c], r1[c], r3[c], first, last);
+            }
+        });
+        for (int c = 0; c < kEnergyRates; ++c) combine(k2_.power[c], k1_.power[c], k3_.power[c], first, last);
+        combine(k2_.stress_power, k1_.stress_power, k3_.stress_power, first, last);
+        for (std::size_t a = first; a < std::min(last, k2_.yielding.size()); ++a)
+            k2_.yielding[a] |= k3_.yielding[a];
+        if (!velocity_is_position_rate) return;
+        for (int c = 0; c < p.dim; ++c) {
+            const double* v0 = start_of(p.v[c]);
+            const double* a1 = k1_.dv[c].data();
+            double* v = p.v[c].data();
+            for (std::size_t a = first; a < last; ++a)
+                if (kind[a] == ParticleKind::dynamic)
+                    v[a] = ((v0[a] + dt * a1[a]) + 4.0 * v[a] - 2.0 * v0[a]) / 3.0;
+        }
+    });
+    for (std::size_t b = 0; b < k2_.loads.size(); ++b) {
+        BodyLoad& l2 = k2_.loads[b];
+        const BodyLoad &l1 = k1_.loads[b], &l3 = k3_.loads[b];
+        for (auto member : {&BodyLoad::force, &BodyLoad::torque, &BodyLoad::contact_force,
+                            &BodyLoad::contact_torque})
+            for (int d = 0; d < 3; ++d)
+                (l2.*member)[d] = ((l1.*member)[d] + (l2.*member)[d] + 4.0 * (l3.*member)[d]) / 3.0 -
+                                  (l1.*member)[d];
+    }
+}
+
 StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
                                       const PhysicsParameters& pp, double time,
                                       std::int64_t step, double dt_cap) {
@@ -586,7 +687,7 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
     bodies_.save_start();
     times_.updates += seconds_since(clock);
     clock = std::chrono::steady_clock::now();
-    share_staging(k1_, k2_);
+    take_staging(k1_);
     const double dt_contact = derivatives(p, nl, mt, pp, time, k1_);
     const double power_1 = bodies_.power(k1_.loads, time);  // the bodies at the step start
     bodies_.compute_rates(1, k1_.loads, pp.gravity, time);
@@ -607,16 +708,18 @@ StepReport AdaptiveHeun::attempt_step(ParticleSet& p, NeighbourList& nl, const M
             blow_up(p, time, step, dt, "the step fell below the floor dt_min = " +
                                            (std::ostringstream() << opt_.dt_min).str() + " s");
         auto clock = std::chrono::steady_clock::now();
-        stage_update(p, mt, nl.partition(p), dt, false);
+        stage_update(p, mt, nl.partition(p), dt, Stage::predictor);
         bodies_.update(dt, false, time + dt);
         place(p, time + dt);  // kinematic bodies exactly, rigid ones at their predicted state
         times_.updates += seconds_since(clock);
-        share_staging(k2_, k1_);
+        take_staging(k2_);
         evaluate(p, nl, mt, pp, time + dt, false, k2_);
-        const double power_2 = bodies_.power(k2_.loads, time + dt);  // at their predicted state
+        double power_2 = bodies_.power(k2_.loads, time + dt);  // at their predicted state
         bodies_.compute_rates(2, k2_.loads, pp.gravity, time + dt);
+        if (opt_.scheme == TimeScheme::ssp_rk3)
+            power_2 = ssp_rk3_stage(p, nl, mt, pp, time, dt, power_1, power_2);
         clock = std::chrono::steady_clock::now();
-        double err = stage_update(p, mt, nl.partition(p), dt, true);
+        double err = stage_update(p, mt, nl.partition(p), dt, Stage::corrector);
         if (bodies_.integrated()) {
             bodies_.update(dt, true, time + dt);
             err = std::max(err, bodies_.error(dt) / opt_.tolerance);

@@ -1,5 +1,7 @@
-// Second-order Runge-Kutta (Heun) with an embedded first-order (Euler) error estimate and an
-// adaptive step, bounded by the Courant condition (SPEC.md section 5). Integrates the fields the
+// Second-order Runge-Kutta (Heun; SPEC.md section 5) or the three-stage, third-order strong-
+// stability-preserving Runge-Kutta method (SSP-RK3, Shu & Osher 1988), each with an embedded
+// first-order (Euler) error estimate and an adaptive step, bounded by the Courant condition
+// (IntegratorOptions::scheme). Integrates the fields the
 // field table marks as integrated (core/fields.hpp: position, velocity, density, stress, the
 // plastic multiplier and the models' history variables) of the dynamic particles, each with
 // its rate in Derivatives; each model's correction (Bui's return mapping, an equation of
@@ -22,7 +24,27 @@
 
 namespace regosph {
 
+// The time-stepping method. Heun's method multiplies an undamped oscillation of frequency
+// omega by sqrt(1 + (omega dt)^4 / 4) per step: a dissipation linear in the velocity jump
+// (Monaghan's viscosity) out-damps that growth, the Riemann solver's limited one (quadratic in
+// small jumps) does not, and a bed at rest starts to move (docs/guide/physics.md,
+// validation/bed_rest). SSP-RK3's stability region contains the imaginary axis up to
+// |omega dt| = sqrt(3): an undamped oscillation is damped by (omega dt)^4 / 24 per step.
+//   ssp_rk3:  y1 = y0 + dt k1,  y2 = y0 + dt/4 (k1 + k2)  (at t + dt/2, rates k3),
+//             y = y0 + dt/6 (k1 + k2 + 4 k3),
+// written as Heun's corrector y0 + dt/2 (k1 + k2') with k2' = (k1 + k2 + 4 k3) / 3 - k1, so that
+// every part of the step that takes the corrector's weights (the fields, the rigid bodies, the
+// loads, the energy budget, Bui's correction work) takes SSP-RK3's; the error estimate
+// dt/2 |k2' - k1| is then SSP-RK3's solution against Euler's. Three right-hand sides per step
+// instead of two.
+enum class TimeScheme { heun, ssp_rk3 };
+// "heun" / "ssp_rk3" (run.json, Python), and back; the latter throws std::invalid_argument
+// naming integrator.scheme for another name.
+const char* time_scheme_name(TimeScheme s);
+TimeScheme time_scheme_from_name(const std::string& name);
+
 struct IntegratorOptions {
+    TimeScheme scheme = TimeScheme::heun;
     // Local error tolerance of the step control. The error of a step is the largest over the
     // dynamic particles of |dx| / h, |dv| dt / h and |drho| / rho, where d is the difference
     // between the second- and the first-order solution.
@@ -176,9 +198,21 @@ private:
     // The integrated arrays for one stage, with their rates (stage_arrays_,
     // list_stage_arrays_of).
     void list_stage_arrays(ParticleSet& p, const MaterialTable& mt, bool final);
-    // The per-particle loops take the particles of the pair loop's partition (NeighbourList).
+    // The stage updates: Heun's predictor and corrector, and SSP-RK3's second stage between
+    // them (IntegratorOptions::scheme). The per-particle loops take the particles of the pair
+    // loop's partition (NeighbourList).
+    enum class Stage { predictor, second, corrector };
     double stage_update(ParticleSet& p, const MaterialTable& mt, const parallel::Partition& part,
-                        double dt, bool final);
+                        double dt, Stage stage);
+    // SSP-RK3's second stage from the predicted state and its rates (k3_), combined into k2_
+    // (and the position rate, combine_rates); returns the bodies' combined power [W] from
+    // their powers at the three stages.
+    double ssp_rk3_stage(ParticleSet& p, NeighbourList& nl, const MaterialTable& mt,
+                         const PhysicsParameters& pp, double time, double dt, double power_1,
+                         double power_2);
+    void combine_rates(ParticleSet& p, const parallel::Partition& part, double dt);
+    // Gives `next` the staged pair-loop records of whichever of k1_, k2_ and k3_ holds them.
+    void take_staging(Derivatives& next);
     struct StartState;  // pointers to the step start of what correction_work reads
     void correction_losses(ParticleSet& p, const MaterialTable& mt, const StartState& start,
                            const ParticleKind* kind, const std::uint8_t* corrected,
@@ -215,16 +249,17 @@ private:
     // With physics.sleep, the kinds the stage updates see for the owned particles (sleeping
     // ones as boundary: not advanced), set at the step start; empty without it.
     std::vector<ParticleKind> integrated_kinds_;
-    Derivatives k1_, k2_;
+    Derivatives k1_, k2_, k3_;  // k3_: SSP-RK3's third right-hand side
     std::vector<double> particle_error_;
     // Plastic work of each particle whose stress a correction changed in this step [J],
-    // beyond the integrated dissipation rate, and whether the predictor's correction did.
+    // beyond the integrated dissipation rate, and whether the correction of a stage before the
+    // corrector did.
     std::vector<double> correction_loss_;
-    std::vector<std::uint8_t> predictor_corrected_;
+    std::vector<std::uint8_t> corrected_before_;
     // Per owned particle: a wall last extrapolated with every neighbour asleep
     // (SleepingWalls, boundary.hpp); cleared with new pair lists and restored step starts.
     std::vector<std::uint8_t> quiet_walls_;
-    // Whether the staged records that k1_ and k2_ take turns with (share_staging) are those of
+    // Whether the staged records that k1_, k2_ and k3_ take turns with (take_staging) are those of
     // the last evaluation, with no sleeping particle changed or moved to another index since
     // (StagedParticles::asleep_staged); cleared with a rebuild and a restored step start.
     bool records_current_ = false;

@@ -74,15 +74,18 @@ inline T viscosity_pi(double alpha, double beta, double c_a, T c_b, T nu, T deno
 // beta jump = min(2 eta jump^2, jump c_sum) / c_sum: quadratic in the jump, whatever the sound
 // speed, below cbar / eta, the acoustic impedance's linear damping above. The caller passes
 // the jump regularised as Monaghan's nu (-v_ab . x_ab r / (r^2 + eps h^2)) and sets Pi_ab = 0
-// for receding pairs.
+// for receding pairs. A floor beta_0 in [0, 1] (PhysicsParameters::riemann_limiter_floor),
+// beta = max(beta_0, min(eta jump / cbar, 1)), makes the damping of small jumps linear again.
 // inv_zc: 1 / ((rho_a c_a + rho_b c_b) (c_a + c_b)), the pair's one division (PairBlock), which
 // the stress jump shares.
 template <class T>
-inline T riemann_pi(double eta, double c_a, T c_b, T jump, T inv_zc) {
+inline T riemann_pi(double eta, double floor, double c_a, T c_b, T jump, T inv_zc) {
     const T c_sum = c_a + c_b;
-    const T limited = jump * c_sum < 2.0 * eta * jump * jump ? jump * c_sum
-                                                            : 2.0 * eta * jump * jump;
-    return 2.0 * c_a * c_b * limited * inv_zc;
+    const T acoustic = jump * c_sum;
+    const T quadratic = 2.0 * eta * jump * jump;
+    const T limited = acoustic < quadratic ? acoustic : quadratic;
+    const T linear = floor * acoustic;
+    return 2.0 * c_a * c_b * (limited < linear ? linear : limited) * inv_zc;
 }
 
 // Momentum (eq. 37) per unit m_b: [sigma_a / rho_a^2 + sigma_b / rho_b^2 - Pi_ab I] . grad_a W_ab

@@ -351,20 +351,23 @@ struct ArtificialViscosity {
 // (PhysicsParameters::riemann_reconstruction) the jump is that of the linearly reconstructed
 // velocities at the pair's midpoint, v_ab - (G_a + G_b) x_ab / 2 in place of v_ab (G from the
 // gradient pre-pass), and a pair is damped only where it closes (or opens) itself too, so that
-// either way Pi_ab v_ab . grad_a W_ab >= 0. With the pre-pass it hands that residual on.
+// either way Pi_ab v_ab . grad_a W_ab >= 0. With the pre-pass it hands that residual on. The
+// limiter's floor (PhysicsParameters::riemann_limiter_floor, with `reconstruct` only) damps
+// that particle-scale residual linearly.
 // A boundary partner has no sound speed of its own: the pair uses c_a, with the wall's
 // extrapolated density.
 template <class S>
 struct RiemannDissipation {
     using R = Record<S>;
     double eta;        // the limiter's coefficient
+    double floor;      // the limiter's floor beta_0
     double sign;       // +1: approaching pairs are damped, -1: separating ones
     bool reconstruct;  // PhysicsParameters::riemann_reconstruction
     double c_a = 0.0;
     double grad_a[R::kReconstruction ? S::Dim * S::Dim : 1] = {};
     Vec8 max_jump;
-    RiemannDissipation(double eta_, bool separating, bool reconstruct_)
-        : eta(eta_), sign(separating ? -1.0 : 1.0), reconstruct(reconstruct_) {}
+    RiemannDissipation(double eta_, double floor_, bool separating, bool reconstruct_)
+        : eta(eta_), floor(floor_), sign(separating ? -1.0 : 1.0), reconstruct(reconstruct_) {}
     void begin(const ParticleA<S>& a) {
         c_a = a.at(R::sound_speed);
         if constexpr (R::kReconstruction)
@@ -401,7 +404,8 @@ struct RiemannDissipation {
         }
         // The jump, regularised as nu (eq. 36): -closing r / (r^2 + eps h^2) = -nu / h_ab.
         const Vec8 jump = -closing * pair.r * pair.rho_sum * pair.inv;
-        const Vec8 pi_damped = pair_terms::riemann_pi(eta, c_a, pair.c_b, jump, pair.inv_zc);
+        const Vec8 pi_damped =
+            pair_terms::riemann_pi(eta, floor, c_a, pair.c_b, jump, pair.inv_zc);
         pair.pi = damped ? sign * pi_damped : zero;
         const Vec8 larger = max_jump < jump ? jump : max_jump;  // std::max(max_jump, jump)
         max_jump = damped ? larger : max_jump;

@@ -117,6 +117,16 @@ RigidMotion RigidMotion::make(const MotionInput& in, const std::string& where) {
 
 void RigidMotion::rates(int stage, const BodyLoad& load, const std::array<double, 3>& gravity,
                         double t, int dim) {
+    if (stage == 3) {  // SSP-RK3: k2 becomes the combined rate (integrator.hpp, TimeScheme)
+        const RigidRates k3 = rigid_rates(body, body.state, load, gravity, t, dim);
+        for (auto member : {&RigidRates::centre, &RigidRates::velocity,
+                            &RigidRates::angular_velocity, &RigidRates::angular_momentum})
+            for (int d = 0; d < 3; ++d)
+                (k2.*member)[d] =
+                    ((k1.*member)[d] + (k2.*member)[d] + 4.0 * (k3.*member)[d]) / 3.0 -
+                    (k1.*member)[d];
+        return;
+    }
     (stage == 1 ? k1 : k2) = rigid_rates(body, body.state, load, gravity, t, dim);
     if (stage == 1)  // the wall acceleration of this step, kept across rejected attempts
         for (RigidState* s : {&body.state, &start}) {

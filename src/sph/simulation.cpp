@@ -519,6 +519,12 @@ void Simulation::validate_setup() const {
             "physics: av_alpha and av_beta must be >= 0 and av_epsilon > 0");
     if (!positive(physics_.riemann_limiter))
         throw std::invalid_argument("physics: riemann_limiter must be > 0");
+    if (!(physics_.riemann_limiter_floor >= 0.0 && physics_.riemann_limiter_floor <= 1.0))
+        throw std::invalid_argument("physics: riemann_limiter_floor must lie in [0, 1]");
+    if (physics_.riemann_limiter_floor > 0.0 && !physics_.riemann_reconstruction)
+        throw std::invalid_argument(
+            "physics: riemann_limiter_floor needs riemann_reconstruction (without it the floor "
+            "would damp every velocity difference linearly, a viscosity of the sound speed)");
     if (!(std::isfinite(physics_.density_diffusion) && physics_.density_diffusion >= 0.0))
         throw std::invalid_argument("physics: density_diffusion must be >= 0");
     // An option of one scheme's pair loop, asked for with the other scheme.
@@ -699,6 +705,7 @@ io::Json describe_physics(const PhysicsParameters& pp) {
     if (pp.dissipation != PhysicsParameters::Dissipation::monaghan) {
         j["dissipation"] = dissipation_name(pp.dissipation);
         j["riemann_limiter"] = pp.riemann_limiter;
+        if (pp.riemann_limiter_floor > 0.0) j["riemann_limiter_floor"] = pp.riemann_limiter_floor;
         if (pp.riemann_pairs != PhysicsParameters::RiemannPairs::approaching)
             j["riemann_pairs"] = riemann_pairs_name(pp.riemann_pairs);
         if (pp.density_diffusion > 0.0) j["density_diffusion"] = pp.density_diffusion;
@@ -730,7 +737,10 @@ std::string Simulation::describe(const RunOptions& o) const {
     j["regosph_version"] = io::version_string();
     j["dim"] = particles_.dim;
     j["physics"] = describe_physics(physics_);
-    j["integrator"] = {{"scheme", "Heun RK2 with embedded Euler error estimate"},
+    const bool heun = integrator_options_.scheme == TimeScheme::heun;
+    j["integrator"] = {{"scheme", heun ? "Heun RK2 with embedded Euler error estimate"
+                                       : "SSP-RK3 (Shu & Osher 1988) with embedded Euler "
+                                         "error estimate"},
                        {"tolerance", integrator_options_.tolerance},
                        {"dt_initial_s", integrator_options_.dt_initial},
                        {"dt_min_s", integrator_options_.dt_min},

@@ -34,6 +34,9 @@ history variable) of pressure-dependent moduli (elasticity=rs.Houlsby), for 0.03
 unilateral: the rigid case with the unilateral contact of soil and walls
 (physics.wall_contact) and the disc's own 'tension_cut' contact (the cohesive bed holds no
 tension on it as it rebounds), the soil with the artificial stress.
+rk3: the rigid case stepped by SSP-RK3 (integrator.scheme: three evaluations per step, the
+bodies' rates and loads combined) with the Riemann solver's reconstructed jump and the
+limiter's floor (physics.riemann_limiter_floor).
 porous: the piston of validation/compaction_front/run.py driven into the porous column at 5 mm
 for 15 ms (the compaction front crosses the ranks' cuts; the distension and volumetric strain,
 history variables, travel with migrating particles and halo copies).
@@ -173,6 +176,15 @@ def unilateral():
     return sim, end_time, interval
 
 
+def rk3():
+    sim, end_time, interval = rigid()
+    sim.integrator.scheme = "ssp_rk3"
+    sim.physics.dissipation = "riemann"
+    sim.physics.riemann_reconstruction = True
+    sim.physics.riemann_limiter_floor = 0.03
+    return sim, end_time, interval
+
+
 def bed(output, sleep=False):
     from pathlib import Path
     from regosph.examples import prepared_bed
@@ -211,7 +223,7 @@ def main():
     ap.add_argument("case",
                     choices=["collapse", "sampler", "sampler3d", "rigid", "split", "bed",
                              "corrected", "riemann", "hourglass", "houlsby", "porous",
-                             "unilateral", "sleep"])
+                             "unilateral", "sleep", "rk3"])
     ap.add_argument("--output", required=True)
     args = ap.parse_args()
     sim, end_time, interval = {"collapse": collapse, "sampler": sampler,
@@ -220,7 +232,7 @@ def main():
                                 "corrected": corrected, "riemann": riemann,
                                 "hourglass": hourglass,
                                 "houlsby": houlsby, "porous": porous,
-                                "unilateral": unilateral,
+                                "unilateral": unilateral, "rk3": rk3,
                                 "sleep": lambda: bed(args.output, sleep=True)}[args.case]()
     summary = sim.run(end_time, output_dir=args.output, overwrite=True,
                       snapshot_interval=interval, observe_every=5, progress_interval=0)

@@ -1,7 +1,8 @@
 """The bed-at-rest validation (validation/bed_rest/run.py) on a coarse bed, in seconds: under
 Monaghan's viscosity a prepared bed stays at rest for eight periods; under the Riemann solver
 alone with Heun's step it does not (docs/guide/physics.md: the step amplifies the undamped
-particle-scale modes), and the report says which is which."""
+particle-scale modes); stepped by SSP-RK3 with the limiter's floor it does; and the report
+says which is which."""
 import json
 
 from conftest import load_script
@@ -31,6 +32,12 @@ def test_the_riemann_solver_alone_leaves_the_bed_moving_under_heuns_step(tmp_pat
     speeds = r["largest_speed_every_two_periods"]
     assert not r["at_rest"]
     assert speeds[-1] > 10.0 * REST_SPEED_FRACTION > speeds[0]  # it grows, from near rest
+
+
+def test_the_riemann_solver_keeps_the_bed_at_rest_under_ssp_rk3_with_the_floor(tmp_path):
+    r = measured("riemann, SSP-RK3, floor 0.03 (reconstructed)", tmp_path)
+    assert r["at_rest"] and max(r["largest_speed_every_two_periods"]) < REST_SPEED_FRACTION
+    assert r["largest_displacement_m"] < 1e-3 * SPACING
 
 
 def test_the_report_states_each_case(tmp_path):
