@@ -198,12 +198,16 @@ def measure(sim, angle_deg, length, spacing, rough=True):
 def scheme_name(options):
     """The numerical scheme of a run (run_control.dissipation_options), as the study's tables
     name it."""
+    step = ", SSP-RK3" if options.time_scheme == "ssp_rk3" else ""
     if options.dissipation == "monaghan":  # the Riemann solver's options do not apply
-        return options.dissipation
+        return options.dissipation + step
     return options.dissipation + "".join(
         text for text, on in ((" + stress jump", options.riemann_stress_jump),
                               (f" + density diffusion {options.density_diffusion:g}",
-                               options.density_diffusion > 0.0)) if on)
+                               options.density_diffusion > 0.0),
+                              (" + reconstruction", options.riemann_reconstruction),
+                              (f" + limiter floor {options.riemann_limiter_floor:g}",
+                               options.riemann_limiter_floor > 0.0)) if on) + step
 
 
 def run_case(angle_deg, options=None, spacing=1e-3, length=0.6, end_time=0.25, output=None,
