@@ -48,3 +48,4 @@ def test_the_report_states_each_case(tmp_path):
     assert [r["case"] for r in results] == ["monaghan"]
     report = (out / "report.md").read_text()
     assert "| monaghan |" in report and "| yes |" in report
+    assert "Reading" not in report  # it compares all the cases: not for one
