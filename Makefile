@@ -4,7 +4,7 @@
 #               (whose build overlaps the tests)
 #   make install [PREFIX=/usr/local]  the package and the `regosph` command (docs/install.md)
 #   make docs   the documentation site into build/docs/html (open build/docs/html/index.html)
-#   make sanitize  ASan+UBSan build in build-asan: the C++ unit tests and a short collapse
+#   make sanitize  ASan+UBSan build in build-asan: the C++ unit tests and two short collapses
 #               (part of make test; most of its time is the compilation of a clean build-asan)
 # Every script runs with Debian's interpreter: the python3 first on PATH may lack numpy & co.
 PYTHON  := /usr/bin/python3
@@ -62,7 +62,8 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer (-O0 -g1) in its own build directory: the C++
-# unit tests, then a short, coarse soil collapse through the sanitized Python extension. Only the
+# unit tests, then two short, coarse soil collapses through the sanitized Python extension (the
+# default, and mu(I) under the Riemann solver and SSP-RK3: SAN_RK3). Only the
 # two targets the run needs are built. -O0: the sanitizers see the same memory accesses and
 # operations as with optimisation, and the build, most of make test's time after its other
 # tests, takes ~610 CPU-s against ~800 at -O1 (each pair-loop unit, 80 shapes per dimension:
@@ -73,7 +74,7 @@ install: build
 # (the interpreter keeps its objects to the end by design). libstdc++ is preloaded too:
 # otherwise ASan's __cxa_throw interceptor finds no real __cxa_throw (python3 does not link
 # libstdc++) and the first C++ exception thrown into Python aborts with "CHECK failed:
-# asan_interceptors.cpp". The collapse may exit 1 (0.05 s does not match the experiment) but
+# asan_interceptors.cpp". Each collapse may exit 1 (0.05 s does not match the experiment) but
 # must get as far as its report; any other status, a missing report.json (an exception, a
 # failed import) or any sanitizer report fails the target. Its output is shown only then: its
 # verdict at 0.05 s ("result: FAIL") is not the verdict of make test. The unit tests run as two
@@ -86,6 +87,10 @@ SAN_ENV   := OMP_NUM_THREADS=$(THREADS) OMP_WAIT_POLICY=passive \
              OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 SAN_LONG_CASES := *1D elastic wave*,results do not depend on the thread count
 SAN_REPORT := runtime error|AddressSanitizer|LeakSanitizer|ASan runtime
+# The second collapse: mu(I) soil under the reconstructed Riemann solver, the limiter's floor,
+# the density diffusion and SSP-RK3's three stages (the gradient pre-pass, the combined rates).
+SAN_RK3   := --law MuIRheology --dissipation riemann --riemann-reconstruction \
+             --riemann-limiter-floor 0.03 --density-diffusion 0.1 --time-scheme ssp_rk3
 # The sanitized build targets AVX2 (x86-64-v3), not this CPU, where the CPU has AVX2: the main
 # build takes the pair loop's AVX-512 branches on an AVX-512 machine, this one its AVX2
 # branches, so that make test runs both. -Wno-psabi: GCC warns that the pair loop's 8-lane
@@ -103,14 +108,18 @@ sanitize-build: bootstrap
 	@cmake --build $(SAN_BUILD) -j $(JOBS) --target unit_tests _core
 
 sanitize-run:
-	@echo "sanitize: C++ unit tests under ASan+UBSan, and a short soil collapse (spacing 1.0328e-2 m, 0.05 s) with the sanitized extension"
+	@echo "sanitize: C++ unit tests under ASan+UBSan, and two short soil collapses (spacing 1.0328e-2 m, 0.05 s: the default, and SAN_RK3's) with the sanitized extension"
 	@tmp=$$(mktemp -d); \
 	( $(SAN_ENV) ASAN_OPTIONS=detect_leaks=1 $(SAN_BUILD)/unit_tests --test-case="$(SAN_LONG_CASES)" \
 	    > $$tmp/unit_long 2>&1; echo $$? > $$tmp/unit_long.status; \
 	  $(SAN_ENV) ASAN_OPTIONS=detect_leaks=0 LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libstdc++.so.6)" \
 	    PYTHONPATH=$(CURDIR)/$(SAN_BUILD)/python $(PYTHON) validation/soil_collapse/run.py \
 	    --spacing 1.0328e-2 --end-time 0.05 --output $$tmp/run --overwrite \
-	    > $$tmp/stdout 2> $$tmp/stderr; echo $$? > $$tmp/collapse.status ) & \
+	    > $$tmp/stdout 2> $$tmp/stderr; echo $$? > $$tmp/collapse.status; \
+	  $(SAN_ENV) ASAN_OPTIONS=detect_leaks=0 LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libstdc++.so.6)" \
+	    PYTHONPATH=$(CURDIR)/$(SAN_BUILD)/python $(PYTHON) validation/soil_collapse/run.py \
+	    --spacing 1.0328e-2 --end-time 0.05 --output $$tmp/run_rk3 --overwrite $(SAN_RK3) \
+	    > $$tmp/stdout_rk3 2> $$tmp/stderr_rk3; echo $$? > $$tmp/collapse_rk3.status ) & \
 	$(SAN_ENV) ASAN_OPTIONS=detect_leaks=1 $(SAN_BUILD)/unit_tests --test-case-exclude="$(SAN_LONG_CASES)" \
 	  > $$tmp/unit_rest 2>&1; echo $$? > $$tmp/unit_rest.status; \
 	wait; \
@@ -119,11 +128,13 @@ sanitize-run:
 	  if [ $$status -ne 0 ] || grep -qE "$(SAN_REPORT)" $$tmp/$$part; then rm -rf $$tmp; \
 	    echo "sanitize: FAILED: unit tests ($$part: status $$status or a sanitizer report)"; exit 1; fi; \
 	done; \
-	status=$$(cat $$tmp/collapse.status); \
-	if [ $$status -gt 1 ] || [ ! -f $$tmp/run/report.json ] || grep -qE "$(SAN_REPORT)" $$tmp/stderr; then \
-	  tail -n 20 $$tmp/stdout; cat $$tmp/stderr; rm -rf $$tmp; \
-	  echo "sanitize: FAILED: collapse (status $$status, no report, or a sanitizer report)"; exit 1; fi; \
-	rm -rf $$tmp; echo "sanitize: ok (the collapse reached its report, exit status $$status; 0 or 1 accepted)"
+	for run in "" _rk3; do \
+	  status=$$(cat $$tmp/collapse$$run.status); \
+	  if [ $$status -gt 1 ] || [ ! -f $$tmp/run$$run/report.json ] || grep -qE "$(SAN_REPORT)" $$tmp/stderr$$run; then \
+	    tail -n 20 $$tmp/stdout$$run; cat $$tmp/stderr$$run; rm -rf $$tmp; \
+	    echo "sanitize: FAILED: collapse$$run (status $$status, no report, or a sanitizer report)"; exit 1; fi; \
+	done; \
+	rm -rf $$tmp; echo "sanitize: ok (both collapses reached their reports, exit status 0 or 1 accepted)"
 
 # bench: one table of every speed case on 1 and $(THREADS) threads, the medians of $(REPEAT)
 # rounds (bench/bench_table.py, load average and machine_probe included; `make bench REPEAT=1`
