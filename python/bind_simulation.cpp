@@ -92,12 +92,14 @@ void bind_options(py::module_& m) {
                        "delta [-] of the delta-SPH density diffusion (Molteni & Colagrossi "
                        "2009), 0 = off (default); with dissipation = 'riemann' only, between "
                        "particles of one material that can yield.");
-    physics.def_readwrite("riemann_stress_jump", &PhysicsParameters::riemann_stress_jump,
-                       "The Riemann solver's normal-stress jump: each pair's interface velocity "
-                       "moves by (P_a - P_b) / Zbar along the pair (P = -e . sigma . e, Zbar the "
-                       "mean acoustic impedance), which enters the continuity and the strain "
-                       "rate of particles whose material can yield; with dissipation = "
-                       "'riemann' only (docs/guide/physics.md).");
+    def_choice(physics, "riemann_stress_jump", &PhysicsParameters::riemann_stress_jump,
+               &stress_jump_name, &stress_jump_from_name,
+               "The Riemann solver's normal-stress jump: each pair's interface velocity moves "
+               "by (P_a - P_b) / Zbar along the pair (P = -e . sigma . e, Zbar the mean "
+               "acoustic impedance), for particles whose material can yield; with dissipation "
+               "= 'riemann' only. 'none' (default); 'continuity': it enters the density rate "
+               "(SPHinXsys's plastic continuum); 'continuity_and_strain_rate': the velocity "
+               "gradient of the constitutive update too (docs/guide/physics.md).");
     physics.def_readwrite("riemann_reconstruction", &PhysicsParameters::riemann_reconstruction,
                           "True: the Riemann solver's velocity jump between each side's linear "
                           "reconstruction at the pair's midpoint (each particle's corrected "

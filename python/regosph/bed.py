@@ -59,7 +59,7 @@ REST_SPEED_FRACTION = 1e-3    # residual max speed / (g H / c_p)
 RELAXATION_DISSIPATION = "monaghan"  # the dissipation of the kinetic damping's steps
 # The physics options the kinetic damping steps with: RELAXATION_DISSIPATION, and the Riemann
 # solver's options off (under Monaghan's viscosity they are errors).
-RELAXATION_PHYSICS = dict(dissipation=RELAXATION_DISSIPATION, riemann_stress_jump=False,
+RELAXATION_PHYSICS = dict(dissipation=RELAXATION_DISSIPATION, riemann_stress_jump="none",
                           density_diffusion=0.0, riemann_reconstruction=False,
                           riemann_limiter_floor=0.0, hourglass_control=0.0)
 REPORT_FILE = "bed.json"

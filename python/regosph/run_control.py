@@ -89,9 +89,12 @@ def add_dissipation_arguments(ap, dissipation=None):
                     help="the pairs the Riemann solver's limiter damps (default "
                          f"{default.riemann_pairs}; approaching: Zhang et al. 2017; separating: "
                          "SPHinXsys's sign)")
-    ap.add_argument("--riemann-stress-jump", action=on_off, default=default.riemann_stress_jump,
-                    help="the Riemann solver's normal-stress jump on materials that can yield "
-                         "(physics.riemann_stress_jump)")
+    ap.add_argument("--riemann-stress-jump",
+                    choices=("none", "continuity", "continuity_and_strain_rate"),
+                    default=default.riemann_stress_jump,
+                    help="the Riemann solver's normal-stress jump on materials that can yield, "
+                         "in the density rate or in the strain rate too "
+                         f"(physics.riemann_stress_jump; default {default.riemann_stress_jump})")
     ap.add_argument("--density-diffusion", type=float, default=default.density_diffusion,
                     help="delta of the delta-SPH density diffusion (Molteni & Colagrossi 2009) "
                          "on materials that can yield (physics.density_diffusion; default "
@@ -130,7 +133,7 @@ def apply_dissipation(sim, args):
 
 def dissipation_options(**settings):
     """add_dissipation_arguments' options at their defaults with `settings` changed (argparse's
-    names: dissipation="riemann", riemann_stress_jump=True, ...): a study's case as its command
+    names: dissipation="riemann", riemann_stress_jump="continuity", ...): a study's case as its command
     line would give it, for apply_dissipation."""
     ap = argparse.ArgumentParser()
     add_dissipation_arguments(ap)
@@ -150,10 +153,10 @@ def dissipation_command_line(args):
             "--riemann-limiter-floor", repr(args.riemann_limiter_floor),
             "--time-scheme", args.time_scheme,
             "--riemann-pairs", args.riemann_pairs,
+            "--riemann-stress-jump", args.riemann_stress_jump,
             "--density-diffusion", repr(args.density_diffusion),
             "--hourglass-control", repr(args.hourglass_control)]
-    for flag in ("riemann_stress_jump", "riemann_reconstruction"):
-        line.append(("--" if getattr(args, flag) else "--no-") + flag.replace("_", "-"))
+    line.append(("--" if args.riemann_reconstruction else "--no-") + "riemann-reconstruction")
     for flag in ("av_switch", "av_balsara"):
         if getattr(args, flag):
             line.append("--" + flag.replace("_", "-"))

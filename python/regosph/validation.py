@@ -195,7 +195,8 @@ def dissipation_line(physics, integrator=None):
     extra = "".join(
         text for text, on in (
             (f", damps {physics.get('riemann_pairs')} pairs", "riemann_pairs" in physics),
-            (", stress jump", physics.get("riemann_stress_jump", False)),
+            (f", stress jump in the {physics.get('riemann_stress_jump', '').replace('_', ' ')}",
+             "riemann_stress_jump" in physics),
             (f", density diffusion delta {physics.get('density_diffusion', 0.0):.3g}",
              "density_diffusion" in physics),
             (", linear reconstruction", "riemann_reconstruction" in physics),

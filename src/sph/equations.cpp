@@ -356,7 +356,10 @@ template <class S>
         rhs::term<rhs::Continuity<S>>(),
         rhs::term_if<S::Loads, rhs::WallProjection<S>>(walls),
         rhs::term_if<S::Riemann, rhs::RiemannStressJump<S>>(
-            pp.riemann_stress_jump && mt.can_yield[material_a], pp.riemann_reconstruction),
+            pp.riemann_stress_jump != PhysicsParameters::StressJump::none &&
+                mt.can_yield[material_a],
+            pp.riemann_stress_jump == PhysicsParameters::StressJump::continuity_and_strain_rate,
+            pp.riemann_reconstruction),
         rhs::term<rhs::VelocityGradient<S>>(),
         rhs::term_if<!S::Riemann, rhs::ArtificialViscosity<S>>(pp.av_alpha, pp.av_beta),
         rhs::term_if<S::Riemann, rhs::RiemannDissipation<S>>(
@@ -832,6 +835,11 @@ constexpr std::pair<Dissipation, const char*> kDissipationNames[] = {
     {Dissipation::monaghan, "monaghan"}, {Dissipation::riemann, "riemann"}};
 constexpr std::pair<RiemannPairs, const char*> kRiemannPairsNames[] = {
     {RiemannPairs::approaching, "approaching"}, {RiemannPairs::separating, "separating"}};
+using StressJump = PhysicsParameters::StressJump;
+constexpr std::pair<StressJump, const char*> kStressJumpNames[] = {
+    {StressJump::none, "none"},
+    {StressJump::continuity, "continuity"},
+    {StressJump::continuity_and_strain_rate, "continuity_and_strain_rate"}};
 constexpr std::pair<WallContact, const char*> kWallContactNames[] = {
     {WallContact::bonded, "bonded"},
     {WallContact::unilateral, "unilateral"},
@@ -848,6 +856,13 @@ const char* riemann_pairs_name(RiemannPairs r) { return name_of<RiemannPairs>(kR
 
 RiemannPairs riemann_pairs_from_name(const std::string& name) {
     return from_name<RiemannPairs>(kRiemannPairsNames, name, "physics.riemann_pairs", "a choice");
+}
+
+const char* stress_jump_name(StressJump j) { return name_of<StressJump>(kStressJumpNames, j); }
+
+StressJump stress_jump_from_name(const std::string& name) {
+    return from_name<StressJump>(kStressJumpNames, name, "physics.riemann_stress_jump",
+                                 "a choice");
 }
 
 const char* wall_contact_name(WallContact c) { return name_of<WallContact>(kWallContactNames, c); }

@@ -85,8 +85,14 @@ struct PhysicsParameters {
     double density_diffusion = 0.0;
     // The Riemann solver's normal-stress jump (RiemannStressJump, rhs_terms.hpp): the pair's
     // interface velocity moves by (P_a - P_b) / Zbar along the pair, P = -e . sigma . e; for
-    // particles of materials that can yield (MaterialTable::can_yield).
-    bool riemann_stress_jump = false;
+    // particles of materials that can yield (MaterialTable::can_yield). Where it enters:
+    // 'continuity', the density rate only (the form of SPHinXsys's plastic continuum, whose
+    // pressure jump enters its continuity equation); 'continuity_and_strain_rate', the velocity
+    // gradient that the constitutive update takes too (its share of the stress power is then
+    // the scheme's loss). With the jump in the strain rate a prepared bed creeps at its free
+    // surface and its walls; in the continuity only it stays at rest (docs/guide/physics.md).
+    enum class StressJump { none, continuity, continuity_and_strain_rate };
+    StressJump riemann_stress_jump = StressJump::none;
     // The soil's contact with the walls, tools and bodies that do not name their own
     // (Body::interface; InterfaceLaw, body_loads.hpp): 'tension_cut' (the soil separates
     // where it pulls beyond wall_adhesion [Pa]), 'unilateral' or 'bonded'.
@@ -124,6 +130,10 @@ WallContact wall_contact_from_name(const std::string& name,
 // std::invalid_argument naming physics.riemann_pairs for another name.
 const char* riemann_pairs_name(PhysicsParameters::RiemannPairs r);
 PhysicsParameters::RiemannPairs riemann_pairs_from_name(const std::string& name);
+// "none" / "continuity" / "continuity_and_strain_rate" (run.json, Python), and back; the latter
+// throws std::invalid_argument naming physics.riemann_stress_jump for another name.
+const char* stress_jump_name(PhysicsParameters::StressJump j);
+PhysicsParameters::StressJump stress_jump_from_name(const std::string& name);
 
 // Per-material data the particle loops need, computed once per run.
 struct MaterialTable {

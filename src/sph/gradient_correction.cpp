@@ -101,7 +101,8 @@ void prepass_impl(const ParticleSet& p, const NeighbourList& nl, const MaterialT
                   const PhysicsParameters& pp, std::vector<double>& out) {
     constexpr int stride = prepass_stride(Dim);
     constexpr int kTensor = pair_terms::kPackedSize<Dim>;
-    const bool stress_gradient = pp.riemann_reconstruction && pp.riemann_stress_jump;
+    const bool stress_gradient =
+        pp.riemann_reconstruction && pp.riemann_stress_jump != PhysicsParameters::StressJump::none;
     const std::size_t n = p.owned(), n_all = p.size();
     out.resize(n_all * stride);
     // The particles of the step's partition (NeighbourList::partition), each thread its own

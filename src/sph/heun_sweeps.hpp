@@ -87,7 +87,8 @@ void list_stage_arrays_of(ParticleSet& p, Saved&& saved, const StateRates& k1,
 }
 
 // The corrector of summed_rates, adding (dt/2 (r2 - r1))^2 to sq[a - first] (the field's
-// step error, StepError).
+// step error, StepError) if kWithError.
+template <bool kWithError>
 [[gnu::always_inline]] inline void correct_summed(double* y, const double* y0, const double* r1,
                                                   const double* r2, const ParticleKind* kind,
                                                   double dt, double* sq, std::size_t first,
@@ -96,8 +97,10 @@ void list_stage_arrays_of(ParticleSet& p, Saved&& saved, const StateRates& k1,
     for (std::size_t a = first; a < last; ++a) {
         const double k1 = r1[a], k2 = r2[a];
         const double yn = y0[a] + 0.5 * dt * (k1 + k2);
-        const double e = 0.5 * dt * (k2 - k1);
-        sq[a - first] += e * e;
+        if constexpr (kWithError) {
+            const double e = 0.5 * dt * (k2 - k1);
+            sq[a - first] += e * e;
+        }
         const double ya = y[a];
         y[a] = kind[a] == ParticleKind::dynamic ? yn : ya;
     }
@@ -141,13 +144,14 @@ void list_stage_arrays_of(ParticleSet& p, Saved&& saved, const StateRates& k1,
 
 // One stage's update of the particles [first, last) in every integrated array (the list of
 // list_stage_arrays_of): predictor (final == false) or corrector, in each field's HeunForm;
-// the corrector adds each field's step error into error / not_finite (add_step_error). `sq`:
+// the corrector adds each field's step error into error / not_finite (add_step_error) if
+// step_error (SSP-RK3's second stage, a corrector over half the step, has none). `sq`:
 // last - first zeros of scratch, left zero.
 [[gnu::always_inline]] inline void sweep_fields(const std::vector<StageArray>& arrays,
                                                 const ParticleKind* kind, const double* h,
-                                                double dt, bool final, std::size_t first,
-                                                std::size_t last, double* error,
-                                                double* not_finite, double* sq) {
+                                                double dt, bool final, bool step_error,
+                                                std::size_t first, std::size_t last,
+                                                double* error, double* not_finite, double* sq) {
     // Weights of k1 and k2 of weighted_rates: dt and 0 (predictor), dt/2 and dt/2 (corrector).
     const double w1 = final ? 0.5 * dt : dt;
     const double w2 = final ? 0.5 * dt : 0.0;
@@ -160,9 +164,11 @@ void list_stage_arrays_of(ParticleSet& p, Saved&& saved, const StateRates& k1,
             weighted_sweep(y, y0, r1, r2, kind, w1, w2, first, last);
         else if (!final)
             predict_summed(y, y0, r1, kind, dt, first, last);
+        else if (step_error)
+            correct_summed<true>(y, y0, r1, r2, kind, dt, sq, first, last);
         else
-            correct_summed(y, y0, r1, r2, kind, dt, sq, first, last);
-        if (!final || !s.closes_field) continue;
+            correct_summed<false>(y, y0, r1, r2, kind, dt, sq, first, last);
+        if (!final || !step_error || !s.closes_field) continue;
         if (s.integration.error != StepError::none) {
             if (s.scalar) {
 #pragma omp simd

@@ -387,8 +387,9 @@ double AdaptiveHeun::stage_update(ParticleSet& p, const MaterialTable& mt,
         // Per particle of the chunk: the largest step error and the count of non-finite
         // values (corrector).
         std::array<double, kUpdateChunk> error{}, not_finite{}, scratch{};
-        sweep_fields(stage_arrays_, kind, p.h.data(), sweep_dt, final, first, last, error.data(),
-                     not_finite.data(), scratch.data());
+        sweep_fields(stage_arrays_, kind, p.h.data(), sweep_dt, final,
+                     stage == Stage::corrector, first, last, error.data(), not_finite.data(),
+                     scratch.data());
 
         // Each material's correction, over each run of dynamic particles of one material
         // (correct_stresses; the elastic solid's sweep vectorises). corrected: whether the
@@ -473,7 +474,8 @@ double AdaptiveHeun::correction_work(const Material& material, const std::vector
     MaterialState s0{start.rho[a], {}, h0.data()};
     for (int c = 0; c < kSymComponents; ++c) s0.sigma[c] = start.stress[c][a];
     const double e0 = start.mass[a] * strain_energy(material, s0);
-    const double e1 = p.mass[a] * strain_energy(material, MaterialState{p.rho[a], sigma, h1.data()});
+    const double e1 =
+        p.mass[a] * strain_energy(material, MaterialState{p.rho[a], sigma, h1.data()});
     const double stored = 0.5 * dt * (k1_.stress_power[a] - k1_.power[kPlasticPower][a] +
                                       k2_.stress_power[a] - k2_.power[kPlasticPower][a]);
     return e0 + stored - e1;
@@ -611,16 +613,16 @@ double AdaptiveHeun::ssp_rk3_stage(ParticleSet& p, NeighbourList& nl, const Mate
     clock = std::chrono::steady_clock::now();
     combine_rates(p, nl.partition(p), dt);
     times_.updates += seconds_since(clock);
-    return (power_1 + power_2 + 4.0 * power_3) / 3.0 - power_1;
+    return ssp_rk3_rate(power_1, power_2, power_3);
 }
 
 namespace {
-// SSP-RK3's combined rate in Heun's corrector form (TimeScheme): r2 = (r1 + r2 + 4 r3) / 3 - r1.
+// SSP-RK3's combined rate in Heun's corrector form (ssp_rk3_rate) over [first, last).
 void combine(std::vector<double>& r2, const std::vector<double>& r1, const std::vector<double>& r3,
              std::size_t first, std::size_t last) {
     last = std::min(last, r2.size());
 #pragma omp simd
-    for (std::size_t a = first; a < last; ++a) r2[a] = (r1[a] + r2[a] + 4.0 * r3[a]) / 3.0 - r1[a];
+    for (std::size_t a = first; a < last; ++a) r2[a] = ssp_rk3_rate(r1[a], r2[a], r3[a]);
 }
 }  // namespace
 
@@ -645,10 +647,12 @@ void AdaptiveHeun::combine_rates(ParticleSet& p, const parallel::Partition& part
             if constexpr (std::is_same_v<A, std::vector<double>>) {
                 combine(r2, r1, r3, first, last);
             } else {
-                for (std::size_t c = 0; c < r2.size(); ++c) combine(r2[c], r1[c], r3[c], first, last);
+                for (std::size_t c = 0; c < r2.size(); ++c)
+                    combine(r2[c], r1[c], r3[c], first, last);
             }
         });
-        for (int c = 0; c < kEnergyRates; ++c) combine(k2_.power[c], k1_.power[c], k3_.power[c], first, last);
+        for (int c = 0; c < kEnergyRates; ++c)
+            combine(k2_.power[c], k1_.power[c], k3_.power[c], first, last);
         combine(k2_.stress_power, k1_.stress_power, k3_.stress_power, first, last);
         for (std::size_t a = first; a < std::min(last, k2_.yielding.size()); ++a)
             k2_.yielding[a] |= k3_.yielding[a];
@@ -659,7 +663,7 @@ void AdaptiveHeun::combine_rates(ParticleSet& p, const parallel::Partition& part
             double* v = p.v[c].data();
             for (std::size_t a = first; a < last; ++a)
                 if (kind[a] == ParticleKind::dynamic)
-                    v[a] = ((v0[a] + dt * a1[a]) + 4.0 * v[a] - 2.0 * v0[a]) / 3.0;
+                    v[a] = ssp_rk3_rate(v0[a], v0[a] + dt * a1[a], v[a]);
         }
     });
     for (std::size_t b = 0; b < k2_.loads.size(); ++b) {
@@ -668,8 +672,7 @@ void AdaptiveHeun::combine_rates(ParticleSet& p, const parallel::Partition& part
         for (auto member : {&BodyLoad::force, &BodyLoad::torque, &BodyLoad::contact_force,
                             &BodyLoad::contact_torque})
             for (int d = 0; d < 3; ++d)
-                (l2.*member)[d] = ((l1.*member)[d] + (l2.*member)[d] + 4.0 * (l3.*member)[d]) / 3.0 -
-                                  (l1.*member)[d];
+                (l2.*member)[d] = ssp_rk3_rate((l1.*member)[d], (l2.*member)[d], (l3.*member)[d]);
     }
 }
 

@@ -21,23 +21,10 @@
 #include "sph/equations.hpp"
 #include "sph/heun_sweeps.hpp"
 #include "sph/neighbours.hpp"
+#include "sph/time_scheme.hpp"
 
 namespace regosph {
 
-// The time-stepping method. Heun's method multiplies an undamped oscillation of frequency
-// omega by sqrt(1 + (omega dt)^4 / 4) per step: a dissipation linear in the velocity jump
-// (Monaghan's viscosity) out-damps that growth, the Riemann solver's limited one (quadratic in
-// small jumps) does not, and a bed at rest starts to move (docs/guide/physics.md,
-// validation/bed_rest). SSP-RK3's stability region contains the imaginary axis up to
-// |omega dt| = sqrt(3): an undamped oscillation is damped by (omega dt)^4 / 24 per step.
-//   ssp_rk3:  y1 = y0 + dt k1,  y2 = y0 + dt/4 (k1 + k2)  (at t + dt/2, rates k3),
-//             y = y0 + dt/6 (k1 + k2 + 4 k3),
-// written as Heun's corrector y0 + dt/2 (k1 + k2') with k2' = (k1 + k2 + 4 k3) / 3 - k1, so that
-// every part of the step that takes the corrector's weights (the fields, the rigid bodies, the
-// loads, the energy budget, Bui's correction work) takes SSP-RK3's; the error estimate
-// dt/2 |k2' - k1| is then SSP-RK3's solution against Euler's. Three right-hand sides per step
-// instead of two.
-enum class TimeScheme { heun, ssp_rk3 };
 // "heun" / "ssp_rk3" (run.json, Python), and back; the latter throws std::invalid_argument
 // naming integrator.scheme for another name.
 const char* time_scheme_name(TimeScheme s);

@@ -424,11 +424,13 @@ struct RiemannDissipation {
 // enters the continuity and the strain rate gains (P_a - P_b) / Zbar e, Zbar = (rho_a c_a +
 // rho_b c_b) / 2. A particle pressed harder than its neighbour expands against it: particle-
 // scale stress noise relaxes at the acoustic rate, while a smooth stress field (jumps of order
-// h grad sigma) is left almost alone. Not limited (the velocity-jump part is). Its work on the
-// stress, sum_b m_b dU (dW/dr) e . (sigma_a / rho_a^2) . e per unit m_a (with the kernel
-// correction sigma_a L_a, as in a's corrected strain rate), is a loss (sum over the pairs of
-// -(P_a - P_b)^2 dW/dr / (Zbar rho^2) >= 0), handed to the budget with the scheme's
-// (PairSums::viscous). A wall partner enters with its extrapolated density and
+// h grad sigma) is left almost alone. Not limited (the velocity-jump part is). It enters a's
+// density rate and, with `strain_rate` (PhysicsParameters::StressJump), a's strain
+// rate; its work on the stress there, sum_b m_b dU (dW/dr) e . (sigma_a / rho_a^2) . e per
+// unit m_a (with the kernel correction sigma_a L_a, as in a's corrected strain rate), is a
+// loss (sum over the pairs of -(P_a - P_b)^2 dW/dr / (Zbar rho^2) >= 0), handed to the budget
+// with the scheme's (PairSums::viscous). In the density rate only it does no work: the
+// soil's stress is integrated from its strain rate, the density sets its particles' volumes. A wall partner enters with its extrapolated density and
 // stress and a's sound speed (it has none of its own): a particle pressed harder than the wall
 // extrapolates from its neighbours relaxes towards them, as against a soil partner; without it
 // a wall row's jump is balanced on one side only. Not across a wall pair that WallSeparation
@@ -448,13 +450,15 @@ struct RiemannStressJump {
     using R = Record<S>;
     static constexpr int kGrad = R::kReconstruction ? Dim * R::kTensor : 1;
     bool on;
+    bool strain_rate;  // the jump enters a's velocity gradient too
     bool reconstruct;  // PhysicsParameters::riemann_reconstruction
     double sa[R::kTensor];
     double sm[R::kStress];  // a's stress as the momentum term reads it (with the pre-pass)
     double grad_a[kGrad] = {};  // a's stress gradient, with the reconstruction
     double rho_a = 0.0, c_a = 0.0;
     Vec8 div, loss;
-    RiemannStressJump(bool on_, bool reconstruct_) : on(on_), reconstruct(reconstruct_) {}
+    RiemannStressJump(bool on_, bool strain_rate_, bool reconstruct_)
+        : on(on_), strain_rate(strain_rate_), reconstruct(reconstruct_) {}
     void begin(const ParticleA<S>& a) {
         for (int t = 0; t < R::kTensor; ++t) sa[t] = a.at(R::plain_stress + t);
         for (int t = 0; t < R::kStress; ++t) sm[t] = a.at(R::stress + t);
@@ -518,11 +522,13 @@ struct RiemannStressJump {
         // (P_a - P_b) / Zbar
         const Vec8 du = pair.inside && !pair.stress_free ? jump * inv_zbar : zero;
         // e . grad_a W: zero for a wall pair out of contact (WallSeparation clears its grad).
+        Vec8 dw_dr = zero;
+        for (int d = 0; d < Dim; ++d) dw_dr += e[d] * pair.grad[d];
+        div += pair.field(R::volume) * du * dw_dr;
+        if (!strain_rate) return;
         // The loss is the jump's share of a's stress power, so with the stress as the momentum
         // term has it: e . (sigma_a L_a / rho_a^2) . grad_a W under the kernel correction
         // (the strain rate is then corrected too), snn_a dW/dr otherwise.
-        Vec8 dw_dr = zero;
-        for (int d = 0; d < Dim; ++d) dw_dr += e[d] * pair.grad[d];
         Vec8 e_s_grad = snn_a * dw_dr;  // grad_a W = e dW/dr
         if constexpr (S::Prepass) {
             e_s_grad = zero;
@@ -530,7 +536,6 @@ struct RiemannStressJump {
                 for (int j = 0; j < Dim; ++j) e_s_grad += e[i] * sm[i * Dim + j] * pair.grad[j];
         }
         for (int d = 0; d < Dim; ++d) pair.dv_strain[d] += du * e[d];
-        div += pair.field(R::volume) * du * dw_dr;
         loss += pair.m_b * du * e_s_grad;
     }
     void rows(const Vec8** r) const {

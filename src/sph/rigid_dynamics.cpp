@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/eigen.hpp"
+#include "sph/time_scheme.hpp"
 #include <nlohmann/json.hpp>
 
 
@@ -117,14 +118,12 @@ RigidMotion RigidMotion::make(const MotionInput& in, const std::string& where) {
 
 void RigidMotion::rates(int stage, const BodyLoad& load, const std::array<double, 3>& gravity,
                         double t, int dim) {
-    if (stage == 3) {  // SSP-RK3: k2 becomes the combined rate (integrator.hpp, TimeScheme)
+    if (stage == 3) {  // SSP-RK3: k2 becomes the combined rate (time_scheme.hpp)
         const RigidRates k3 = rigid_rates(body, body.state, load, gravity, t, dim);
         for (auto member : {&RigidRates::centre, &RigidRates::velocity,
                             &RigidRates::angular_velocity, &RigidRates::angular_momentum})
             for (int d = 0; d < 3; ++d)
-                (k2.*member)[d] =
-                    ((k1.*member)[d] + (k2.*member)[d] + 4.0 * (k3.*member)[d]) / 3.0 -
-                    (k1.*member)[d];
+                (k2.*member)[d] = ssp_rk3_rate((k1.*member)[d], (k2.*member)[d], (k3.*member)[d]);
         return;
     }
     (stage == 1 ? k1 : k2) = rigid_rates(body, body.state, load, gravity, t, dim);

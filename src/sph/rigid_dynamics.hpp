@@ -83,7 +83,7 @@ struct RigidMotion {
     void save_start() { start = body.state; }
     void restore_start() { body.state = start; }
     // Stage rates (stage 1 or 2) from an evaluation's load at time t; stage 3, SSP-RK3's third
-    // rates, combined into k2 (integrator.hpp, TimeScheme).
+    // rates, combined into k2 (time_scheme.hpp).
     void rates(int stage, const BodyLoad& load, const std::array<double, 3>& gravity, double t,
                int dim);
     // Predictor (final = false): y = y0 + dt k1; corrector: y = y0 + dt/2 (k1 + k2). t is the

@@ -540,7 +540,8 @@ void Simulation::validate_setup() const {
     constexpr auto riemann = PhysicsParameters::Dissipation::riemann;
     constexpr auto monaghan = PhysicsParameters::Dissipation::monaghan;
     scheme_option(physics_.density_diffusion > 0.0, "density_diffusion", riemann);
-    scheme_option(physics_.riemann_stress_jump, "riemann_stress_jump", riemann);
+    scheme_option(physics_.riemann_stress_jump != PhysicsParameters::StressJump::none,
+                  "riemann_stress_jump", riemann);
     scheme_option(physics_.riemann_reconstruction, "riemann_reconstruction", riemann);
     if (!(std::isfinite(physics_.hourglass_control) && physics_.hourglass_control >= 0.0))
         throw std::invalid_argument("physics: hourglass_control must be >= 0");
@@ -709,7 +710,8 @@ io::Json describe_physics(const PhysicsParameters& pp) {
         if (pp.riemann_pairs != PhysicsParameters::RiemannPairs::approaching)
             j["riemann_pairs"] = riemann_pairs_name(pp.riemann_pairs);
         if (pp.density_diffusion > 0.0) j["density_diffusion"] = pp.density_diffusion;
-        if (pp.riemann_stress_jump) j["riemann_stress_jump"] = true;
+        if (pp.riemann_stress_jump != PhysicsParameters::StressJump::none)
+            j["riemann_stress_jump"] = stress_jump_name(pp.riemann_stress_jump);
         if (pp.riemann_reconstruction) j["riemann_reconstruction"] = "linear";
         if (pp.hourglass_control > 0.0) j["hourglass_control"] = pp.hourglass_control;
     }

@@ -145,11 +145,11 @@ double heun_step(ParticleSet& p, double dt, const std::function<void(Derivatives
     Derivatives k1, k2;
     rates(k1);
     list_stage_arrays_of(p, saved, k1, k1, false, false, stage);
-    sweep_fields(stage, p.kind.data(), p.h.data(), dt, false, 0, n, error.data(),
+    sweep_fields(stage, p.kind.data(), p.h.data(), dt, false, false, 0, n, error.data(),
                  not_finite.data(), scratch.data());
     rates(k2);
     list_stage_arrays_of(p, saved, k1, k2, false, true, stage);
-    sweep_fields(stage, p.kind.data(), p.h.data(), dt, true, 0, n, error.data(),
+    sweep_fields(stage, p.kind.data(), p.h.data(), dt, true, true, 0, n, error.data(),
                  not_finite.data(), scratch.data());
     for (const double bad : not_finite)
         if (bad != 0.0) return std::numeric_limits<double>::infinity();

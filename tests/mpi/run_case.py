@@ -35,8 +35,9 @@ unilateral: the rigid case with the unilateral contact of soil and walls
 (physics.wall_contact) and the disc's own 'tension_cut' contact (the cohesive bed holds no
 tension on it as it rebounds), the soil with the artificial stress.
 rk3: the rigid case stepped by SSP-RK3 (integrator.scheme: three evaluations per step, the
-bodies' rates and loads combined) with the Riemann solver's reconstructed jump and the
-limiter's floor (physics.riemann_limiter_floor).
+bodies' rates and loads combined) with the Riemann solver's reconstructed jump, the
+limiter's floor (physics.riemann_limiter_floor) and the stress jump in the soil's density rate
+(physics.riemann_stress_jump = "continuity").
 porous: the piston of validation/compaction_front/run.py driven into the porous column at 5 mm
 for 15 ms (the compaction front crosses the ranks' cuts; the distension and volumetric strain,
 history variables, travel with migrating particles and halo copies).
@@ -59,7 +60,7 @@ def riemann():
     from regosph.examples import soil_collapse
     sim = soil_collapse.build(spacing=2 * soil_collapse.PAPER_SPACING, dissipation="riemann",
                               law="MuIRheology")
-    sim.physics.riemann_stress_jump = True
+    sim.physics.riemann_stress_jump = "continuity_and_strain_rate"
     sim.physics.riemann_reconstruction = True
     sim.physics.density_diffusion = 0.1
     soil = [m.name for m in sim.materials].index("aluminium bars")
@@ -182,6 +183,7 @@ def rk3():
     sim.physics.dissipation = "riemann"
     sim.physics.riemann_reconstruction = True
     sim.physics.riemann_limiter_floor = 0.03
+    sim.physics.riemann_stress_jump = "continuity"
     return sim, end_time, interval
 
 

@@ -25,17 +25,17 @@ def test_the_command_lines_defaults_are_the_physics_defaults():
     options = parsed([])
     assert {f: getattr(options, f) for f in FIELDS} == {f: getattr(physics, f) for f in FIELDS}
     assert (options.dissipation, options.riemann_stress_jump, options.riemann_reconstruction) == (
-        "monaghan", False, False)
+        "monaghan", "none", False)
     assert options.density_diffusion == 0.0 and options.hourglass_control == 0.0
 
 
 def test_a_studys_case_is_its_command_line():
-    options = run_control.dissipation_options(dissipation="riemann", riemann_stress_jump=True,
+    options = run_control.dissipation_options(dissipation="riemann",
+                                              riemann_stress_jump="continuity",
                                               density_diffusion=0.1, riemann_limiter=20.0)
     assert vars(options) == vars(parsed(["--dissipation", "riemann", "--riemann-stress-jump",
-                                         "--density-diffusion", "0.1",
+                                         "continuity", "--density-diffusion", "0.1",
                                          "--riemann-limiter", "20"]))
-    assert vars(parsed(["--riemann-stress-jump", "--no-riemann-stress-jump"])) == vars(parsed([]))
     assert vars(parsed(run_control.dissipation_command_line(options))) == vars(options)
     monaghan = run_control.dissipation_options(dissipation="monaghan", av_balsara=True)
     assert vars(parsed(run_control.dissipation_command_line(monaghan))) == vars(monaghan)
@@ -45,10 +45,11 @@ def test_a_studys_case_is_its_command_line():
 def test_the_options_reach_the_physics():
     sim = rs.Simulation(dim=2)
     run_control.apply_dissipation(sim, run_control.dissipation_options(
-        dissipation="riemann", riemann_stress_jump=True, density_diffusion=0.1,
+        dissipation="riemann", riemann_stress_jump="continuity", density_diffusion=0.1,
         hourglass_control=4.0, riemann_limiter=20.0))
     assert sim.physics.dissipation == "riemann"
-    assert sim.physics.riemann_stress_jump and sim.physics.riemann_limiter == 20.0
+    assert sim.physics.riemann_stress_jump == "continuity"
+    assert sim.physics.riemann_limiter == 20.0
     assert sim.physics.density_diffusion == 0.1 and sim.physics.hourglass_control == 4.0
 
 

@@ -49,7 +49,8 @@ CASES = {
     "riemann, elastic bed": ({"dissipation": "riemann"}, ELASTIC_COHESION),
     "monaghan, alpha = beta = 0": ({"av_alpha": 0.0, "av_beta": 0.0}, COHESION),
     "riemann + stress jump (reconstructed) + delta 0.1": (
-        {"dissipation": "riemann", "riemann_stress_jump": True, "density_diffusion": 0.1,
+        {"dissipation": "riemann", "riemann_stress_jump": "continuity_and_strain_rate",
+         "density_diffusion": 0.1,
          "riemann_reconstruction": True}, COHESION),
     "riemann, SSP-RK3": ({"dissipation": "riemann", "time_scheme": "ssp_rk3"}, COHESION),
     "riemann, SSP-RK3, floor 0.03 (reconstructed)": (RK3_FLOOR, COHESION),

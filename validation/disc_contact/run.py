@@ -141,6 +141,8 @@ def main(argv=None):
                "riemann_limiter": (args.riemann_limiter if args.riemann_limiter is not None
                                    else rs.Simulation(dim=2).physics.riemann_limiter),
                "riemann_reconstruction": args.riemann_reconstruction,
+               "riemann_limiter_floor": args.riemann_limiter_floor,
+               "time_scheme": args.time_scheme,
                "hourglass_control": args.hourglass_control,
                "density_diffusion": args.density_diffusion,
                "riemann_stress_jump": args.riemann_stress_jump}

@@ -2,7 +2,7 @@
 """Steady uniform flow of a mu(I) layer down a rough incline (2D plane strain): one angle.
 
     /usr/bin/python3 validation/incline_flow/run.py --angle 26 [--dissipation riemann]
-        [--riemann-stress-jump] [--density-diffusion 0.1] [...] [--spacing 1e-3] [--length 0.6]
+        [--riemann-stress-jump continuity] [--density-diffusion 0.1] [...] [--spacing 1e-3] [--length 0.6]
         [--end-time 0.25] [--smooth-base] [--output runs/incline_26]
 
 The dissipation's options are those of every run script (run_control.add_dissipation_arguments).
@@ -202,7 +202,10 @@ def scheme_name(options):
     if options.dissipation == "monaghan":  # the Riemann solver's options do not apply
         return options.dissipation + step
     return options.dissipation + "".join(
-        text for text, on in ((" + stress jump", options.riemann_stress_jump),
+        text for text, on in ((" + stress jump", options.riemann_stress_jump ==
+                               "continuity_and_strain_rate"),
+                              (" + stress jump (continuity)",
+                               options.riemann_stress_jump == "continuity"),
                               (f" + density diffusion {options.density_diffusion:g}",
                                options.density_diffusion > 0.0),
                               (" + reconstruction", options.riemann_reconstruction),

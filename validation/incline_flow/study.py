@@ -22,8 +22,9 @@ from regosph import run_control, validation
 # those of the last, the complete Riemann solver.
 SCHEMES = tuple(run_control.dissipation_options(**settings) for settings in (
     {"dissipation": "monaghan"},
-    {"dissipation": "riemann", "riemann_stress_jump": False, "density_diffusion": 0.0},
-    {"dissipation": "riemann", "riemann_stress_jump": True, "density_diffusion": 0.0}))
+    {"dissipation": "riemann", "riemann_stress_jump": "none", "density_diffusion": 0.0},
+    {"dissipation": "riemann", "riemann_stress_jump": "continuity_and_strain_rate",
+     "density_diffusion": 0.0}))
 REQUIRED = incline.scheme_name(SCHEMES[-1])
 TOLERANCE = 0.10  # on beta
 

@@ -5,7 +5,7 @@
         [--spacing 2.582e-3] [--viscosity-sound-speed 0] [--compare-only]
         [--kernel-correction] [--av-balsara] [--dissipation riemann]
         [--law MohrCoulomb] [--dilatancy-angle 19.8] [--gravity 9.81e-3] [--geostatic]
-        [--riemann-pairs separating] [--density-diffusion 0.1] [--riemann-stress-jump]
+        [--riemann-pairs separating] [--density-diffusion 0.1] [--riemann-stress-jump continuity]
         [--riemann-reconstruction] [--hourglass-control 4]
         [--law MuIRheology --grain-diameter 1.5e-3]
 
@@ -48,7 +48,8 @@ def numerics_text(args):
         ("kernel correction", args.kernel_correction), ("Balsara switch", args.av_balsara),
         ("Morris-Monaghan switch", args.av_switch),
         ("Riemann dissipation", args.dissipation == "riemann"),
-        ("stress jump", args.riemann_stress_jump),
+        (f"stress jump ({args.riemann_stress_jump.replace('_', ' ')})",
+         args.riemann_stress_jump != "none"),
         ("damping separating pairs", args.riemann_pairs == "separating"),
         ("linear reconstruction", args.riemann_reconstruction),
         (f"hourglass control {args.hourglass_control:g}", args.hourglass_control > 0.0),
@@ -123,8 +124,8 @@ def build_case(args):
         metadata["av_switch"] = "Morris & Monaghan 1997"
     if args.dissipation != "monaghan":
         metadata["dissipation"] = args.dissipation
-    if args.riemann_stress_jump:
-        metadata["riemann_stress_jump"] = "on"
+    if args.riemann_stress_jump != "none":
+        metadata["riemann_stress_jump"] = args.riemann_stress_jump
     if args.law != "DruckerPrager":
         metadata["law"] = args.law
     if args.law == "MuIRheology":
