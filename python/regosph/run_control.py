@@ -133,8 +133,8 @@ def apply_dissipation(sim, args):
 
 def dissipation_options(**settings):
     """add_dissipation_arguments' options at their defaults with `settings` changed (argparse's
-    names: dissipation="riemann", riemann_stress_jump="continuity", ...): a study's case as its command
-    line would give it, for apply_dissipation."""
+    names: dissipation="riemann", riemann_stress_jump="continuity", ...): a study's case as
+    its command line would give it, for apply_dissipation."""
     ap = argparse.ArgumentParser()
     add_dissipation_arguments(ap)
     options = ap.parse_args([])

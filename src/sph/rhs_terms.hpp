@@ -419,30 +419,28 @@ struct RiemannDissipation {
 
 // The normal-stress jump of the acoustic Riemann solver (Zhang, Hu & Adams 2017, eq. 19: the
 // interface velocity U* = (U_L + U_R) / 2 + (P_L - P_R) / (2 rhobar cbar); SPHinXsys's
-// DissipativeUJump) for a stress-carrying material: along e = x_ab / r the pair's Riemann
-// problem is that of the normal stress, P = -e . sigma . e, so the relative velocity that
-// enters the continuity and the strain rate gains (P_a - P_b) / Zbar e, Zbar = (rho_a c_a +
-// rho_b c_b) / 2. A particle pressed harder than its neighbour expands against it: particle-
-// scale stress noise relaxes at the acoustic rate, while a smooth stress field (jumps of order
-// h grad sigma) is left almost alone. Not limited (the velocity-jump part is). It enters a's
-// density rate and, with `strain_rate` (PhysicsParameters::StressJump), a's strain
-// rate; its work on the stress there, sum_b m_b dU (dW/dr) e . (sigma_a / rho_a^2) . e per
-// unit m_a (with the kernel correction sigma_a L_a, as in a's corrected strain rate), is a
-// loss (sum over the pairs of -(P_a - P_b)^2 dW/dr / (Zbar rho^2) >= 0), handed to the budget
-// with the scheme's (PairSums::viscous). In the density rate only it does no work: the
-// soil's stress is integrated from its strain rate, the density sets its particles' volumes. A wall partner enters with its extrapolated density and
-// stress and a's sound speed (it has none of its own): a particle pressed harder than the wall
-// extrapolates from its neighbours relaxes towards them, as against a soil partner; without it
-// a wall row's jump is balanced on one side only. Not across a wall pair that WallSeparation
-// frees or leaves stress-free. Only for a particle a whose material can yield (`on`): in an
-// elastic solid the jump damps the waves like a viscosity of order rho c h
+// DissipativeUJump) for a stress-carrying material: along e = x_ab / r the pair's Riemann problem
+// is that of the normal stress, P = -e . sigma . e, so the relative velocity gains (P_a - P_b) /
+// Zbar e, Zbar = (rho_a c_a + rho_b c_b) / 2. A particle pressed harder than its neighbour expands
+// against it: particle-scale stress noise relaxes at the acoustic rate, while a smooth stress field
+// (jumps of order h grad sigma) is left almost alone. Not limited (the velocity-jump part is). It
+// enters a's density rate and, with `strain_rate` (PhysicsParameters::StressJump), a's strain rate;
+// its work on the stress there, sum_b m_b dU (dW/dr) e . (sigma_a / rho_a^2) . e per unit m_a (with
+// the kernel correction sigma_a L_a, as in a's corrected strain rate), is a loss (sum over the
+// pairs of -(P_a - P_b)^2 dW/dr / (Zbar rho^2) >= 0), handed to the budget with the scheme's
+// (PairSums::viscous). In the density rate only it does no work: the soil's stress is integrated
+// from its strain rate, the density sets its particles' volumes. A wall partner enters with its
+// extrapolated density and stress and a's sound speed (it has none of its own): a particle pressed
+// harder than the wall extrapolates from its neighbours relaxes towards them, as against a soil
+// partner; without it a wall row's jump is balanced on one side only. Not across a wall pair that
+// WallSeparation frees or leaves stress-free. Only for a particle a whose material can yield
+// (`on`): in an elastic solid the jump damps the waves like a viscosity of order rho c h
 // (docs/guide/physics.md); the solids' remedy is the hourglass control. Reads sigma / rho^2
-// (Record::plain_stress), with or without the gradient pre-pass. With the linear
-// reconstruction (`reconstruct`, PhysicsParameters::riemann_reconstruction) the jump is that
-// of the stresses reconstructed at the pair's midpoint from each side's stress gradient
-// (Record::grad_stress), limited by the plain jump (minmod): a linear stress field has no
-// jump, at a free surface either, where the plain jump of the geostatic gradient is one-sided
-// (tests/cpp/test_equations.cpp).
+// (Record::plain_stress), with or without the gradient pre-pass. With the linear reconstruction
+// (`reconstruct`, PhysicsParameters::riemann_reconstruction) the jump is that of the stresses
+// reconstructed at the pair's midpoint from each side's stress gradient (Record::grad_stress),
+// limited by the plain jump (minmod): a linear stress field has no jump, at a free surface either,
+// where the plain jump of the geostatic gradient is one-sided (tests/cpp/test_equations.cpp).
 template <class S>
 struct RiemannStressJump {
     static constexpr int Dim = S::Dim;
